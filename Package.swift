@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "Tollgate",
+  platforms: [.macOS(.v15), .iOS(.v15)],
+  products: [
+    .executable(name: "tollgate", targets: ["tollgate"]),
+    .library(name: "TollgateServer", targets: ["TollgateServer"]),
+    .library(name: "TollgateAPI", targets: ["TollgateAPI"]),
+  ],
+  targets: [
+    // C libraries from Debian. libmicrohttpd needs a tiny shim: MHD_start_daemon and
+    // MHD_get_daemon_info are variadic and cannot be called from Swift.
+    .target(
+      name: "CMicroHTTPD",
+      linkerSettings: [.linkedLibrary("microhttpd")]
+    ),
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    .systemLibrary(
+      name: "COpenSSL",
+      pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]
+    ),
+    .target(name: "TollgateAPI"),
+    .target(
+      name: "TollgateServer",
+      dependencies: ["TollgateAPI", "CMicroHTTPD", "CSQLite", "COpenSSL"]
+    ),
+    .executableTarget(name: "tollgate", dependencies: ["TollgateServer"]),
+    .testTarget(
+      name: "TollgateServerTests",
+      dependencies: ["TollgateServer", "TollgateAPI"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,75 @@
+import Foundation
+import TollgateAPI
+
+/// An app's configuration document after validation: ready to resolve placements.
+public struct CompiledConfig: Sendable {
+  /// A flow (paywall).
+  struct Flow: Sendable {
+    let id: String
+    let name: String
+    let products: [String]
+    /// Remote config by locale as written in the document.
+    let remoteConfigs: [String: JSONValue]
+  }
+
+  /// A named rule.
+  struct Audience: Sendable {
+    let id: String
+    let name: String
+    let rule: Rule
+  }
+
+  /// One weighted arm of an experiment.
+  struct Variation: Sendable {
+    let id: String
+    let flowId: String
+    let weight: Int
+  }
+
+  /// What a target serves when its audience matches.
+  enum Choice: Sendable {
+    case flow(Variation)
+    case experiment(name: String, variations: [Variation])
+  }
+
+  /// An audience and what it gets.
+  struct Target: Sendable {
+    let audienceId: String
+    let choice: Choice
+  }
+
+  /// A placement: ordered targets, then the default flow.
+  struct Placement: Sendable {
+    let id: String
+    let targets: [Target]
+    let defaultVariation: Variation
+  }
+
+  /// Where a variation id points, so events can be attributed.
+  struct VariationOwner: Sendable, Hashable {
+    let placementId: String
+    let audienceId: String
+    let flowId: String
+  }
+
+  /// The audience id reported for a placement's default flow.
+  static let defaultAudienceId = "default"
+  /// Its display name.
+  static let defaultAudienceName = "All Users"
+
+  /// The revision this document was applied as.
+  public internal(set) var revision: Int64
+  let flows: [String: Flow]
+  let audiences: [String: Audience]
+  let placements: [String: Placement]
+  let variationOwners: [String: VariationOwner]
+
+  /// The ids of every placement, sorted.
+  public var placementIds: [String] { placements.keys.sorted() }
+
+  /// The variation id format: `placement:audience:flow`. Ids cannot contain `:`, so it
+  /// is unambiguous and stable across revisions as long as the three ids are.
+  static func variationId(placement: String, audience: String, flow: String) -> String {
+    "\(placement):\(audience):\(flow)"
+  }
+}

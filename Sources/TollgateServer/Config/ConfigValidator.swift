@@ -1,0 +1,230 @@
+import Foundation
+import TollgateAPI
+
+/// Validates a configuration document as a whole and compiles it. Every problem is
+/// reported with its JSON path; a document with any problem changes nothing.
+public enum ConfigValidator {
+  static let idPattern = "^[A-Za-z0-9_-]{1,64}$"
+
+  /// Parses bytes and validates; the error lists every problem (422) or explains why the
+  /// bytes are not JSON (400).
+  public static func compile(_ data: Data, revision: Int64) throws(HTTPError) -> CompiledConfig {
+    let json: JSONValue
+    do {
+      json = try WireCoding.decoder.decode(JSONValue.self, from: data)
+    } catch {
+      throw .malformedJSON("configuration document")
+    }
+    var validator = Validation()
+    guard let config = validator.compile(json, revision: revision), validator.problems.isEmpty else {
+      throw .validation(validator.problems, code: "invalid_config")
+    }
+    return config
+  }
+
+  /// The validation state: problems found so far.
+  private struct Validation {
+    var problems: [APIError.Detail] = []
+    var rules = RuleCompiler()
+
+    mutating func fail(_ path: String, _ message: String) {
+      problems.append(.init(path: path, message: message))
+    }
+
+    /// Checks an object's keys against the known ones; unknown keys are typos, not extensions.
+    mutating func object(
+      _ json: JSONValue?, at path: String, required: Set<String>, optional: Set<String> = []
+    ) -> [String: JSONValue]? {
+      guard let json else {
+        fail(path, "is required")
+        return nil
+      }
+      guard let object = json.objectValue else {
+        fail(path, "must be an object, not \(json.typeName)")
+        return nil
+      }
+      for key in object.keys.sorted() where !required.contains(key) && !optional.contains(key) {
+        fail("\(path).\(key)", "unknown key (expected one of \((required.union(optional)).sorted().joined(separator: ", ")))")
+      }
+      for key in required.sorted() where object[key] == nil {
+        fail("\(path).\(key)", "is required")
+      }
+      return object
+    }
+
+    mutating func array(_ json: JSONValue?, at path: String) -> [JSONValue] {
+      guard let json else { return [] }
+      guard let array = json.arrayValue else {
+        fail(path, "must be an array, not \(json.typeName)")
+        return []
+      }
+      return array
+    }
+
+    mutating func id(_ json: JSONValue?, at path: String) -> String? {
+      guard let json else { return nil }
+      guard let text = json.stringValue, text.range(of: ConfigValidator.idPattern, options: .regularExpression) != nil
+      else {
+        fail(path, "ids are 1–64 characters of A–Z a–z 0–9 _ -")
+        return nil
+      }
+      return text
+    }
+
+    mutating func string(_ json: JSONValue?, at path: String) -> String? {
+      guard let json else { return nil }
+      guard let text = json.stringValue else {
+        fail(path, "must be a string, not \(json.typeName)")
+        return nil
+      }
+      return text
+    }
+
+    mutating func compile(_ json: JSONValue, revision: Int64) -> CompiledConfig? {
+      guard let root = object(json, at: "$", required: ["flows", "placements"], optional: ["audiences"])
+      else { return nil }
+
+      var flows: [String: CompiledConfig.Flow] = [:]
+      for (index, item) in array(root["flows"], at: "$.flows").enumerated() {
+        let path = "$.flows[\(index)]"
+        guard
+          let object = object(
+            item, at: path, required: ["id"], optional: ["name", "products", "remote_config"]),
+          let id = id(object["id"], at: "\(path).id")
+        else { continue }
+        if flows[id] != nil { fail("\(path).id", "duplicate flow id \(id)") }
+        let products = array(object["products"], at: "\(path).products").enumerated().compactMap {
+          string($1, at: "\(path).products[\($0)]")
+        }
+        var remoteConfigs: [String: JSONValue] = [:]
+        if let configs = object["remote_config"] {
+          if let byLocale = configs.objectValue {
+            for (locale, value) in byLocale {
+              if locale.range(of: "^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$", options: .regularExpression) == nil {
+                fail("\(path).remote_config.\(locale)", "not a locale such as en, fr or pt-BR")
+              }
+              remoteConfigs[locale] = value
+            }
+          } else {
+            fail("\(path).remote_config", "must be an object of locale → JSON")
+          }
+        }
+        flows[id] = .init(
+          id: id, name: string(object["name"], at: "\(path).name") ?? id, products: products,
+          remoteConfigs: remoteConfigs)
+      }
+
+      var audiences: [String: CompiledConfig.Audience] = [:]
+      for (index, item) in array(root["audiences"], at: "$.audiences").enumerated() {
+        let path = "$.audiences[\(index)]"
+        guard
+          let object = object(item, at: path, required: ["id", "rule"], optional: ["name"]),
+          let id = id(object["id"], at: "\(path).id")
+        else { continue }
+        if id == CompiledConfig.defaultAudienceId {
+          fail("\(path).id", "\"default\" is reserved for the placement's default flow")
+        }
+        if audiences[id] != nil { fail("\(path).id", "duplicate audience id \(id)") }
+        rules = RuleCompiler()
+        let rule = object["rule"].flatMap { rules.compile($0, at: "\(path).rule") }
+        problems += rules.problems
+        if let rule {
+          audiences[id] = .init(id: id, name: string(object["name"], at: "\(path).name") ?? id, rule: rule)
+        }
+      }
+
+      var placements: [String: CompiledConfig.Placement] = [:]
+      var owners: [String: CompiledConfig.VariationOwner] = [:]
+      for (index, item) in array(root["placements"], at: "$.placements").enumerated() {
+        let path = "$.placements[\(index)]"
+        guard
+          let object = object(item, at: path, required: ["id", "default"], optional: ["targets"]),
+          let placementId = id(object["id"], at: "\(path).id")
+        else { continue }
+        if placements[placementId] != nil { fail("\(path).id", "duplicate placement id \(placementId)") }
+
+        func variation(_ flowJSON: JSONValue?, audience: String, weight: Int, at flowPath: String)
+          -> CompiledConfig.Variation?
+        {
+          guard let flowId = id(flowJSON, at: flowPath) else { return nil }
+          guard flows[flowId] != nil else {
+            fail(flowPath, "unknown flow \(flowId)")
+            return nil
+          }
+          let variationId = CompiledConfig.variationId(placement: placementId, audience: audience, flow: flowId)
+          owners[variationId] = .init(placementId: placementId, audienceId: audience, flowId: flowId)
+          return .init(id: variationId, flowId: flowId, weight: weight)
+        }
+
+        var targets: [CompiledConfig.Target] = []
+        var seenAudiences: Set<String> = []
+        for (targetIndex, targetJSON) in array(object["targets"], at: "\(path).targets").enumerated() {
+          let targetPath = "\(path).targets[\(targetIndex)]"
+          guard
+            let target = self.object(
+              targetJSON, at: targetPath, required: ["audience"], optional: ["flow", "experiment"]),
+            let audienceId = id(target["audience"], at: "\(targetPath).audience")
+          else { continue }
+          if audiences[audienceId] == nil {
+            fail("\(targetPath).audience", "unknown audience \(audienceId)")
+          }
+          if !seenAudiences.insert(audienceId).inserted {
+            fail("\(targetPath).audience", "audience \(audienceId) is targeted twice in this placement")
+          }
+          switch (target["flow"], target["experiment"]) {
+          case (let flow?, nil):
+            if let chosen = variation(flow, audience: audienceId, weight: 100, at: "\(targetPath).flow") {
+              targets.append(.init(audienceId: audienceId, choice: .flow(chosen)))
+            }
+          case (nil, let experimentJSON?):
+            let experimentPath = "\(targetPath).experiment"
+            guard
+              let experiment = self.object(
+                experimentJSON, at: experimentPath, required: ["name", "variations"]),
+              let name = string(experiment["name"], at: "\(experimentPath).name")
+            else { continue }
+            var variations: [CompiledConfig.Variation] = []
+            var total = 0
+            let items = array(experiment["variations"], at: "\(experimentPath).variations")
+            if items.count < 2 { fail("\(experimentPath).variations", "an experiment needs at least 2 variations") }
+            for (variationIndex, variationJSON) in items.enumerated() {
+              let variationPath = "\(experimentPath).variations[\(variationIndex)]"
+              guard
+                let fields = self.object(variationJSON, at: variationPath, required: ["flow", "weight"])
+              else { continue }
+              guard case .int(let weight) = fields["weight"], (0...100).contains(weight) else {
+                fail("\(variationPath).weight", "weights are whole percentages 0–100")
+                continue
+              }
+              total += Int(weight)
+              if let chosen = variation(
+                fields["flow"], audience: audienceId, weight: Int(weight), at: "\(variationPath).flow")
+              {
+                if variations.contains(where: { $0.flowId == chosen.flowId }) {
+                  fail("\(variationPath).flow", "flow \(chosen.flowId) appears twice in this experiment")
+                }
+                variations.append(chosen)
+              }
+            }
+            if total != 100 {
+              fail("\(experimentPath).variations", "weights sum to \(total), not 100")
+            }
+            targets.append(.init(audienceId: audienceId, choice: .experiment(name: name, variations: variations)))
+          default:
+            fail(targetPath, "a target has exactly one of flow or experiment")
+          }
+        }
+        guard
+          let defaultVariation = variation(
+            object["default"], audience: CompiledConfig.defaultAudienceId, weight: 100,
+            at: "\(path).default")
+        else { continue }
+        placements[placementId] = .init(id: placementId, targets: targets, defaultVariation: defaultVariation)
+      }
+
+      return CompiledConfig(
+        revision: revision, flows: flows, audiences: audiences, placements: placements,
+        variationOwners: owners)
+    }
+  }
+}

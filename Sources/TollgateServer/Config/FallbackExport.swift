@@ -1,0 +1,22 @@
+import Foundation
+import TollgateAPI
+
+/// Builds the fallback file of an app from its stored configuration (for the CLI, which
+/// has no running server's cache).
+public struct FallbackExport: Sendable {
+  let store: any Store
+  let time: any TimeSource
+
+  /// Creates an exporter.
+  public init(store: any Store, time: any TimeSource = SystemTimeSource()) {
+    self.store = store
+    self.time = time
+  }
+
+  /// The fallback file's bytes, or nil when the app has no configuration.
+  public func fallbackFile(appId: Int64) throws -> Data? {
+    guard let record = try store.currentConfig(appId: appId) else { return nil }
+    let config = try ConfigValidator.compile(record.document, revision: record.revision)
+    return WireCoding.encode(PlacementResolver.fallbackFile(config: config, generatedAt: time.now()))
+  }
+}

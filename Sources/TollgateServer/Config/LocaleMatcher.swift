@@ -1,0 +1,26 @@
+import TollgateAPI
+
+/// Picks the remote-config locale for a requested locale: the exact locale, else the bare
+/// language, else another region of the same language, else `en`, else the first locale in
+/// alphabetical order. Comparison ignores case and treats `_` as `-`.
+enum LocaleMatcher {
+  static func best(for requested: String?, among available: some Collection<String>) -> String? {
+    let sorted = available.sorted()
+    guard !sorted.isEmpty else { return nil }
+    if let requested, !requested.isEmpty {
+      let wanted = normalize(requested)
+      let language = wanted.split(separator: "-").first.map(String.init) ?? wanted
+      if let exact = sorted.first(where: { normalize($0) == wanted }) { return exact }
+      if let bare = sorted.first(where: { normalize($0) == language }) { return bare }
+      if let sibling = sorted.first(where: { normalize($0).hasPrefix(language + "-") }) {
+        return sibling
+      }
+    }
+    if let english = sorted.first(where: { normalize($0) == "en" }) { return english }
+    return sorted[0]
+  }
+
+  static func normalize(_ locale: String) -> String {
+    locale.lowercased().replacingOccurrences(of: "_", with: "-")
+  }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import TollgateAPI
+
+/// Decides which flow a profile sees in a placement: the first target whose audience rule
+/// matches wins; an experiment picks its variation by the profile's bucket unless the
+/// profile was assigned one before; the placement's default flow is the last resort.
+struct PlacementResolver {
+  let store: any Store
+  let logger: Logger
+
+  func resolve(
+    placementId: String, config: CompiledConfig, appId: Int64, profile: ProfileRecord,
+    locale: String?, now: Date
+  ) throws -> PlacementFlowResponse {
+    guard let placement = config.placements[placementId] else {
+      throw HTTPError.notFound("placement_not_found", "No placement \(placementId) in this app's configuration.")
+    }
+    let attributes = ProfileAttributes.of(profile, now: now)
+    for target in placement.targets {
+      guard let audience = config.audiences[target.audienceId] else { continue }
+      guard let matched = audience.rule.evaluate(attributes) else {
+        logger.warn(
+          "rule of audience \(audience.id) could not be evaluated for profile \(profile.id) "
+            + "(operand of the wrong type); treated as no match")
+        continue
+      }
+      guard matched else { continue }
+      switch target.choice {
+      case .flow(let variation):
+        return Self.response(
+          config: config, placementId: placementId, audience: (audience.id, audience.name),
+          abTestName: nil, variation: variation, locale: locale)
+      case .experiment(let name, let variations):
+        let key = AssignmentKey(
+          appId: appId, profileId: profile.id, placementId: placementId, audienceId: audience.id)
+        let variation = try choose(key: key, among: variations, now: now)
+        return Self.response(
+          config: config, placementId: placementId, audience: (audience.id, audience.name),
+          abTestName: name, variation: variation, locale: locale)
+      }
+    }
+    return Self.defaultResponse(config: config, placement: placement, locale: locale)
+  }
+
+  /// The stored variation when it is still part of the experiment; otherwise the
+  /// profile's bucket decides, and the choice is stored so weight edits never move it.
+  private func choose(key: AssignmentKey, among variations: [CompiledConfig.Variation], now: Date)
+    throws -> CompiledConfig.Variation
+  {
+    if let stored = try store.assignment(key), let variation = variations.first(where: { $0.id == stored }) {
+      return variation
+    }
+    let bucket = Bucketing.bucket(placementId: key.placementId, audienceId: key.audienceId, profileId: key.profileId)
+    let picked = variations[Bucketing.variationIndex(bucket: bucket, weights: variations.map(\.weight))]
+    let kept = try store.assign(key, variationId: picked.id, at: now)
+    return variations.first { $0.id == kept } ?? picked
+  }
+
+  /// The default-audience answer of a placement; needs no profile.
+  static func defaultResponse(config: CompiledConfig, placement: CompiledConfig.Placement, locale: String?)
+    -> PlacementFlowResponse
+  {
+    response(
+      config: config, placementId: placement.id,
+      audience: (CompiledConfig.defaultAudienceId, CompiledConfig.defaultAudienceName),
+      abTestName: nil, variation: placement.defaultVariation, locale: locale)
+  }
+
+  private static func response(
+    config: CompiledConfig, placementId: String, audience: (id: String, name: String),
+    abTestName: String?, variation: CompiledConfig.Variation, locale: String?
+  ) -> PlacementFlowResponse {
+    // Validation guarantees every variation's flow exists.
+    let flow = config.flows[variation.flowId]!
+    let remoteConfig = LocaleMatcher.best(for: locale, among: flow.remoteConfigs.keys).map {
+      RemoteConfigPayload(locale: $0, data: flow.remoteConfigs[$0]!)
+    }
+    return PlacementFlowResponse(
+      placement: PlacementInfo(
+        id: placementId, revision: config.revision, audienceId: audience.id,
+        audienceName: audience.name, abTestName: abTestName),
+      flow: FlowPayload(
+        id: flow.id, name: flow.name, variationId: variation.id, products: flow.products,
+        remoteConfig: remoteConfig))
+  }
+
+  /// The fallback file: every placement's default flow with all its locales.
+  static func fallbackFile(config: CompiledConfig, generatedAt: Date) -> FallbackFile {
+    FallbackFile(
+      formatVersion: FallbackFile.currentFormatVersion, revision: config.revision,
+      generatedAt: Timestamp.string(generatedAt),
+      placements: config.placementIds.map { id in
+        let placement = config.placements[id]!
+        let flow = config.flows[placement.defaultVariation.flowId]!
+        return FallbackFile.Placement(
+          id: id, audienceName: CompiledConfig.defaultAudienceName,
+          flow: .init(
+            id: flow.id, name: flow.name, variationId: placement.defaultVariation.id,
+            products: flow.products, remoteConfigs: flow.remoteConfigs))
+      })
+  }
+}

@@ -1,0 +1,204 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// An HTTP server on libmicrohttpd: an internal epoll thread pool calls `handler` for each
+/// complete request. libmicrohttpd parses HTTP; this type only moves bytes in and out.
+public final class HTTPServer: Sendable {
+  /// Limits and threading.
+  public struct Settings: Sendable {
+    /// IPv4 address to bind.
+    public var bindAddress: String = "127.0.0.1"
+    /// Port; 0 picks a free one (see `start()`'s result).
+    public var port: UInt16 = 8080
+    /// Worker threads.
+    public var threads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// Simultaneous connections, all clients together.
+    public var connectionLimit: Int = 1024
+    /// Simultaneous connections from one IP address (0 = no limit).
+    public var perIPConnectionLimit: Int = 0
+    /// Idle seconds before a connection is closed: bounds slow-loris clients.
+    public var connectionTimeoutSeconds: Int = 15
+    /// Request bodies above this many bytes get 413.
+    public var maxBodyBytes: Int = 64 * 1024
+    /// How long shutdown waits for requests in flight.
+    public var shutdownGraceSeconds: Double = 10
+
+    /// Defaults: loopback, port 8080.
+    public init() {}
+  }
+
+  /// Why the server could not start.
+  public struct StartError: Error, CustomStringConvertible {
+    /// Explanation.
+    public let description: String
+  }
+
+  let settings: Settings
+  let handler: @Sendable (Request) -> Response
+  private let daemon = Mutex<Daemon?>(nil)
+  private let inFlight = Mutex<Int>(0)
+
+  /// Creates a server; `handler` must not throw and must answer every request.
+  public init(settings: Settings, handler: @escaping @Sendable (Request) -> Response) {
+    self.settings = settings
+    self.handler = handler
+  }
+
+  /// Starts listening and returns the bound port.
+  @discardableResult
+  public func start() throws -> UInt16 {
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    let started: OpaquePointer? = settings.bindAddress.withCString { address in
+      var native = tg_mhd_settings(
+        bind_address: address, port: settings.port,
+        thread_pool_size: UInt32(settings.threads),
+        connection_limit: UInt32(settings.connectionLimit),
+        per_ip_connection_limit: UInt32(settings.perIPConnectionLimit),
+        connection_timeout_seconds: UInt32(settings.connectionTimeoutSeconds),
+        connection_memory_limit: 128 * 1024)
+      return tg_mhd_start(
+        &native, MHDCallbacks.access, context, MHDCallbacks.completed, context)
+    }
+    guard let started else {
+      throw StartError(
+        description: "cannot listen on \(settings.bindAddress):\(settings.port) "
+          + "(address in use or invalid)")
+    }
+    daemon.withLock { $0 = Daemon(pointer: started) }
+    return tg_mhd_bound_port(started)
+  }
+
+  /// Stops accepting connections, lets requests in flight finish (up to the grace
+  /// period), then stops the worker threads. Safe to call twice.
+  public func shutdown() {
+    guard let running = daemon.withLock({ value -> OpaquePointer? in
+      defer { value = nil }
+      return value?.pointer
+    }) else { return }
+    let listener = MHD_quiesce_daemon(running)
+    if listener >= 0 { close(listener) }
+    let deadline = Date().addingTimeInterval(settings.shutdownGraceSeconds)
+    while inFlight.withLock({ $0 }) > 0 && Date() < deadline {
+      usleep(5_000)
+    }
+    MHD_stop_daemon(running)
+  }
+
+  /// Requests received whose response has not been sent yet.
+  public var requestsInFlight: Int { inFlight.withLock { $0 } }
+
+  func requestBegan() { inFlight.withLock { $0 += 1 } }
+  func requestEnded() { inFlight.withLock { $0 -= 1 } }
+
+  deinit { shutdown() }
+}
+
+/// The C daemon handle; libmicrohttpd's daemon functions are thread-safe.
+private struct Daemon: @unchecked Sendable {
+  let pointer: OpaquePointer
+}
+
+/// What one request accumulates between libmicrohttpd's calls.
+final class PendingRequest {
+  var request: Request
+  var bodyTooLarge = false
+  var answered = false
+
+  init(request: Request) { self.request = request }
+}
+
+/// libmicrohttpd's C callbacks. They are static members of a type in this file (not
+/// closures in `main.swift`) so they carry no actor isolation when called on MHD threads.
+enum MHDCallbacks {
+  static let access: MHD_AccessHandlerCallback = {
+    cls, connection, url, method, _, uploadData, uploadSize, connectionContext in
+    guard let cls, let connection, let connectionContext, let uploadSize else { return .NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+
+    guard let existing = connectionContext.pointee else {
+      let request = Request(
+        method: method.map { String(cString: $0) } ?? "GET",
+        path: url.map { String(cString: $0) } ?? "/",
+        query: values(of: connection, kind: .GET_ARGUMENT_KIND),
+        headers: values(of: connection, kind: .HEADER_KIND))
+      let pending = PendingRequest(request: request)
+      connectionContext.pointee = Unmanaged.passRetained(pending).toOpaque()
+      server.requestBegan()
+      // Reject a declared oversized body before reading it.
+      if let length = request.header("content-length").flatMap(Int.init),
+        length > server.settings.maxBodyBytes
+      {
+        pending.answered = true
+        return send(payloadTooLarge(server), on: connection)
+      }
+      return .YES
+    }
+
+    let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+      let size = uploadSize.pointee
+      if pending.bodyTooLarge || pending.request.body.count + size > server.settings.maxBodyBytes {
+        pending.bodyTooLarge = true
+      } else if let uploadData {
+        uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+          pending.request.body.append($0, count: size)
+        }
+      }
+      uploadSize.pointee = 0
+      return .YES
+    }
+    if pending.answered { return .YES }
+    pending.answered = true
+    if pending.bodyTooLarge { return send(payloadTooLarge(server), on: connection) }
+    return send(server.handler(pending.request), on: connection)
+  }
+
+  static let completed: MHD_RequestCompletedCallback = { cls, _, connectionContext, _ in
+    guard let cls, let connectionContext, let pointer = connectionContext.pointee else { return }
+    Unmanaged<PendingRequest>.fromOpaque(pointer).release()
+    connectionContext.pointee = nil
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().requestEnded()
+  }
+
+  private static func payloadTooLarge(_ server: HTTPServer) -> Response {
+    HTTPError(
+      413, "payload_too_large",
+      "Request bodies are limited to \(server.settings.maxBodyBytes) bytes."
+    ).response
+  }
+
+  private static func send(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
+    let native: OpaquePointer? = response.body.withUnsafeBytes { bytes in
+      MHD_create_response_from_buffer(
+        bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+        .RESPMEM_MUST_COPY)
+    }
+    guard let native else { return .NO }
+    defer { MHD_destroy_response(native) }
+    for (name, value) in response.headers {
+      _ = MHD_add_response_header(native, name, value)
+    }
+    return MHD_queue_response(connection, UInt32(response.status), native)
+  }
+
+  private final class Collected {
+    var values: [String: String] = [:]
+  }
+
+  private static let collect: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls, let key else { return .YES }
+    let collected = Unmanaged<Collected>.fromOpaque(cls).takeUnretainedValue()
+    collected.values[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+    return .YES
+  }
+
+  private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [String: String] {
+    let collected = Collected()
+    withExtendedLifetime(collected) {
+      _ = MHD_get_connection_values(
+        connection, kind, collect, Unmanaged.passUnretained(collected).toOpaque())
+    }
+    return collected.values
+  }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import TollgateAPI
+
+/// An HTTP response: status, headers, body bytes.
+public struct Response: Sendable {
+  /// Status code.
+  public var status: Int
+  /// Header name/value pairs, in order.
+  public var headers: [(String, String)]
+  /// Body bytes.
+  public var body: Data
+
+  /// Creates a response.
+  public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+  }
+
+  /// A JSON response with a wire model as its body.
+  public static func json<T: Encodable>(_ value: T, status: Int = 200) -> Response {
+    json(bytes: WireCoding.encode(value), status: status)
+  }
+
+  /// A JSON response with ready-made bytes.
+  public static func json(bytes: Data, status: Int = 200) -> Response {
+    Response(
+      status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: bytes)
+  }
+
+  /// The value of a header by case-insensitive name.
+  public func header(_ name: String) -> String? {
+    headers.first { $0.0.lowercased() == name.lowercased() }?.1
+  }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Matches method and path to a handler; `{name}` segments become path parameters.
+public struct Router: Sendable {
+  /// A handler answers one request or throws `HTTPError`.
+  public typealias Handler = @Sendable (Request) throws -> Response
+
+  /// One registered route.
+  public struct Route: Sendable {
+    /// The method, e.g. `GET`.
+    public let method: String
+    /// The pattern, e.g. `/v1/sdk/profiles/{id}`; also the metrics label.
+    public let pattern: String
+    let segments: [Substring]
+    let handler: Handler
+  }
+
+  /// The outcome of matching a request.
+  public enum Match: Sendable {
+    /// A route matched.
+    case route(Route, parameters: [String: String])
+    /// The path exists but not with this method; the allowed methods are listed.
+    case methodNotAllowed([String])
+    /// No route has this path.
+    case notFound
+  }
+
+  /// Every route, in registration order.
+  public private(set) var routes: [Route] = []
+
+  /// Creates an empty router.
+  public init() {}
+
+  /// Registers a route.
+  public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+    precondition(!routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route")
+    routes.append(
+      Route(
+        method: method, pattern: pattern, segments: Self.split(pattern), handler: handler))
+  }
+
+  /// Finds the route for a method and path.
+  public func match(method: String, path: String) -> Match {
+    let parts = Self.split(path)
+    var allowed: [String] = []
+    for route in routes {
+      guard let parameters = Self.bind(route.segments, to: parts) else { continue }
+      if route.method == method || (method == "HEAD" && route.method == "GET") {
+        return .route(route, parameters: parameters)
+      }
+      allowed.append(route.method)
+    }
+    return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+  }
+
+  private static func split(_ path: String) -> [Substring] {
+    path.split(separator: "/", omittingEmptySubsequences: true)
+  }
+
+  private static func bind(_ pattern: [Substring], to parts: [Substring]) -> [String: String]? {
+    guard pattern.count == parts.count else { return nil }
+    var parameters: [String: String] = [:]
+    for (expected, actual) in zip(pattern, parts) {
+      if expected.first == "{" && expected.last == "}" {
+        parameters[String(expected.dropFirst().dropLast())] = String(actual)
+      } else if expected != actual {
+        return nil
+      }
+    }
+    return parameters
+  }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import TollgateAPI
+
+extension Endpoints {
+  func addPlacementRoutes(to router: inout Router) {
+    router.add("GET", "/v1/sdk/placements/{placementId}/flow") { [self] request in
+      let appId = try auth.appId(for: request, needs: .publicKey)
+      guard let profileId = request.query["profile_id"], !profileId.isEmpty else {
+        throw HTTPError(400, "missing_parameter", "The query parameter profile_id is required.")
+      }
+      let profile = try existingProfile(appId: appId, id: profileId)
+      let entry = try configEntry(appId: appId, placementId: request.parameter("placementId"))
+      let resolver = PlacementResolver(store: store, logger: logger)
+      return .json(
+        try resolver.resolve(
+          placementId: request.parameter("placementId"), config: entry.config, appId: appId,
+          profile: profile, locale: request.query["locale"] ?? profile.install.locale, now: time.now()))
+    }
+
+    router.add("GET", "/v1/sdk/placements/{placementId}/default") { [self] request in
+      let appId = try auth.appId(for: request, needs: .publicKey)
+      let placementId = request.parameter("placementId")
+      let entry = try configEntry(appId: appId, placementId: placementId)
+      guard let rendered = entry.defaultResponse(placementId: placementId, locale: request.query["locale"])
+      else { throw Self.placementNotFound(placementId) }
+      return Self.conditional(
+        request, etag: rendered.etag, body: rendered.body,
+        headers: [("Cache-Control", "public, max-age=\(defaultMaxAge)")])
+    }
+
+    router.add("GET", RoutePaths.fallback) { [self] request in
+      let appId = try auth.appId(for: request, needs: .publicKey)
+      guard let entry = try configs.entry(appId: appId) else {
+        throw HTTPError.notFound("config_not_found", "This app has no configuration yet; import one first.")
+      }
+      return .json(PlacementResolver.fallbackFile(config: entry.config, generatedAt: time.now()))
+    }
+  }
+
+  /// The app's config when it has the placement, else 404 `placement_not_found`.
+  func configEntry(appId: Int64, placementId: String) throws -> ConfigCache.Entry {
+    guard let entry = try configs.entry(appId: appId), entry.config.placements[placementId] != nil else {
+      throw Self.placementNotFound(placementId)
+    }
+    return entry
+  }
+
+  static func placementNotFound(_ id: String) -> HTTPError {
+    .notFound("placement_not_found", "No placement \(id) in this app's configuration.")
+  }
+}

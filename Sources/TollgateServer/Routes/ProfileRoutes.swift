@@ -1,0 +1,77 @@
+import Foundation
+import TollgateAPI
+
+extension Endpoints {
+  func addProfileRoutes(to router: inout Router) {
+    router.add("POST", RoutePaths.profiles) { [self] request in
+      let appId = try auth.appId(for: request, needs: .publicKey)
+      let body = try decode(CreateProfileRequest.self, from: request)
+      guard let uuid = UUID(uuidString: body.profileId) else {
+        throw HTTPError.validation([.init(path: "$.profile_id", message: "must be a UUID")])
+      }
+      let now = time.now()
+      let (profile, created) = try store.insertProfile(
+        appId: appId,
+        ProfileRecord(
+          id: uuid.uuidString.lowercased(), customerUserId: body.customerUserId,
+          install: body.install ?? InstallMeta(), createdAt: now, updatedAt: now))
+      return .json(Self.payload(profile), status: created ? 201 : 200)
+    }
+
+    router.add("GET", "/v1/sdk/profiles/{profileId}") { [self] request in
+      let appId = try auth.appId(for: request, needs: .publicKey)
+      let profile = try existingProfile(appId: appId, id: request.parameter("profileId"))
+      return Self.conditional(
+        request, etag: "\"v\(profile.version)\"", body: WireCoding.encode(Self.payload(profile)))
+    }
+
+    router.add("PATCH", "/v1/sdk/profiles/{profileId}") { [self] request in
+      let appId = try auth.appId(for: request, needs: .publicKey)
+      let body = try decode(UpdateProfileRequest.self, from: request)
+      let id = try existingProfile(appId: appId, id: request.parameter("profileId")).id
+      let updated = try store.updateProfile(appId: appId, id: id, at: time.now()) { profile in
+        let before = profile
+        if let changes = body.customAttributes {
+          profile.customAttributes = try CustomAttributes.apply(changes, to: profile.customAttributes).get()
+        }
+        if let customerUserId = body.customerUserId { profile.customerUserId = customerUserId }
+        if let install = body.install { profile.install.merge(install) }
+        return profile != before
+      }
+      guard let updated else { throw Self.profileNotFound(id) }
+      return .json(Self.payload(updated))
+    }
+  }
+
+  /// The profile, or 404 `profile_not_found` (also for ids that are not UUIDs).
+  func existingProfile(appId: Int64, id: String) throws -> ProfileRecord {
+    guard let uuid = UUID(uuidString: id),
+      let profile = try store.profile(appId: appId, id: uuid.uuidString.lowercased())
+    else { throw Self.profileNotFound(id) }
+    return profile
+  }
+
+  static func profileNotFound(_ id: String) -> HTTPError {
+    .notFound("profile_not_found", "No profile \(id) in this app; create it with POST /v1/sdk/profiles.")
+  }
+
+  static func payload(_ profile: ProfileRecord) -> ProfilePayload {
+    ProfilePayload(
+      id: profile.id, version: profile.version, customerUserId: profile.customerUserId,
+      install: profile.install, customAttributes: profile.customAttributes,
+      appliedAttributionSources: profile.appliedSources,
+      createdAt: Timestamp.string(profile.createdAt), updatedAt: Timestamp.string(profile.updatedAt))
+  }
+}
+
+extension InstallMeta {
+  /// Takes every field `newer` has; keeps the rest.
+  mutating func merge(_ newer: InstallMeta) {
+    appVersion = newer.appVersion ?? appVersion
+    osVersion = newer.osVersion ?? osVersion
+    deviceModel = newer.deviceModel ?? deviceModel
+    locale = newer.locale ?? locale
+    storeCountry = newer.storeCountry ?? storeCountry
+    sdkVersion = newer.sdkVersion ?? sdkVersion
+  }
+}

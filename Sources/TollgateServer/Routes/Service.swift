@@ -1,0 +1,129 @@
+import Foundation
+import TollgateAPI
+
+/// The Tollgate HTTP API as a pure function of a request: routes, authentication, errors
+/// and metrics. It holds no socket, so tests can call `handle(_:)` directly or through a
+/// real `HTTPServer`.
+public final class Service: Sendable {
+  let endpoints: Endpoints
+  /// Every route; built once.
+  public let router: Router
+
+  /// Creates the service over a store.
+  public init(
+    store: any Store, time: any TimeSource = SystemTimeSource(), logger: Logger = Logger(),
+    defaultMaxAge: Int = 60
+  ) {
+    let endpoints = Endpoints(store: store, time: time, logger: logger, defaultMaxAge: defaultMaxAge)
+    var router = Router()
+    endpoints.addOperationsRoutes(to: &router)
+    endpoints.addProfileRoutes(to: &router)
+    endpoints.addPlacementRoutes(to: &router)
+    endpoints.addEventRoutes(to: &router)
+    endpoints.addAdminRoutes(to: &router)
+    self.endpoints = endpoints
+    self.router = router
+  }
+
+  /// Answers one request; never throws: every failure becomes a JSON error response.
+  public func handle(_ request: Request) -> Response {
+    let started = ContinuousClock.now
+    var label = "unmatched"
+    let response: Response
+    switch router.match(method: request.method, path: request.path) {
+    case .route(let route, let parameters):
+      label = route.pattern
+      var request = request
+      request.pathParameters = parameters
+      do {
+        response = try route.handler(request)
+      } catch let error as HTTPError {
+        response = error.response
+      } catch {
+        endpoints.logger.error("\(request.method) \(request.path): \(error)")
+        response = HTTPError(500, "internal_error", "The server failed to answer; the error is logged.").response
+      }
+    case .methodNotAllowed(let allowed):
+      var error = HTTPError(405, "method_not_allowed", "\(request.method) is not allowed here.").response
+      error.headers.append(("Allow", allowed.joined(separator: ", ")))
+      response = error
+    case .notFound:
+      response = HTTPError(404, "route_not_found", "No route \(request.method) \(request.path).").response
+    }
+    let elapsed = started.duration(to: .now)
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    endpoints.metrics.record(route: label, method: request.method, status: response.status, seconds: seconds)
+    endpoints.logger.debug("\(request.method) \(request.path) → \(response.status)")
+    return response
+  }
+
+  /// Drops cached configs whose revision changed in the store (applied elsewhere).
+  public func refreshConfigs() throws { try endpoints.configs.refresh() }
+}
+
+/// What the route handlers share: the store, the clock, caches, authentication, metrics.
+final class Endpoints: Sendable {
+  let store: any Store
+  let time: any TimeSource
+  let logger: Logger
+  let metrics = Metrics()
+  let configs: ConfigCache
+  let auth: Authenticator
+  /// Seconds a CDN or client may keep a default-audience response.
+  let defaultMaxAge: Int
+
+  init(store: any Store, time: any TimeSource, logger: Logger, defaultMaxAge: Int) {
+    self.store = store
+    self.time = time
+    self.logger = logger
+    self.configs = ConfigCache(store: store)
+    self.auth = Authenticator(store: store)
+    self.defaultMaxAge = defaultMaxAge
+  }
+
+  /// Decodes a JSON body after checking its media type: 415 when it is not JSON, 400 when
+  /// it is not valid JSON (including invalid UTF-8) or not this route's shape.
+  func decode<T: Decodable>(_ type: T.Type, from request: Request) throws -> T {
+    try Self.requireJSON(request)
+    do {
+      return try WireCoding.decoder.decode(type, from: request.body)
+    } catch let DecodingError.keyNotFound(key, context) {
+      throw HTTPError.malformedJSON("missing \(Self.path(context.codingPath + [key]))")
+    } catch let DecodingError.typeMismatch(_, context) {
+      throw HTTPError.malformedJSON("wrong type at \(Self.path(context.codingPath))")
+    } catch let DecodingError.valueNotFound(_, context) {
+      throw HTTPError.malformedJSON("null at \(Self.path(context.codingPath))")
+    } catch {
+      throw HTTPError.malformedJSON("not parseable as UTF-8 JSON")
+    }
+  }
+
+  static func requireJSON(_ request: Request) throws {
+    let mediaType = request.header("content-type")?.split(separator: ";").first?
+      .trimmingCharacters(in: .whitespaces).lowercased()
+    guard mediaType == "application/json" else {
+      throw HTTPError(415, "unsupported_media_type", "Send the body as Content-Type: application/json.")
+    }
+  }
+
+  private static func path(_ keys: [any CodingKey]) -> String {
+    keys.reduce("$") { path, key in
+      key.intValue.map { "\(path)[\($0)]" } ?? "\(path).\(key.stringValue)"
+    }
+  }
+
+  /// 304 when the client's `If-None-Match` names this ETag, else the bytes with it.
+  static func conditional(_ request: Request, etag: String, body: Data, headers: [(String, String)] = [])
+    -> Response
+  {
+    let tags = request.header("if-none-match")?.split(separator: ",").map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    if let tags, tags.contains(etag) || tags.contains("*") {
+      return Response(status: 304, headers: [("ETag", etag)] + headers)
+    }
+    var response = Response.json(bytes: body)
+    response.headers += [("ETag", etag)] + headers
+    return response
+  }
+}

@@ -1,0 +1,62 @@
+/// The schema, as numbered steps. A database records the steps it has; start-up applies
+/// the missing ones in order, each in its own transaction. Steps are never edited once
+/// released: a change is a new step.
+enum Migrations {
+  static let sqlite: [String] = [
+    """
+    CREATE TABLE apps (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL UNIQUE,
+      revision INTEGER NOT NULL DEFAULT 0,
+      created_at REAL NOT NULL
+    );
+    CREATE TABLE api_keys (
+      hash TEXT PRIMARY KEY,
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      kind TEXT NOT NULL CHECK (kind IN ('public', 'secret')),
+      created_at REAL NOT NULL
+    );
+    CREATE TABLE configs (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      revision INTEGER NOT NULL,
+      document BLOB NOT NULL,
+      applied_at REAL NOT NULL,
+      PRIMARY KEY (app_id, revision)
+    );
+    CREATE TABLE profiles (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      id TEXT NOT NULL,
+      version INTEGER NOT NULL,
+      customer_user_id TEXT,
+      install TEXT NOT NULL,
+      custom_attributes TEXT NOT NULL,
+      applied_sources TEXT NOT NULL,
+      created_at REAL NOT NULL,
+      updated_at REAL NOT NULL,
+      PRIMARY KEY (app_id, id)
+    );
+    CREATE TABLE assignments (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      assigned_at REAL NOT NULL,
+      PRIMARY KEY (app_id, profile_id, placement_id, audience_id)
+    );
+    CREATE TABLE events (
+      seq INTEGER PRIMARY KEY,
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      event_id TEXT,
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      flow_id TEXT NOT NULL,
+      received_at REAL NOT NULL
+    );
+    CREATE UNIQUE INDEX events_dedupe ON events(app_id, event_id) WHERE event_id IS NOT NULL;
+    CREATE INDEX events_by_placement ON events(app_id, placement_id);
+    """
+  ]
+}

@@ -1,0 +1,163 @@
+import CSQLite
+import Foundation
+
+/// A value bound to or read from SQL.
+enum SQLValue: Sendable, Hashable {
+  case null
+  case integer(Int64)
+  case real(Double)
+  case text(String)
+  case blob(Data)
+}
+
+/// One SQLite connection with a cache of prepared statements. Not shared: the pool hands
+/// it to one thread at a time, which is why it is `@unchecked Sendable`.
+final class SQLiteConnection: @unchecked Sendable {
+  private var handle: OpaquePointer?
+  private var statements: [String: OpaquePointer] = [:]
+
+  /// SQLite copies bound text and blobs (the C macro `SQLITE_TRANSIENT`).
+  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+  init(path: String) throws {
+    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+    var opened: OpaquePointer?
+    let status = sqlite3_open_v2(path, &opened, flags, nil)
+    handle = opened
+    guard status == SQLITE_OK else {
+      let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+      sqlite3_close(opened)
+      handle = nil
+      throw StoreError.database("\(path): \(message)")
+    }
+    sqlite3_busy_timeout(handle, 10_000)
+    try execute("PRAGMA journal_mode = WAL")
+    // FULL: a commit is on disk before the caller hears about it, even on power loss.
+    try execute("PRAGMA synchronous = FULL")
+    try execute("PRAGMA foreign_keys = ON")
+  }
+
+  deinit { close() }
+
+  func close() {
+    for statement in statements.values { sqlite3_finalize(statement) }
+    statements = [:]
+    if let handle { sqlite3_close_v2(handle) }
+    handle = nil
+  }
+
+  /// Runs SQL without parameters or results (schema, pragmas, transaction control).
+  func execute(_ sql: String) throws {
+    var error: UnsafeMutablePointer<CChar>?
+    guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
+      let message = error.map { String(cString: $0) } ?? "unknown error"
+      sqlite3_free(error)
+      throw StoreError.database(message)
+    }
+  }
+
+  /// Runs one prepared statement and returns its rows.
+  @discardableResult
+  func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [[SQLValue]] {
+    let statement = try prepared(sql)
+    defer {
+      sqlite3_reset(statement)
+      sqlite3_clear_bindings(statement)
+    }
+    for (index, value) in parameters.enumerated() {
+      let position = Int32(index + 1)
+      let status: Int32
+      switch value {
+      case .null: status = sqlite3_bind_null(statement, position)
+      case .integer(let number): status = sqlite3_bind_int64(statement, position, number)
+      case .real(let number): status = sqlite3_bind_double(statement, position, number)
+      case .text(let text): status = sqlite3_bind_text(statement, position, text, -1, Self.transient)
+      case .blob(let data):
+        status = data.withUnsafeBytes {
+          sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), Self.transient)
+        }
+      }
+      guard status == SQLITE_OK else { throw lastError() }
+    }
+    var rows: [[SQLValue]] = []
+    while true {
+      let status = sqlite3_step(statement)
+      if status == SQLITE_DONE { break }
+      guard status == SQLITE_ROW else { throw lastError() }
+      rows.append((0..<sqlite3_column_count(statement)).map { column(statement, $0) })
+    }
+    return rows
+  }
+
+  /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; rolls back when it throws.
+  /// IMMEDIATE takes the write lock up front, so two writers wait instead of deadlocking.
+  func transaction<T>(_ body: () throws -> T) throws -> T {
+    try execute("BEGIN IMMEDIATE")
+    do {
+      let result = try body()
+      try execute("COMMIT")
+      return result
+    } catch {
+      try? execute("ROLLBACK")
+      throw error
+    }
+  }
+
+  /// Rows changed by the last statement.
+  var changes: Int { Int(sqlite3_changes(handle)) }
+
+  private func prepared(_ sql: String) throws -> OpaquePointer {
+    if let cached = statements[sql] { return cached }
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+      throw lastError()
+    }
+    statements[sql] = statement
+    return statement
+  }
+
+  private func column(_ statement: OpaquePointer, _ index: Int32) -> SQLValue {
+    switch sqlite3_column_type(statement, index) {
+    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, index))
+    case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, index))
+    case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, index)))
+    case SQLITE_BLOB:
+      let count = Int(sqlite3_column_bytes(statement, index))
+      guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return .blob(Data()) }
+      return .blob(Data(bytes: bytes, count: count))
+    default: return .null
+    }
+  }
+
+  private func lastError() -> StoreError {
+    .database(handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed")
+  }
+}
+
+extension SQLValue {
+  var int: Int64? {
+    if case .integer(let value) = self { return value }
+    return nil
+  }
+
+  var string: String? {
+    if case .text(let value) = self { return value }
+    return nil
+  }
+
+  var data: Data? {
+    switch self {
+    case .blob(let value): return value
+    case .text(let value): return Data(value.utf8)
+    default: return nil
+    }
+  }
+
+  var double: Double? {
+    switch self {
+    case .real(let value): return value
+    case .integer(let value): return Double(value)
+    default: return nil
+    }
+  }
+}

@@ -1,0 +1,321 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TollgateAPI
+
+/// The embedded default store: one SQLite file in WAL mode, a small pool of connections
+/// (readers run in parallel, writers take turns through `BEGIN IMMEDIATE`).
+public final class SQLiteStore: Store {
+  private let idle: Mutex<[SQLiteConnection]>
+  private let available: DispatchSemaphore
+  private let size: Int
+
+  /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+  public init(path: String, connections: Int = 4) throws {
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let opened = try (0..<max(1, connections)).map { _ in try SQLiteConnection(path: path) }
+    try Self.migrate(opened[0])
+    idle = Mutex(opened)
+    available = DispatchSemaphore(value: opened.count)
+    size = opened.count
+  }
+
+  private static func migrate(_ connection: SQLiteConnection) throws {
+    try connection.execute(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+    )
+    for (index, step) in Migrations.sqlite.enumerated() {
+      let version = Int64(index + 1)
+      try connection.transaction {
+        // Checked inside the write lock, so two processes starting together apply a step once.
+        let done = try connection.query(
+          "SELECT 1 FROM schema_migrations WHERE version = ?", [.integer(version)])
+        guard done.isEmpty else { return }
+        try connection.execute(step)
+        try connection.query(
+          "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+          [.integer(version), .real(Date().timeIntervalSince1970)])
+      }
+    }
+  }
+
+  @discardableResult
+  private func with<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    available.wait()
+    guard let connection = idle.withLock({ $0.popLast() }) else {
+      available.signal()
+      throw StoreError.database("store is closed")
+    }
+    defer {
+      idle.withLock { $0.append(connection) }
+      available.signal()
+    }
+    return try body(connection)
+  }
+
+  public func close() {
+    // Take every connection back, so nothing is mid-statement when they close.
+    for _ in 0..<size { available.wait() }
+    let connections = idle.withLock { value -> [SQLiteConnection] in
+      defer { value = [] }
+      return value
+    }
+    for connection in connections {
+      try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+      connection.close()
+    }
+    for _ in 0..<size { available.signal() }
+  }
+
+  // MARK: Apps and keys
+
+  public func createApp(name: String) throws -> AppRecord {
+    try with { db in
+      try db.transaction {
+        guard try db.query("SELECT 1 FROM apps WHERE name = ?", [.text(name)]).isEmpty else {
+          throw StoreError.appExists(name)
+        }
+        let rows = try db.query(
+          "INSERT INTO apps (name, revision, created_at) VALUES (?, 0, ?) RETURNING id",
+          [.text(name), .real(Date().timeIntervalSince1970)])
+        return AppRecord(id: rows[0][0].int ?? 0, name: name, revision: 0)
+      }
+    }
+  }
+
+  public func app(named name: String) throws -> AppRecord? {
+    try with { db in
+      try db.query("SELECT id, name, revision FROM apps WHERE name = ?", [.text(name)])
+        .first.map(Self.app)
+    }
+  }
+
+  public func app(id: Int64) throws -> AppRecord? {
+    try with { db in
+      try db.query("SELECT id, name, revision FROM apps WHERE id = ?", [.integer(id)])
+        .first.map(Self.app)
+    }
+  }
+
+  private static func app(_ row: [SQLValue]) -> AppRecord {
+    AppRecord(id: row[0].int ?? 0, name: row[1].string ?? "", revision: row[2].int ?? 0)
+  }
+
+  public func revisions() throws -> [Int64: Int64] {
+    try with { db in
+      var result: [Int64: Int64] = [:]
+      for row in try db.query("SELECT id, revision FROM apps") {
+        result[row[0].int ?? 0] = row[1].int ?? 0
+      }
+      return result
+    }
+  }
+
+  public func addKey(appId: Int64, kind: KeyKind, hash: String, at: Date) throws {
+    try with { db in
+      try db.query(
+        "INSERT INTO api_keys (hash, app_id, kind, created_at) VALUES (?, ?, ?, ?)",
+        [.text(hash), .integer(appId), .text(kind.rawValue), .real(at.timeIntervalSince1970)])
+    }
+  }
+
+  public func key(hash: String) throws -> KeyRecord? {
+    try with { db in
+      try db.query("SELECT app_id, kind FROM api_keys WHERE hash = ?", [.text(hash)]).first.flatMap {
+        row in
+        KeyKind(rawValue: row[1].string ?? "").map { KeyRecord(appId: row[0].int ?? 0, kind: $0) }
+      }
+    }
+  }
+
+  // MARK: Configuration
+
+  public func applyConfig(appId: Int64, document: Data, at: Date) throws -> Int64 {
+    try with { db in
+      try db.transaction {
+        let rows = try db.query(
+          "UPDATE apps SET revision = revision + 1 WHERE id = ? RETURNING revision",
+          [.integer(appId)])
+        guard let revision = rows.first?[0].int else {
+          throw StoreError.database("no app with id \(appId)")
+        }
+        try db.query(
+          "INSERT INTO configs (app_id, revision, document, applied_at) VALUES (?, ?, ?, ?)",
+          [.integer(appId), .integer(revision), .blob(document), .real(at.timeIntervalSince1970)])
+        return revision
+      }
+    }
+  }
+
+  public func currentConfig(appId: Int64) throws -> ConfigRecord? {
+    try with { db in
+      try db.query(
+        """
+        SELECT c.revision, c.document, c.applied_at FROM configs c
+        JOIN apps a ON a.id = c.app_id AND a.revision = c.revision WHERE c.app_id = ?
+        """, [.integer(appId)]
+      ).first.map { row in
+        ConfigRecord(
+          revision: row[0].int ?? 0, document: row[1].data ?? Data(),
+          appliedAt: Date(timeIntervalSince1970: row[2].double ?? 0))
+      }
+    }
+  }
+
+  // MARK: Profiles
+
+  private static let profileColumns =
+    "id, version, customer_user_id, install, custom_attributes, applied_sources, created_at, updated_at"
+
+  public func insertProfile(appId: Int64, _ profile: ProfileRecord) throws -> (
+    ProfileRecord, created: Bool
+  ) {
+    try with { db in
+      try db.transaction {
+        try db.query(
+          """
+          INSERT INTO profiles (app_id, \(Self.profileColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT (app_id, id) DO NOTHING
+          """, [.integer(appId)] + Self.values(profile))
+        let created = db.changes == 1
+        guard let stored = try Self.profile(db, appId: appId, id: profile.id) else {
+          throw StoreError.database("profile vanished inside its transaction")
+        }
+        return (stored, created)
+      }
+    }
+  }
+
+  public func profile(appId: Int64, id: String) throws -> ProfileRecord? {
+    try with { db in try Self.profile(db, appId: appId, id: id) }
+  }
+
+  public func updateProfile(
+    appId: Int64, id: String, at: Date, _ change: (inout ProfileRecord) throws -> Bool
+  ) throws -> ProfileRecord? {
+    try with { db in
+      try db.transaction {
+        guard var profile = try Self.profile(db, appId: appId, id: id) else { return nil }
+        guard try change(&profile) else { return profile }
+        profile.version += 1
+        profile.updatedAt = at
+        let values = Self.values(profile)
+        try db.query(
+          """
+          UPDATE profiles SET version = ?, customer_user_id = ?, install = ?, custom_attributes = ?,
+          applied_sources = ?, updated_at = ? WHERE app_id = ? AND id = ?
+          """,
+          [values[1], values[2], values[3], values[4], values[5], values[7], .integer(appId), .text(id)])
+        return profile
+      }
+    }
+  }
+
+  private static func profile(_ db: SQLiteConnection, appId: Int64, id: String) throws
+    -> ProfileRecord?
+  {
+    guard
+      let row = try db.query(
+        "SELECT \(profileColumns) FROM profiles WHERE app_id = ? AND id = ?",
+        [.integer(appId), .text(id)]
+      ).first
+    else { return nil }
+    let decoder = WireCoding.decoder
+    return ProfileRecord(
+      id: row[0].string ?? id, version: row[1].int ?? 1, customerUserId: row[2].string,
+      install: try decoder.decode(InstallMeta.self, from: row[3].data ?? Data()),
+      customAttributes: try decoder.decode([String: JSONValue].self, from: row[4].data ?? Data()),
+      appliedSources: try decoder.decode([String].self, from: row[5].data ?? Data()),
+      createdAt: Date(timeIntervalSince1970: row[6].double ?? 0),
+      updatedAt: Date(timeIntervalSince1970: row[7].double ?? 0))
+  }
+
+  private static func values(_ profile: ProfileRecord) -> [SQLValue] {
+    func json<T: Encodable>(_ value: T) -> SQLValue {
+      .text(String(decoding: WireCoding.encode(value), as: UTF8.self))
+    }
+    return [
+      .text(profile.id), .integer(profile.version),
+      profile.customerUserId.map(SQLValue.text) ?? .null,
+      json(profile.install), json(profile.customAttributes), json(profile.appliedSources),
+      .real(profile.createdAt.timeIntervalSince1970), .real(profile.updatedAt.timeIntervalSince1970),
+    ]
+  }
+
+  // MARK: Assignments
+
+  public func assignment(_ key: AssignmentKey) throws -> String? {
+    try with { db in
+      try db.query(
+        """
+        SELECT variation_id FROM assignments
+        WHERE app_id = ? AND profile_id = ? AND placement_id = ? AND audience_id = ?
+        """, Self.values(key)
+      ).first?[0].string
+    }
+  }
+
+  public func assign(_ key: AssignmentKey, variationId: String, at: Date) throws -> String {
+    try with { db in
+      try db.transaction {
+        try db.query(
+          """
+          INSERT INTO assignments (app_id, profile_id, placement_id, audience_id, variation_id, assigned_at)
+          VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+          """, Self.values(key) + [.text(variationId), .real(at.timeIntervalSince1970)])
+        return try db.query(
+          """
+          SELECT variation_id FROM assignments
+          WHERE app_id = ? AND profile_id = ? AND placement_id = ? AND audience_id = ?
+          """, Self.values(key)
+        ).first?[0].string ?? variationId
+      }
+    }
+  }
+
+  private static func values(_ key: AssignmentKey) -> [SQLValue] {
+    [.integer(key.appId), .text(key.profileId), .text(key.placementId), .text(key.audienceId)]
+  }
+
+  // MARK: Events
+
+  public func recordEvents(appId: Int64, _ events: [EventRecord]) throws -> Int {
+    try with { db in
+      try db.transaction {
+        var inserted = 0
+        for event in events {
+          try db.query(
+            """
+            INSERT INTO events (app_id, event_id, profile_id, placement_id, audience_id,
+            variation_id, flow_id, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """,
+            [
+              .integer(appId), event.eventId.map(SQLValue.text) ?? .null, .text(event.profileId),
+              .text(event.placementId), .text(event.audienceId), .text(event.variationId),
+              .text(event.flowId), .real(event.receivedAt.timeIntervalSince1970),
+            ])
+          inserted += db.changes
+        }
+        return inserted
+      }
+    }
+  }
+
+  public func impressions(appId: Int64, placementId: String) throws -> [ImpressionRow] {
+    try with { db in
+      try db.query(
+        """
+        SELECT audience_id, variation_id, flow_id, COUNT(*) FROM events
+        WHERE app_id = ? AND placement_id = ?
+        GROUP BY audience_id, variation_id, flow_id ORDER BY audience_id, variation_id
+        """, [.integer(appId), .text(placementId)]
+      ).map { row in
+        ImpressionRow(
+          audienceId: row[0].string ?? "", variationId: row[1].string ?? "",
+          flowId: row[2].string ?? "", impressions: row[3].int ?? 0)
+      }
+    }
+  }
+}

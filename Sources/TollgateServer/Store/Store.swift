@@ -1,0 +1,185 @@
+import Foundation
+import TollgateAPI
+
+/// An app: the unit that owns keys, configuration, profiles and events.
+public struct AppRecord: Sendable, Hashable {
+  /// Internal id.
+  public var id: Int64
+  /// Unique name chosen by the operator.
+  public var name: String
+  /// Configuration revision; 0 before the first import.
+  public var revision: Int64
+}
+
+/// Which routes a key opens.
+public enum KeyKind: String, Sendable {
+  /// `Api-Key` for SDK routes; ships inside the app.
+  case publicKey = "public"
+  /// `Bearer` for admin routes; stays on the operator's side.
+  case secretKey = "secret"
+}
+
+/// A stored key: its hash, never the key itself.
+public struct KeyRecord: Sendable, Hashable {
+  /// The app the key belongs to.
+  public var appId: Int64
+  /// Public or secret.
+  public var kind: KeyKind
+}
+
+/// A configuration document as applied.
+public struct ConfigRecord: Sendable, Hashable {
+  /// The revision it created.
+  public var revision: Int64
+  /// The document's bytes, as imported.
+  public var document: Data
+  /// When it was applied.
+  public var appliedAt: Date
+}
+
+/// A profile as stored.
+public struct ProfileRecord: Sendable, Hashable {
+  /// Lower-cased UUID.
+  public var id: String
+  /// Grows by one on every change.
+  public var version: Int64
+  /// The app's own user id.
+  public var customerUserId: String?
+  /// Install meta.
+  public var install: InstallMeta
+  /// Custom attributes.
+  public var customAttributes: [String: JSONValue]
+  /// Applied attribution sources, sorted.
+  public var appliedSources: [String]
+  /// Creation time.
+  public var createdAt: Date
+  /// Last change.
+  public var updatedAt: Date
+
+  /// Creates a record.
+  public init(
+    id: String, version: Int64 = 1, customerUserId: String? = nil, install: InstallMeta = .init(),
+    customAttributes: [String: JSONValue] = [:], appliedSources: [String] = [],
+    createdAt: Date, updatedAt: Date
+  ) {
+    self.id = id
+    self.version = version
+    self.customerUserId = customerUserId
+    self.install = install
+    self.customAttributes = customAttributes
+    self.appliedSources = appliedSources
+    self.createdAt = createdAt
+    self.updatedAt = updatedAt
+  }
+}
+
+/// Identifies one experiment slot of one profile: the assignment key.
+public struct AssignmentKey: Sendable, Hashable {
+  /// The app.
+  public var appId: Int64
+  /// The profile.
+  public var profileId: String
+  /// The placement.
+  public var placementId: String
+  /// The audience whose experiment it is.
+  public var audienceId: String
+}
+
+/// One recorded `flow_shown` event.
+public struct EventRecord: Sendable, Hashable {
+  /// Client id used to drop duplicates; nil records unconditionally.
+  public var eventId: String?
+  /// The profile.
+  public var profileId: String
+  /// The placement.
+  public var placementId: String
+  /// The audience the variation belongs to.
+  public var audienceId: String
+  /// The variation.
+  public var variationId: String
+  /// The flow of that variation.
+  public var flowId: String
+  /// When it was received.
+  public var receivedAt: Date
+}
+
+/// Impressions of one variation.
+public struct ImpressionRow: Sendable, Hashable, Codable {
+  /// The audience.
+  public var audienceId: String
+  /// The variation.
+  public var variationId: String
+  /// The flow.
+  public var flowId: String
+  /// `flow_shown` events recorded.
+  public var impressions: Int64
+
+  enum CodingKeys: String, CodingKey {
+    case impressions
+    case audienceId = "audience_id"
+    case variationId = "variation_id"
+    case flowId = "flow_id"
+  }
+}
+
+/// Failures of a store that callers handle.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+  /// An app with this name exists already.
+  case appExists(String)
+  /// The database said no; the message is the database's.
+  case database(String)
+
+  public var description: String {
+    switch self {
+    case .appExists(let name): return "an app named \(name) exists already"
+    case .database(let message): return "database error: \(message)"
+    }
+  }
+}
+
+/// Everything the server keeps. Each call is atomic; implementations are safe to call
+/// from many threads at once. One conformance suite runs against every implementation.
+public protocol Store: Sendable {
+  /// Creates an app; throws `StoreError.appExists` when the name is taken.
+  func createApp(name: String) throws -> AppRecord
+  /// The app with this name.
+  func app(named name: String) throws -> AppRecord?
+  /// The app with this id.
+  func app(id: Int64) throws -> AppRecord?
+  /// Every app's id and current revision (config caches compare against it).
+  func revisions() throws -> [Int64: Int64]
+
+  /// Stores a key's SHA-256 hash.
+  func addKey(appId: Int64, kind: KeyKind, hash: String, at: Date) throws
+  /// The key with this hash.
+  func key(hash: String) throws -> KeyRecord?
+
+  /// Stores a validated document as the app's next revision, atomically; returns it.
+  func applyConfig(appId: Int64, document: Data, at: Date) throws -> Int64
+  /// The app's current document.
+  func currentConfig(appId: Int64) throws -> ConfigRecord?
+
+  /// Inserts a profile unless one with its id exists; returns the stored one and
+  /// whether it was created by this call.
+  func insertProfile(appId: Int64, _ profile: ProfileRecord) throws -> (ProfileRecord, created: Bool)
+  /// The profile with this id.
+  func profile(appId: Int64, id: String) throws -> ProfileRecord?
+  /// Changes a profile in one transaction; `version` grows by one and `updatedAt` is set
+  /// when `change` returns true. Returns nil for an unknown profile.
+  func updateProfile(
+    appId: Int64, id: String, at: Date, _ change: (inout ProfileRecord) throws -> Bool
+  ) throws -> ProfileRecord?
+
+  /// The stored variation of an experiment slot.
+  func assignment(_ key: AssignmentKey) throws -> String?
+  /// Stores `variationId` unless the slot has one; returns the slot's variation.
+  func assign(_ key: AssignmentKey, variationId: String, at: Date) throws -> String
+
+  /// Records events, skipping ids seen before; returns how many were new.
+  func recordEvents(appId: Int64, _ events: [EventRecord]) throws -> Int
+  /// Impressions of a placement, by audience and variation.
+  func impressions(appId: Int64, placementId: String) throws -> [ImpressionRow]
+
+  /// Finishes pending work and releases the database.
+  func close()
+}

@@ -1,0 +1,56 @@
+/// A version such as `2.4`, `2.4.1` or `v3.0.0-beta.2`, compared as Semantic Versioning
+/// says: numeric parts in order (missing parts are 0), then a pre-release sorts before
+/// the release. Build metadata (`+…`) is ignored.
+struct SemanticVersion: Comparable, Sendable {
+  let numbers: [Int]
+  let prerelease: [Substring]
+
+  init?(_ text: String) {
+    var body = Substring(text.trimmingCharacters(in: .whitespaces))
+    if body.first == "v" || body.first == "V" { body = body.dropFirst() }
+    if let plus = body.firstIndex(of: "+") { body = body[..<plus] }
+    var release = body
+    var pre: [Substring] = []
+    if let dash = body.firstIndex(of: "-") {
+      release = body[..<dash]
+      pre = body[body.index(after: dash)...].split(separator: ".", omittingEmptySubsequences: false)
+      guard !pre.isEmpty, pre.allSatisfy({ !$0.isEmpty }) else { return nil }
+    }
+    let parts = release.split(separator: ".", omittingEmptySubsequences: false)
+    guard (1...4).contains(parts.count) else { return nil }
+    var numbers: [Int] = []
+    for part in parts {
+      guard !part.isEmpty, part.allSatisfy(\.isASCII), let number = Int(part), number >= 0 else {
+        return nil
+      }
+      numbers.append(number)
+    }
+    self.numbers = numbers
+    self.prerelease = pre
+  }
+
+  static func == (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
+    !(lhs < rhs) && !(rhs < lhs)
+  }
+
+  static func < (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
+    let width = max(lhs.numbers.count, rhs.numbers.count)
+    for index in 0..<width {
+      let left = index < lhs.numbers.count ? lhs.numbers[index] : 0
+      let right = index < rhs.numbers.count ? rhs.numbers[index] : 0
+      if left != right { return left < right }
+    }
+    // A release sorts after its own pre-releases.
+    if lhs.prerelease.isEmpty { return false }
+    if rhs.prerelease.isEmpty { return true }
+    for (left, right) in zip(lhs.prerelease, rhs.prerelease) where left != right {
+      switch (Int(left), Int(right)) {
+      case (let l?, let r?): return l < r
+      case (.some, nil): return true
+      case (nil, .some): return false
+      default: return left < right
+      }
+    }
+    return lhs.prerelease.count < rhs.prerelease.count
+  }
+}

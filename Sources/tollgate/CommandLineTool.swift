@@ -1,0 +1,134 @@
+import Dispatch
+import Foundation
+import TollgateServer
+
+/// `tollgate <command> [options]`: serve, keys, import, export-fallback.
+enum CommandLineTool {
+  static let usage = """
+    usage: tollgate <command> [options]
+
+    commands:
+      serve                       run the HTTP server
+          --host ADDR             IPv4 address to bind     (TOLLGATE_HOST, default 127.0.0.1)
+          --port N                port                     (TOLLGATE_PORT, default 8080)
+          --threads N             worker threads           (TOLLGATE_THREADS, default: cores, min 2)
+          --log-level LEVEL       debug|info|warn|error    (TOLLGATE_LOG_LEVEL, default info)
+          --sample-config FILE    on first start create the app "sample", print its keys,
+                                  and import FILE into it
+      keys create --app NAME      create the app if needed and print a new public + secret key
+      import FILE --app NAME      validate FILE and apply it as the app's next revision
+      export-fallback --app NAME  print the app's fallback file (for setFallback(fileURL:))
+
+    every command takes --database PATH  (TOLLGATE_DATABASE, default ./data/tollgate.sqlite)
+    """
+
+  /// Runs a command; returns the process exit status.
+  static func run(_ arguments: [String]) async -> Int32 {
+    do {
+      var options = try Options(arguments)
+      switch options.command {
+      case ["serve"]: try await serve(&options)
+      case ["keys", "create"]: try keysCreate(&options)
+      case ["import"]: try importConfig(&options)
+      case ["export-fallback"]: try exportFallback(&options)
+      case ["help"], ["--help"], ["-h"], []:
+        print(usage)
+      default:
+        throw Failure("unknown command '\(options.command.joined(separator: " "))'\n\n\(usage)")
+      }
+      return 0
+    } catch let failure as Failure {
+      FileHandle.standardError.write(Data("tollgate: \(failure.message)\n".utf8))
+      return 2
+    } catch let error as HTTPError {
+      var message = "tollgate: \(error.error.message)\n"
+      for detail in error.error.details ?? [] { message += "  \(detail.path): \(detail.message)\n" }
+      FileHandle.standardError.write(Data(message.utf8))
+      return 1
+    } catch {
+      FileHandle.standardError.write(Data("tollgate: \(error)\n".utf8))
+      return 1
+    }
+  }
+
+  // MARK: Commands
+
+  static func serve(_ options: inout Options) async throws {
+    var settings = HTTPServer.Settings()
+    settings.bindAddress = options.value("--host", env: "TOLLGATE_HOST") ?? "127.0.0.1"
+    if let port = options.value("--port", env: "TOLLGATE_PORT") {
+      guard let number = UInt16(port) else { throw Failure("--port takes a number 0–65535") }
+      settings.port = number
+    }
+    if let threads = options.value("--threads", env: "TOLLGATE_THREADS") {
+      guard let number = Int(threads), number > 0 else { throw Failure("--threads takes a positive number") }
+      settings.threads = number
+    }
+    let levelName = options.value("--log-level", env: "TOLLGATE_LOG_LEVEL") ?? "info"
+    guard let level = LogLevel(name: levelName) else { throw Failure("unknown log level \(levelName)") }
+    let sampleConfig = options.value("--sample-config", env: nil)
+    let databasePath = options.databasePath
+    try options.finish()
+
+    let logger = Logger(level: level)
+    let store = try SQLiteStore(path: databasePath)
+    if let sampleConfig {
+      try SampleApp.prepare(store: store, configPath: sampleConfig, databasePath: databasePath, settings: settings)
+    }
+    let server = Server(store: store, settings: settings, logger: logger)
+    let port = try server.start()
+    logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(databasePath))")
+    let signal = await Signals.next([SIGINT, SIGTERM])
+    logger.info("signal \(signal): finishing requests in flight, then closing the database")
+    server.stop()
+    logger.info("stopped")
+  }
+
+  static func keysCreate(_ options: inout Options) throws {
+    let app = try options.required("--app")
+    let store = try SQLiteStore(path: options.databasePath, connections: 1)
+    defer { store.close() }
+    try options.finish()
+    let keys = try KeyIssuer(store: store).issue(appName: app)
+    print(
+      """
+      app:        \(keys.app.name)
+      public key: \(keys.publicKey)    (SDK: Authorization: Api-Key …)
+      secret key: \(keys.secretKey)    (admin: Authorization: Bearer …)
+      Keys are stored hashed: this is the only time they are shown.
+      """)
+  }
+
+  static func importConfig(_ options: inout Options) throws {
+    guard let file = options.positional() else { throw Failure("import needs a FILE") }
+    let appName = try options.required("--app")
+    let store = try SQLiteStore(path: options.databasePath, connections: 1)
+    defer { store.close() }
+    try options.finish()
+    guard let app = try store.app(named: appName) else {
+      throw Failure("no app named \(appName); create it with: tollgate keys create --app \(appName)")
+    }
+    let data = try Data(contentsOf: URL(fileURLWithPath: file))
+    let config = try ConfigImporter(store: store).apply(data, appId: app.id)
+    print("applied \(file) to \(appName) as revision \(config.revision): placements \(config.placementIds.joined(separator: ", "))")
+  }
+
+  static func exportFallback(_ options: inout Options) throws {
+    let appName = try options.required("--app")
+    let store = try SQLiteStore(path: options.databasePath, connections: 1)
+    defer { store.close() }
+    try options.finish()
+    guard let app = try store.app(named: appName) else { throw Failure("no app named \(appName)") }
+    guard let data = try FallbackExport(store: store).fallbackFile(appId: app.id) else {
+      throw Failure("app \(appName) has no configuration yet")
+    }
+    FileHandle.standardOutput.write(data)
+    FileHandle.standardOutput.write(Data("\n".utf8))
+  }
+}
+
+/// A usage error: printed with exit status 2.
+struct Failure: Error {
+  let message: String
+  init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Command-line arguments: the leading words form the command, `--name value` pairs the
+/// options; anything left over when a command finishes is an error.
+struct Options {
+  private(set) var command: [String] = []
+  private var values: [String: String] = [:]
+  private var positionals: [String] = []
+
+  init(_ arguments: [String]) throws {
+    var index = 0
+    while index < arguments.count, !arguments[index].hasPrefix("-"), command.count < 2,
+      Self.commandWords.contains(arguments[index])
+    {
+      command.append(arguments[index])
+      index += 1
+    }
+    while index < arguments.count {
+      let argument = arguments[index]
+      if argument.hasPrefix("--") && argument.count > 2 {
+        guard index + 1 < arguments.count else { throw Failure("\(argument) needs a value") }
+        values[argument] = arguments[index + 1]
+        index += 2
+      } else {
+        positionals.append(argument)
+        index += 1
+      }
+    }
+  }
+
+  private static let commandWords: Set<String> = ["serve", "keys", "create", "import", "export-fallback", "help"]
+
+  /// An option's value, else the environment variable's.
+  mutating func value(_ name: String, env: String?) -> String? {
+    if let value = values.removeValue(forKey: name) { return value }
+    return env.flatMap { ProcessInfo.processInfo.environment[$0] }
+  }
+
+  mutating func required(_ name: String) throws -> String {
+    guard let value = value(name, env: nil) else { throw Failure("\(name) is required") }
+    return value
+  }
+
+  mutating func positional() -> String? {
+    positionals.isEmpty ? nil : positionals.removeFirst()
+  }
+
+  /// The database file: `--database`, `TOLLGATE_DATABASE`, or `./data/tollgate.sqlite`.
+  var databasePath: String {
+    mutating get { value("--database", env: "TOLLGATE_DATABASE") ?? "./data/tollgate.sqlite" }
+  }
+
+  /// Fails on options or arguments no one asked for (typos must not pass silently).
+  func finish() throws {
+    if let unknown = values.keys.sorted().first { throw Failure("unknown option \(unknown)") }
+    if let extra = positionals.first { throw Failure("unexpected argument \(extra)") }
+  }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import TollgateServer
+
+/// `make run`'s first-start experience: an app named "sample" with the sample config, its
+/// keys printed once, and curl commands that work as printed.
+enum SampleApp {
+  static let name = "sample"
+
+  static func prepare(store: any Store, configPath: String, databasePath: String, settings: HTTPServer.Settings)
+    throws
+  {
+    // The public key is not a secret (it ships inside apps), so it is kept beside the
+    // database to print working curl commands on every start; the secret key is not.
+    let keyFile = URL(fileURLWithPath: databasePath).deletingLastPathComponent()
+      .appendingPathComponent("sample-public-key.txt")
+    if try store.app(named: name) == nil {
+      let keys = try KeyIssuer(store: store).issue(appName: name)
+      let config = try ConfigImporter(store: store).apply(
+        try Data(contentsOf: URL(fileURLWithPath: configPath)), appId: keys.app.id)
+      try Data(keys.publicKey.utf8).write(to: keyFile, options: .atomic)
+      print(
+        """
+
+        Created app "\(name)" and imported \(configPath) as revision \(config.revision).
+          public key (SDK):   \(keys.publicKey)
+          secret key (admin): \(keys.secretKey)
+        The secret key is stored hashed and will not be shown again: save it now.
+        """)
+    }
+    guard let publicKey = try? String(contentsOf: keyFile, encoding: .utf8) else { return }
+    let base = "http://\(settings.bindAddress == "0.0.0.0" ? "127.0.0.1" : settings.bindAddress):\(settings.port)"
+    let profile = "3f2b8a7e-5c1d-4e9f-a6b0-1d2c3e4f5a6b"
+    print(
+      """
+
+      Try it (profile \(profile)):
+        curl -s -X POST \(base)/v1/sdk/profiles -H 'Authorization: Api-Key \(publicKey)' -H 'Content-Type: application/json' -d '{"profile_id":"\(profile)","install":{"app_version":"1.0.0","locale":"fr-FR"}}'
+        curl -s '\(base)/v1/sdk/placements/onboarding/flow?profile_id=\(profile)&locale=fr' -H 'Authorization: Api-Key \(publicKey)'
+        curl -s '\(base)/v1/sdk/placements/onboarding/default?locale=en' -H 'Authorization: Api-Key \(publicKey)'
+
+      """)
+  }
+}

@@ -1,0 +1,6 @@
+import Foundation
+import TollgateServer
+
+// Every command lives in CommandLineTool.swift; main only hands over, so no C callback or
+// closure here is main-actor isolated by accident.
+exit(await CommandLineTool.run(Array(CommandLine.arguments.dropFirst())))
