@@ -23,7 +23,6 @@ struct MHD_Daemon *tg_mhd_start(const tg_mhd_settings *s,
                           MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->per_ip_connection_limit,
                           MHD_OPTION_CONNECTION_TIMEOUT, s->connection_timeout_seconds,
                           MHD_OPTION_CONNECTION_MEMORY_LIMIT, s->connection_memory_limit,
-                          MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
                           MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                           MHD_OPTION_END);
 }

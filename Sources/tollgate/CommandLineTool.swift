@@ -110,7 +110,9 @@ enum CommandLineTool {
     }
     let data = try Data(contentsOf: URL(fileURLWithPath: file))
     let config = try ConfigImporter(store: store).apply(data, appId: app.id)
-    print("applied \(file) to \(appName) as revision \(config.revision): placements \(config.placementIds.joined(separator: ", "))")
+    print(
+      "applied \(file) to \(appName) as revision \(config.revision): placements \(config.placementIds.joined(separator: ", "))"
+    )
   }
 
   static func exportFallback(_ options: inout Options) throws {

@@ -18,7 +18,7 @@ enum SampleApp {
       let config = try ConfigImporter(store: store).apply(
         try Data(contentsOf: URL(fileURLWithPath: configPath)), appId: keys.app.id)
       try Data(keys.publicKey.utf8).write(to: keyFile, options: .atomic)
-      print(
+      say(
         """
 
         Created app "\(name)" and imported \(configPath) as revision \(config.revision).
@@ -30,7 +30,7 @@ enum SampleApp {
     guard let publicKey = try? String(contentsOf: keyFile, encoding: .utf8) else { return }
     let base = "http://\(settings.bindAddress == "0.0.0.0" ? "127.0.0.1" : settings.bindAddress):\(settings.port)"
     let profile = "3f2b8a7e-5c1d-4e9f-a6b0-1d2c3e4f5a6b"
-    print(
+    say(
       """
 
       Try it (profile \(profile)):
@@ -40,4 +40,9 @@ enum SampleApp {
 
       """)
   }
+}
+
+/// Writes a line to standard output at once (print is block-buffered when piped).
+func say(_ text: String) {
+  FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }

@@ -44,7 +44,9 @@ public enum ConfigValidator {
         return nil
       }
       for key in object.keys.sorted() where !required.contains(key) && !optional.contains(key) {
-        fail("\(path).\(key)", "unknown key (expected one of \((required.union(optional)).sorted().joined(separator: ", ")))")
+        fail(
+          "\(path).\(key)",
+          "unknown key (expected one of \((required.union(optional)).sorted().joined(separator: ", ")))")
       }
       for key in required.sorted() where object[key] == nil {
         fail("\(path).\(key)", "is required")
@@ -115,6 +117,8 @@ public enum ConfigValidator {
       }
 
       var audiences: [String: CompiledConfig.Audience] = [:]
+      // Ids declared, valid or not: a reference to an invalid audience is not also "unknown".
+      var declaredAudiences: Set<String> = []
       for (index, item) in array(root["audiences"], at: "$.audiences").enumerated() {
         let path = "$.audiences[\(index)]"
         guard
@@ -124,7 +128,7 @@ public enum ConfigValidator {
         if id == CompiledConfig.defaultAudienceId {
           fail("\(path).id", "\"default\" is reserved for the placement's default flow")
         }
-        if audiences[id] != nil { fail("\(path).id", "duplicate audience id \(id)") }
+        if !declaredAudiences.insert(id).inserted { fail("\(path).id", "duplicate audience id \(id)") }
         rules = RuleCompiler()
         let rule = object["rule"].flatMap { rules.compile($0, at: "\(path).rule") }
         problems += rules.problems
@@ -135,13 +139,16 @@ public enum ConfigValidator {
 
       var placements: [String: CompiledConfig.Placement] = [:]
       var owners: [String: CompiledConfig.VariationOwner] = [:]
+      var declaredPlacements: Set<String> = []
       for (index, item) in array(root["placements"], at: "$.placements").enumerated() {
         let path = "$.placements[\(index)]"
         guard
           let object = object(item, at: path, required: ["id", "default"], optional: ["targets"]),
           let placementId = id(object["id"], at: "\(path).id")
         else { continue }
-        if placements[placementId] != nil { fail("\(path).id", "duplicate placement id \(placementId)") }
+        if !declaredPlacements.insert(placementId).inserted {
+          fail("\(path).id", "duplicate placement id \(placementId)")
+        }
 
         func variation(_ flowJSON: JSONValue?, audience: String, weight: Int, at flowPath: String)
           -> CompiledConfig.Variation?
@@ -165,7 +172,7 @@ public enum ConfigValidator {
               targetJSON, at: targetPath, required: ["audience"], optional: ["flow", "experiment"]),
             let audienceId = id(target["audience"], at: "\(targetPath).audience")
           else { continue }
-          if audiences[audienceId] == nil {
+          if !declaredAudiences.contains(audienceId) {
             fail("\(targetPath).audience", "unknown audience \(audienceId)")
           }
           if !seenAudiences.insert(audienceId).inserted {

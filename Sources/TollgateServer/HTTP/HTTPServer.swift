@@ -72,10 +72,12 @@ public final class HTTPServer: Sendable {
   /// Stops accepting connections, lets requests in flight finish (up to the grace
   /// period), then stops the worker threads. Safe to call twice.
   public func shutdown() {
-    guard let running = daemon.withLock({ value -> OpaquePointer? in
-      defer { value = nil }
-      return value?.pointer
-    }) else { return }
+    guard
+      let running = daemon.withLock({ value -> OpaquePointer? in
+        defer { value = nil }
+        return value?.pointer
+      })
+    else { return }
     let listener = MHD_quiesce_daemon(running)
     if listener >= 0 { close(listener) }
     let deadline = Date().addingTimeInterval(settings.shutdownGraceSeconds)

@@ -47,14 +47,18 @@ public final class Metrics: Sendable {
     let snapshot = state.withLock { $0 }
     var out = "# HELP tollgate_http_requests_total HTTP requests answered, by route pattern and status.\n"
     out += "# TYPE tollgate_http_requests_total counter\n"
-    for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
-      out += "tollgate_http_requests_total{route=\"\(key.route)\",method=\"\(key.method)\",status=\"\(key.status)\"} \(count)\n"
+    for (key, count) in snapshot.requests.sorted(by: {
+      ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
+    }) {
+      out +=
+        "tollgate_http_requests_total{route=\"\(key.route)\",method=\"\(key.method)\",status=\"\(key.status)\"} \(count)\n"
     }
     out += "# HELP tollgate_http_request_duration_seconds Time from request received to response queued.\n"
     out += "# TYPE tollgate_http_request_duration_seconds histogram\n"
     for (route, histogram) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
       for (index, bound) in Self.bounds.enumerated() {
-        out += "tollgate_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(histogram.buckets[index])\n"
+        out +=
+          "tollgate_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(histogram.buckets[index])\n"
       }
       out += "tollgate_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(histogram.count)\n"
       out += "tollgate_http_request_duration_seconds_sum{route=\"\(route)\"} \(histogram.sum)\n"

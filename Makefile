@@ -1,0 +1,35 @@
+# Tollgate: `make run` starts the server with a sample app, `make test` runs every test.
+SWIFT ?= swift
+PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev
+PORT ?= 8080
+HOST ?= 127.0.0.1
+
+.PHONY: deps build run test bench demo format lint clean
+
+deps:
+	@bash scripts/ensure-packages.sh $(PACKAGES)
+
+build: deps
+	$(SWIFT) build -c release --product tollgate
+
+run: build
+	.build/release/tollgate serve --host $(HOST) --port $(PORT) --sample-config examples/sample-config.json
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps
+	@echo "make bench: the benchmark suite is coming (server vs nginx and bare libmicrohttpd)."
+
+demo: deps
+	@echo "make demo: the end-to-end SDK demo is coming with the SDK."
+
+format:
+	$(SWIFT) format -i -r Sources Tests Package.swift
+
+lint:
+	$(SWIFT) format lint -r Sources Tests
+
+clean:
+	rm -rf .build

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import TollgateAPI
+
+@testable import TollgateServer
+
+@Suite("Events and stats")
+struct EventTests {
+  @Test("flow_shown events count per audience and variation; retried ids count once")
+  func impressions() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    try await server.applySampleConfig()
+    let id = try await server.createProfile()
+    let shown =
+      #"{"type":"flow_shown","profile_id":"\#(id)","placement_id":"onboarding","variation_id":"onboarding:default:standard""#
+    let batch = #"{"events":[\#(shown),"event_id":"e1"},\#(shown),"event_id":"e2"},\#(shown)}]}"#
+    let first = try await server.sdk("POST", "/v1/sdk/events", json: batch)
+    #expect(first.status == 200)
+    #expect(try first.decode(EventBatchResponse.self) == EventBatchResponse(accepted: 3, duplicates: 0))
+    let retry = try await server.sdk("POST", "/v1/sdk/events", json: #"{"events":[\#(shown),"event_id":"e1"}]}"#)
+    #expect(try retry.decode(EventBatchResponse.self) == EventBatchResponse(accepted: 0, duplicates: 1))
+
+    let stats = try await server.admin("GET", "/v1/admin/stats/placements/onboarding")
+    #expect(stats.status == 200)
+    #expect(
+      stats.json
+        == .object([
+          "placement_id": .string("onboarding"),
+          "variations": .array([
+            .object([
+              "audience_id": .string("default"), "variation_id": .string("onboarding:default:standard"),
+              "flow_id": .string("standard"), "impressions": .int(3),
+            ])
+          ]),
+        ]))
+    #expect(try await server.admin("GET", "/v1/admin/stats/placements/nope").errorCode == "placement_not_found")
+  }
+
+  @Test("a batch with a bad event is rejected whole with the path of each problem")
+  func badBatch() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    try await server.applySampleConfig()
+    let id = try await server.createProfile()
+    let batch = #"""
+      {"events":[
+        {"type":"flow_shown","profile_id":"\#(id)","placement_id":"onboarding","variation_id":"onboarding:default:standard"},
+        {"type":"flow_clicked","profile_id":"\#(id)","placement_id":"onboarding","variation_id":"onboarding:default:standard"},
+        {"type":"flow_shown","profile_id":"\#(UUID().uuidString)","placement_id":"onboarding","variation_id":"onboarding:default:standard"},
+        {"type":"flow_shown","profile_id":"\#(id)","placement_id":"settings_upgrade","variation_id":"onboarding:default:standard"}
+      ]}
+      """#
+    let result = try await server.sdk("POST", "/v1/sdk/events", json: batch)
+    #expect(result.status == 422)
+    #expect(result.errorPaths == ["$.events[1].type", "$.events[2].profile_id", "$.events[3].variation_id"])
+    let stats = try await server.admin("GET", "/v1/admin/stats/placements/onboarding")
+    #expect(stats.json?.objectValue?["variations"] == .array([]))
+    #expect(try await server.sdk("POST", "/v1/sdk/events", json: #"{"events":[]}"#).status == 422)
+  }
+}

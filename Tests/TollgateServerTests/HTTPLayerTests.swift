@@ -1,0 +1,143 @@
+import Dispatch
+import Foundation
+import Testing
+import TollgateAPI
+
+@testable import TollgateServer
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite("HTTP layer")
+struct HTTPLayerTests {
+  @Test("a declared body over 64 KiB is rejected with 413 before it is read")
+  func oversizedDeclaredBody() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let body = Data(repeating: UInt8(ascii: "a"), count: 64 * 1024 + 1)
+    let result = try await server.send("POST", "/v1/sdk/profiles", key: server.sdkKey, body: body)
+    #expect(result.status == 413)
+    #expect(result.errorCode == "payload_too_large")
+  }
+
+  @Test("a body exactly at the limit is read (and judged on its content)")
+  func bodyAtLimit() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    var body = Data(#"{"profile_id":"7d3c9d2e-0d8f-4a8e-9a57-3f1f6f2b8c11","pad":""#.utf8)
+    body.append(Data(repeating: UInt8(ascii: "x"), count: 64 * 1024 - body.count - 2))
+    body.append(Data(#""}"#.utf8))
+    #expect(body.count == 64 * 1024)
+    let result = try await server.send("POST", "/v1/sdk/profiles", key: server.sdkKey, body: body)
+    #expect(result.status == 201)
+  }
+
+  @Test("JSON bodies need Content-Type: application/json (415)")
+  func wrongMediaType() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let body = Data(#"{"profile_id":"7d3c9d2e-0d8f-4a8e-9a57-3f1f6f2b8c11"}"#.utf8)
+    let result = try await server.send(
+      "POST", "/v1/sdk/profiles", key: server.sdkKey, body: body, contentType: "text/plain")
+    #expect(result.status == 415)
+    #expect(result.errorCode == "unsupported_media_type")
+    let withCharset = try await server.send(
+      "POST", "/v1/sdk/profiles", key: server.sdkKey, body: body, contentType: "application/json; charset=utf-8")
+    #expect(withCharset.status == 201)
+  }
+
+  @Test("malformed JSON and invalid UTF-8 get 400 malformed_json")
+  func malformedBodies() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    for body in [Data("{\"profile_id\":".utf8), Data([0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x7D]), Data("[]".utf8), Data()] {
+      let result = try await server.send("POST", "/v1/sdk/profiles", key: server.sdkKey, body: body)
+      #expect(result.status == 400, "body \(Array(body))")
+      #expect(result.errorCode == "malformed_json")
+    }
+  }
+
+  @Test("unknown routes are 404 and wrong methods 405 with Allow, both as JSON")
+  func unknownRoutes() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let missing = try await server.sdk("GET", "/v1/nothing")
+    #expect(missing.status == 404)
+    #expect(missing.errorCode == "route_not_found")
+    let wrongMethod = try await server.sdk("DELETE", "/v1/sdk/profiles")
+    #expect(wrongMethod.status == 405)
+    #expect(wrongMethod.errorCode == "method_not_allowed")
+    #expect(wrongMethod.header("Allow") == "POST")
+  }
+
+  @Test("health reports the database")
+  func health() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let result = try await server.send("GET", "/health")
+    #expect(result.status == 200)
+    #expect(result.json == .object(["status": .string("ok"), "database": .string("ok")]))
+  }
+
+  @Test("metrics count requests by route pattern and status, with a latency histogram")
+  func metrics() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    _ = try await server.sdk("GET", "/v1/sdk/profiles/\(UUID().uuidString)")
+    _ = try await server.sdk("GET", "/v1/sdk/profiles/\(UUID().uuidString)")
+    _ = try await server.send("GET", "/v1/sdk/profiles/x")
+    let result = try await server.send("GET", "/metrics")
+    #expect(result.status == 200)
+    #expect(result.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+    let text = String(decoding: result.body, as: UTF8.self)
+    #expect(
+      text.contains(#"tollgate_http_requests_total{route="/v1/sdk/profiles/{profileId}",method="GET",status="404"} 2"#))
+    #expect(
+      text.contains(#"tollgate_http_requests_total{route="/v1/sdk/profiles/{profileId}",method="GET",status="401"} 1"#))
+    #expect(text.contains(#"tollgate_http_request_duration_seconds_count{route="/v1/sdk/profiles/{profileId}"} 3"#))
+    #expect(
+      text.contains(#"tollgate_http_request_duration_seconds_bucket{route="/v1/sdk/profiles/{profileId}",le="+Inf"} 3"#)
+    )
+  }
+
+  @Test("shutdown lets a request in flight finish, then stops listening")
+  func gracefulShutdown() async throws {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    var settings = HTTPServer.Settings()
+    settings.port = 0
+    let http = HTTPServer(settings: settings) { request in
+      if request.path == "/slow" {
+        entered.signal()
+        release.wait()
+      }
+      return .json(["path": request.path])
+    }
+    let port = try http.start()
+    let url = URL(string: "http://127.0.0.1:\(port)/slow")!
+    async let answer = TestServer.session.data(from: url)
+    await Task.detached { entered.wait() }.value
+    #expect(http.requestsInFlight == 1)
+    let stopped = Task.detached { http.shutdown() }
+    release.signal()
+    let (body, response) = try await answer
+    await stopped.value
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    #expect(String(decoding: body, as: UTF8.self) == #"{"path":"/slow"}"#)
+    await #expect(throws: (any Error).self) {
+      _ = try await TestServer.session.data(from: URL(string: "http://127.0.0.1:\(port)/after")!)
+    }
+  }
+
+  @Test("a port in use is a clear start error")
+  func portInUse() throws {
+    var settings = HTTPServer.Settings()
+    settings.port = 0
+    let first = HTTPServer(settings: settings) { _ in Response(status: 204) }
+    settings.port = try first.start()
+    defer { first.shutdown() }
+    let second = HTTPServer(settings: settings) { _ in Response(status: 204) }
+    #expect(throws: HTTPServer.StartError.self) { try second.start() }
+  }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@testable import TollgateServer
+
+@Suite("API document")
+struct OpenAPITests {
+  /// `METHOD /path` pairs declared under `paths:` in docs/openapi.yaml (two-space path keys,
+  /// four-space method keys: the layout the file keeps).
+  static func documentedRoutes() throws -> Set<String> {
+    let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
+    var routes: Set<String> = []
+    var inPaths = false
+    var currentPath: String?
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      if !line.hasPrefix(" ") && !line.isEmpty { inPaths = line == "paths:" }
+      guard inPaths else { continue }
+      if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
+        currentPath = String(line.dropFirst(2).dropLast())
+      } else if let currentPath, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+        let method = line.trimmingCharacters(in: .whitespaces).dropLast().uppercased()
+        if ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(method) { routes.insert("\(method) \(currentPath)") }
+      }
+    }
+    return routes
+  }
+
+  @Test("every router route is documented and every documented route exists")
+  func routesMatch() throws {
+    let service = Service(store: try SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path))
+    let served = Set(service.router.routes.map { "\($0.method) \($0.pattern)" })
+    let documented = try Self.documentedRoutes()
+    #expect(served.subtracting(documented).isEmpty, "undocumented: \(served.subtracting(documented).sorted())")
+    #expect(
+      documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served).sorted())")
+    #expect(served.count >= 14)
+  }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import TollgateAPI
+
+@testable import TollgateServer
+
+/// The behaviour every `Store` must have. Each test runs against every store factory.
+enum StoreFactory: String, CaseIterable, Sendable, CustomStringConvertible {
+  case sqlite
+
+  var description: String { rawValue }
+
+  func make() throws -> any Store {
+    switch self {
+    case .sqlite: return try SQLiteStore(path: temporaryDirectory().appendingPathComponent("s.sqlite").path)
+    }
+  }
+}
+
+@Suite("Store conformance")
+struct StoreConformanceTests {
+  let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+  @Test("apps have unique names and start at revision 0", arguments: StoreFactory.allCases)
+  func apps(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    #expect(app.revision == 0)
+    #expect(try store.app(named: "one") == app)
+    #expect(try store.app(id: app.id) == app)
+    #expect(throws: StoreError.appExists("one")) { try store.createApp(name: "one") }
+    #expect(try store.app(named: "two") == nil)
+  }
+
+  @Test("config revisions grow by one per apply", arguments: StoreFactory.allCases)
+  func configs(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    #expect(try store.currentConfig(appId: app.id) == nil)
+    #expect(try store.applyConfig(appId: app.id, document: Data("{\"a\":1}".utf8), at: now) == 1)
+    #expect(try store.applyConfig(appId: app.id, document: Data("{\"a\":2}".utf8), at: now) == 2)
+    #expect(
+      try store.currentConfig(appId: app.id)
+        == ConfigRecord(revision: 2, document: Data("{\"a\":2}".utf8), appliedAt: now))
+    #expect(try store.revisions()[app.id] == 2)
+  }
+
+  @Test("profile updates are atomic and versioned; a throwing change leaves no trace", arguments: StoreFactory.allCases)
+  func profiles(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    let record = ProfileRecord(id: "p", customAttributes: ["a": .int(1)], createdAt: now, updatedAt: now)
+    let (inserted, created) = try store.insertProfile(appId: app.id, record)
+    #expect(inserted == record && created)
+    let (existing, createdAgain) = try store.insertProfile(
+      appId: app.id, ProfileRecord(id: "p", customerUserId: "x", createdAt: now, updatedAt: now))
+    #expect(existing == record && !createdAgain)
+    let later = now.addingTimeInterval(60)
+    let updated = try store.updateProfile(appId: app.id, id: "p", at: later) { profile in
+      profile.appliedSources = ["apple_ads"]
+      return true
+    }
+    #expect(updated?.version == 2)
+    #expect(updated?.updatedAt == later)
+    struct Boom: Error {}
+    #expect(throws: Boom.self) {
+      try store.updateProfile(appId: app.id, id: "p", at: later) { profile in
+        profile.customerUserId = "lost"
+        throw Boom()
+      }
+    }
+    #expect(try store.profile(appId: app.id, id: "p") == updated)
+    #expect(try store.updateProfile(appId: app.id, id: "missing", at: later) { _ in true } == nil)
+  }
+
+  @Test("the first assignment of a slot wins", arguments: StoreFactory.allCases)
+  func assignments(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    let key = AssignmentKey(appId: app.id, profileId: "p", placementId: "pl", audienceId: "au")
+    #expect(try store.assignment(key) == nil)
+    #expect(try store.assign(key, variationId: "v1", at: now) == "v1")
+    #expect(try store.assign(key, variationId: "v2", at: now) == "v1")
+    #expect(try store.assignment(key) == "v1")
+  }
+
+  @Test("concurrent writers lose nothing", arguments: StoreFactory.allCases)
+  func concurrentWriters(factory: StoreFactory) async throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    let base = now
+    _ = try store.insertProfile(appId: app.id, ProfileRecord(id: "p", createdAt: base, updatedAt: base))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for worker in 0..<4 {
+        group.addTask {
+          for step in 0..<25 {
+            _ = try store.updateProfile(appId: app.id, id: "p", at: base) { profile in
+              profile.customAttributes["w\(worker)"] = .int(Int64(step))
+              return true
+            }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let profile = try #require(try store.profile(appId: app.id, id: "p"))
+    #expect(profile.version == 101)
+    #expect(profile.customAttributes == ["w0": .int(24), "w1": .int(24), "w2": .int(24), "w3": .int(24)])
+  }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Synchronization
+import TollgateAPI
+
+@testable import TollgateServer
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The repository root, for fixtures, docs and examples.
+let repositoryRoot = URL(fileURLWithPath: #filePath)
+  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent()
+
+/// A fresh directory under the system's temporary directory.
+func temporaryDirectory() -> URL {
+  let url = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-tests-\(UUID().uuidString)")
+  try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  return url
+}
+
+/// A clock tests move by hand.
+final class ManualTime: TimeSource {
+  private let current: Mutex<Date>
+  init(_ start: Date = Date(timeIntervalSince1970: 1_790_000_000)) { current = Mutex(start) }
+  func now() -> Date { current.withLock { $0 } }
+  func advance(days: Double) { current.withLock { $0 += days * 86_400 } }
+}
+
+/// Log lines a server wrote, for tests that check what was logged.
+final class LogCollector: Sendable {
+  private let lines = Mutex<[String]>([])
+  func append(_ line: String) { lines.withLock { $0.append(line) } }
+  var all: [String] { lines.withLock { $0 } }
+}
+
+/// An HTTP answer as a client sees it.
+struct HTTPResult {
+  let status: Int
+  let headers: [String: String]
+  let body: Data
+
+  func header(_ name: String) -> String? {
+    headers.first { $0.key.lowercased() == name.lowercased() }?.value
+  }
+
+  func decode<T: Decodable>(_ type: T.Type) throws -> T { try WireCoding.decoder.decode(type, from: body) }
+
+  /// The `error.code` of a JSON error body.
+  var errorCode: String? { (try? decode(APIErrorBody.self))?.error.code }
+  /// The paths of a 422's details.
+  var errorPaths: [String] { (try? decode(APIErrorBody.self))?.error.details?.map(\.path) ?? [] }
+  var json: JSONValue? { try? decode(JSONValue.self) }
+}
+
+/// A real Tollgate server on an ephemeral loopback port with its own SQLite file, and two
+/// apps ("alpha", "beta") with keys. Tests talk to it over real HTTP.
+final class TestServer: Sendable {
+  let directory: URL
+  let databasePath: String
+  let time: ManualTime
+  let server: Server
+  let port: UInt16
+  let alpha: KeyIssuer.IssuedKeys
+  let beta: KeyIssuer.IssuedKeys
+  let log = LogCollector()
+
+  init(directory: URL = temporaryDirectory(), time: ManualTime = ManualTime(), maxBodyBytes: Int = 64 * 1024) throws {
+    self.directory = directory
+    self.time = time
+    databasePath = directory.appendingPathComponent("tollgate.sqlite").path
+    let store = try SQLiteStore(path: databasePath)
+    let issuer = KeyIssuer(store: store, time: time)
+    alpha = try issuer.issue(appName: "alpha")
+    beta = try issuer.issue(appName: "beta")
+    var settings = HTTPServer.Settings()
+    settings.port = 0
+    settings.threads = 2
+    settings.maxBodyBytes = maxBodyBytes
+    let log = self.log
+    server = Server(
+      store: store, settings: settings, time: time,
+      logger: Logger(level: .info) { line in log.append(line) })
+    port = try server.start()
+  }
+
+  func stop() { server.stop() }
+
+  var sdkKey: String { alpha.publicKey }
+  var adminKey: String { alpha.secretKey }
+
+  /// Sends a request; `json` is encoded as the body with `Content-Type: application/json`.
+  func send(
+    _ method: String, _ path: String, key: String? = nil, scheme: String = "Api-Key",
+    headers: [String: String] = [:], body: Data? = nil, contentType: String? = "application/json"
+  ) async throws -> HTTPResult {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+    request.httpMethod = method
+    request.cachePolicy = .reloadIgnoringLocalCacheData
+    if let key { request.setValue("\(scheme) \(key)", forHTTPHeaderField: "Authorization") }
+    if let body {
+      request.httpBody = body
+      if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+    }
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    let (data, response) = try await TestServer.session.data(for: request)
+    let http = response as! HTTPURLResponse
+    var headerMap: [String: String] = [:]
+    for (name, value) in http.allHeaderFields { headerMap["\(name)"] = "\(value)" }
+    return HTTPResult(status: http.statusCode, headers: headerMap, body: data)
+  }
+
+  /// SDK call with the alpha app's public key.
+  func sdk(_ method: String, _ path: String, json: String? = nil, key: String? = nil) async throws -> HTTPResult {
+    try await send(method, path, key: key ?? sdkKey, body: json.map { Data($0.utf8) })
+  }
+
+  /// Admin call with the alpha app's secret key.
+  func admin(_ method: String, _ path: String, json: String? = nil, key: String? = nil) async throws -> HTTPResult {
+    try await send(method, path, key: key ?? adminKey, scheme: "Bearer", body: json.map { Data($0.utf8) })
+  }
+
+  /// Creates a profile and returns its id.
+  @discardableResult
+  func createProfile(_ id: String = UUID().uuidString.lowercased(), install: String = "{}", key: String? = nil)
+    async throws -> String
+  {
+    let result = try await sdk(
+      "POST", "/v1/sdk/profiles", json: #"{"profile_id":"\#(id)","install":\#(install)}"#, key: key)
+    precondition(result.status == 201 || result.status == 200, "profile creation failed: \(result.status)")
+    return id
+  }
+
+  /// Applies the sample configuration to alpha.
+  func applySampleConfig() async throws {
+    let document = try String(
+      contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json"), encoding: .utf8)
+    let result = try await admin("PUT", "/v1/admin/config", json: document)
+    precondition(result.status == 200, "sample config rejected: \(String(decoding: result.body, as: UTF8.self))")
+  }
+
+  static let session: URLSession = {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    return URLSession(configuration: configuration)
+  }()
+}
