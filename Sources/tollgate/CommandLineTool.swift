@@ -24,6 +24,10 @@ enum CommandLineTool {
 
   /// Runs a command; returns the process exit status.
   static func run(_ arguments: [String]) async -> Int32 {
+    if arguments.contains("--help") || arguments.contains("-h") {
+      print(usage)
+      return 0
+    }
     do {
       var options = try Options(arguments)
       switch options.command {
@@ -31,7 +35,7 @@ enum CommandLineTool {
       case ["keys", "create"]: try keysCreate(&options)
       case ["import"]: try importConfig(&options)
       case ["export-fallback"]: try exportFallback(&options)
-      case ["help"], ["--help"], ["-h"], []:
+      case ["help"], []:
         print(usage)
       default:
         throw Failure("unknown command '\(options.command.joined(separator: " "))'\n\n\(usage)")
@@ -39,7 +43,7 @@ enum CommandLineTool {
       return 0
     } catch let failure as Failure {
       FileHandle.standardError.write(Data("tollgate: \(failure.message)\n".utf8))
-      return 2
+      return failure.status
     } catch let error as HTTPError {
       var message = "tollgate: \(error.error.message)\n"
       for detail in error.error.details ?? [] { message += "  \(detail.path): \(detail.message)\n" }
@@ -106,7 +110,7 @@ enum CommandLineTool {
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else {
-      throw Failure("no app named \(appName); create it with: tollgate keys create --app \(appName)")
+      throw Failure.missing("no app named \(appName); create it with: tollgate keys create --app \(appName)")
     }
     let data = try Data(contentsOf: URL(fileURLWithPath: file))
     let config = try ConfigImporter(store: store).apply(data, appId: app.id)
@@ -120,17 +124,25 @@ enum CommandLineTool {
     let store = try SQLiteStore(path: options.databasePath, connections: 1)
     defer { store.close() }
     try options.finish()
-    guard let app = try store.app(named: appName) else { throw Failure("no app named \(appName)") }
+    guard let app = try store.app(named: appName) else { throw Failure.missing("no app named \(appName)") }
     guard let data = try FallbackExport(store: store).fallbackFile(appId: app.id) else {
-      throw Failure("app \(appName) has no configuration yet")
+      throw Failure.missing("app \(appName) has no configuration yet")
     }
     FileHandle.standardOutput.write(data)
     FileHandle.standardOutput.write(Data("\n".utf8))
   }
 }
 
-/// A usage error: printed with exit status 2.
+/// An error the tool explains itself: exit status 2 for usage errors, 1 for the rest.
 struct Failure: Error {
   let message: String
-  init(_ message: String) { self.message = message }
+  let status: Int32
+
+  init(_ message: String, status: Int32 = 2) {
+    self.message = message
+    self.status = status
+  }
+
+  /// Something the command needs does not exist (exit status 1).
+  static func missing(_ message: String) -> Failure { Failure(message, status: 1) }
 }

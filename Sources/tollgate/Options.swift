@@ -9,11 +9,14 @@ struct Options {
 
   init(_ arguments: [String]) throws {
     var index = 0
-    while index < arguments.count, !arguments[index].hasPrefix("-"), command.count < 2,
-      Self.commandWords.contains(arguments[index])
-    {
-      command.append(arguments[index])
-      index += 1
+    // The first word is the command; `keys` takes a second (`keys create`).
+    if let first = arguments.first, !first.hasPrefix("-") {
+      command = [first]
+      index = 1
+      if first == "keys", arguments.count > 1, !arguments[1].hasPrefix("-") {
+        command.append(arguments[1])
+        index = 2
+      }
     }
     while index < arguments.count {
       let argument = arguments[index]
@@ -27,8 +30,6 @@ struct Options {
       }
     }
   }
-
-  private static let commandWords: Set<String> = ["serve", "keys", "create", "import", "export-fallback", "help"]
 
   /// An option's value, else the environment variable's.
   mutating func value(_ name: String, env: String?) -> String? {

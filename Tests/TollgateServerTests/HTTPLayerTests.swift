@@ -141,3 +141,85 @@ struct HTTPLayerTests {
     #expect(throws: HTTPServer.StartError.self) { try second.start() }
   }
 }
+
+/// A raw TCP client, for what URLSession hides: half-sent requests and refused connections.
+struct RawConnection {
+  let fd: Int32
+
+  init(port: UInt16) throws {
+    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var timeout = timeval(tv_sec: 20, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
+  }
+
+  func send(_ text: String) { _ = text.withCString { Glibc.send(fd, $0, strlen($0), 0) } }
+
+  /// Reads until the server closes the connection (or the 20 s safety timeout).
+  func readUntilClosed() -> (bytes: Int, closedByServer: Bool) {
+    var total = 0
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = recv(fd, &buffer, buffer.count, 0)
+      if count == 0 { return (total, true) }
+      // A reset is the server closing too (it drops connections it will not serve).
+      if count < 0 { return (total, errno == ECONNRESET) }
+      total += count
+    }
+  }
+
+  func close() { _ = Glibc.close(fd) }
+}
+
+@Suite("HTTP limits")
+struct HTTPLimitTests {
+  @Test("an idle, half-sent request is cut off after the connection timeout (slow-loris)")
+  func connectionTimeout() throws {
+    var settings = HTTPServer.Settings()
+    settings.port = 0
+    settings.connectionTimeoutSeconds = 1
+    let http = HTTPServer(settings: settings) { _ in Response(status: 204) }
+    let port = try http.start()
+    defer { http.shutdown() }
+    let connection = try RawConnection(port: port)
+    defer { connection.close() }
+    connection.send("GET /health HTTP/1.1\r\nHost: x\r\n")
+    let outcome = connection.readUntilClosed()
+    #expect(outcome.closedByServer)
+    #expect(outcome.bytes == 0)
+  }
+
+  @Test("connections beyond the per-address limit are closed at once")
+  func connectionLimit() throws {
+    var settings = HTTPServer.Settings()
+    settings.port = 0
+    settings.perIPConnectionLimit = 2
+    settings.threads = 1
+    let http = HTTPServer(settings: settings) { _ in Response(status: 204) }
+    let port = try http.start()
+    defer { http.shutdown() }
+    let held = try (0..<2).map { _ in try RawConnection(port: port) }
+    defer { held.forEach { $0.close() } }
+    // Let the server accept the first two before the third arrives.
+    held[0].send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+    var buffer = [UInt8](repeating: 0, count: 1024)
+    #expect(recv(held[0].fd, &buffer, buffer.count, 0) > 0)
+    held[1].send("GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+    #expect(recv(held[1].fd, &buffer, buffer.count, 0) > 0)
+    let extra = try RawConnection(port: port)
+    defer { extra.close() }
+    extra.send("GET /c HTTP/1.1\r\nHost: x\r\n\r\n")
+    let outcome = extra.readUntilClosed()
+    #expect(outcome.closedByServer)
+    #expect(outcome.bytes == 0)
+  }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import TollgateAPI
+
+@testable import TollgateServer
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Runs the built `tollgate` executable, as an operator would.
+struct CLI {
+  static let executable = repositoryRoot.appendingPathComponent(".build/debug/tollgate")
+
+  let database: String
+
+  struct Outcome {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+  }
+
+  func run(_ arguments: [String]) throws -> Outcome {
+    let process = Process()
+    process.executableURL = Self.executable
+    process.arguments = arguments + ["--database", database]
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Outcome(
+      status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+      stderr: String(decoding: stderr, as: UTF8.self))
+  }
+}
+
+@Suite("Command line", .enabled(if: FileManager.default.fileExists(atPath: CLI.executable.path)))
+struct CommandLineTests {
+  @Test("keys create, import and export-fallback work on one database file")
+  func keysImportExport() throws {
+    let cli = CLI(database: temporaryDirectory().appendingPathComponent("cli.sqlite").path)
+    let keys = try cli.run(["keys", "create", "--app", "shop"])
+    #expect(keys.status == 0)
+    #expect(keys.stdout.contains("public key: tg_pub_"))
+    #expect(keys.stdout.contains("secret key: tg_sec_"))
+
+    let sample = repositoryRoot.appendingPathComponent("examples/sample-config.json").path
+    let imported = try cli.run(["import", sample, "--app", "shop"])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    #expect(imported.stdout.contains("revision 1"))
+
+    let exported = try cli.run(["export-fallback", "--app", "shop"])
+    #expect(exported.status == 0)
+    let file = try WireCoding.decoder.decode(FallbackFile.self, from: Data(exported.stdout.utf8))
+    #expect(file.revision == 1)
+    #expect(file.placements.map(\.id) == ["onboarding", "settings_upgrade"])
+  }
+
+  @Test("an invalid document is refused with every path, and the revision stays")
+  func invalidImport() throws {
+    let directory = temporaryDirectory()
+    let cli = CLI(database: directory.appendingPathComponent("cli.sqlite").path)
+    #expect(try cli.run(["keys", "create", "--app", "shop"]).status == 0)
+    let bad = directory.appendingPathComponent("bad.json")
+    try Data(#"{"flows":[{"id":"a"}],"placements":[{"id":"p","default":"nope"}],"extra":1}"#.utf8).write(to: bad)
+    let outcome = try cli.run(["import", bad.path, "--app", "shop"])
+    #expect(outcome.status == 1)
+    #expect(outcome.stderr.contains("$.placements[0].default: unknown flow nope"))
+    #expect(outcome.stderr.contains("$.extra: unknown key"))
+    #expect(try cli.run(["export-fallback", "--app", "shop"]).status == 1)
+    #expect(try cli.run(["import", bad.path, "--app", "nobody"]).status == 1)
+  }
+
+  @Test("usage errors exit 2 with a message")
+  func usageErrors() throws {
+    let cli = CLI(database: temporaryDirectory().appendingPathComponent("cli.sqlite").path)
+    let unknown = try cli.run(["frobnicate"])
+    #expect(unknown.status == 2)
+    #expect(unknown.stderr.contains("unknown command"))
+    let typo = try cli.run(["keys", "create", "--app", "x", "--colour", "red"])
+    #expect(typo.status == 2)
+    #expect(typo.stderr.contains("unknown option --colour"))
+  }
+
+  @Test("serve answers, and SIGTERM stops it cleanly with the database checkpointed")
+  func serveAndStop() async throws {
+    let directory = temporaryDirectory()
+    let database = directory.appendingPathComponent("serve.sqlite").path
+    let process = Process()
+    process.executableURL = CLI.executable
+    process.arguments = [
+      "serve", "--port", "0", "--database", database, "--sample-config",
+      repositoryRoot.appendingPathComponent("examples/sample-config.json").path,
+    ]
+    let err = Pipe()
+    let out = Pipe()
+    process.standardError = err
+    process.standardOutput = out
+    try process.run()
+    // The server logs its bound port once it listens.
+    var log = ""
+    while !log.contains("listening on") {
+      let chunk = err.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      log += String(decoding: chunk, as: UTF8.self)
+    }
+    let port = try #require(log.firstMatch(of: /127\.0\.0\.1:(\d+)/).map { String($0.1) })
+    let publicKey = try String(
+      contentsOfFile: directory.appendingPathComponent("sample-public-key.txt").path, encoding: .utf8)
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/sdk/placements/onboarding/default")!)
+    request.setValue("Api-Key \(publicKey)", forHTTPHeaderField: "Authorization")
+    let (body, response) = try await TestServer.session.data(for: request)
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    #expect(try WireCoding.decoder.decode(PlacementFlowResponse.self, from: body).flow.id == "standard")
+
+    process.terminate()
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit)
+    #expect(process.terminationStatus == 0)
+    let rest = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(rest.contains("stopped"))
+    let wal = try? FileManager.default.attributesOfItem(atPath: database + "-wal")
+    #expect((wal?[.size] as? Int ?? 0) == 0)
+    let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(printed.contains("secret key (admin): tg_sec_"))
+  }
+}
