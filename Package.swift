@@ -8,6 +8,7 @@ let package = Package(
     .executable(name: "tollgate", targets: ["tollgate"]),
     .library(name: "TollgateServer", targets: ["TollgateServer"]),
     .library(name: "TollgateAPI", targets: ["TollgateAPI"]),
+    .library(name: "Adapty", targets: ["Adapty"]),
   ],
   targets: [
     // C libraries from Debian. libmicrohttpd needs a tiny shim: MHD_start_daemon and
@@ -31,7 +32,9 @@ let package = Package(
       name: "TollgateServer",
       dependencies: ["TollgateAPI", "CMicroHTTPD", "CSQLite", "COpenSSL"]
     ),
+    .target(name: "Adapty", dependencies: ["TollgateAPI"]),
     .executableTarget(name: "tollgate", dependencies: ["TollgateServer"]),
+    .testTarget(name: "AdaptyTests", dependencies: ["Adapty", "TollgateAPI"]),
     .testTarget(
       name: "TollgateServerTests",
       dependencies: ["TollgateServer", "TollgateAPI"]

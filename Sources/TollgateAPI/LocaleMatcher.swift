@@ -1,10 +1,9 @@
-import TollgateAPI
-
-/// Picks the remote-config locale for a requested locale: the exact locale, else the bare
+/// Picks the remote-config locale (server and SDK use the same rule) for a requested locale: the exact locale, else the bare
 /// language, else another region of the same language, else `en`, else the first locale in
 /// alphabetical order. Comparison ignores case and treats `_` as `-`.
-enum LocaleMatcher {
-  static func best(for requested: String?, among available: some Collection<String>) -> String? {
+public enum LocaleMatcher {
+  /// The best locale among `available` for `requested` (nil when `available` is empty).
+  public static func best(for requested: String?, among available: some Collection<String>) -> String? {
     let sorted = available.sorted()
     guard !sorted.isEmpty else { return nil }
     if let requested, !requested.isEmpty {
@@ -20,7 +19,8 @@ enum LocaleMatcher {
     return sorted[0]
   }
 
-  static func normalize(_ locale: String) -> String {
+  /// Lower-cased, with `_` as `-`.
+  public static func normalize(_ locale: String) -> String {
     locale.lowercased().replacingOccurrences(of: "_", with: "-")
   }
 }

@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+import TollgateAPI
+
+/// One activated SDK: everything `Adapty`'s static API acts on. The facade holds one per
+/// process; tests create several over the same storage directory to simulate relaunches.
+final class AdaptyRuntime: Sendable {
+  let configuration: AdaptyConfiguration
+  let client: BackendClient
+  let store: LocalStore
+  let broadcaster: ProfileBroadcaster
+  let profiles: ProfileManager
+  let placements: PlacementManager
+  let events: EventQueue
+  let clock: any SDKClock
+  private let background: SendableTaskList
+
+  /// Reads the disk state and publishes the cached profile; network work starts in the
+  /// background and never delays activation.
+  static func launch(
+    _ configuration: AdaptyConfiguration, fallback: FallbackFlows = .shared, delegates: DelegateHolder = .shared
+  ) async -> AdaptyRuntime {
+    let runtime = AdaptyRuntime(configuration: configuration, fallback: fallback, delegates: delegates)
+    await runtime.profiles.publishCached()
+    runtime.background.add(Task { await runtime.syncProfile() })
+    await runtime.events.startFlushing()
+    return runtime
+  }
+
+  private init(configuration: AdaptyConfiguration, fallback: FallbackFlows, delegates: DelegateHolder) {
+    self.configuration = configuration
+    let dependencies = configuration.dependencies
+    let transport = dependencies.transport ?? URLSessionTransport(baseURL: configuration.backendBaseUrl)
+    client = BackendClient(transport: transport, apiKey: configuration.apiKey)
+    store = LocalStore(directory: configuration.storageDirectory)
+    clock = dependencies.clock
+    broadcaster = ProfileBroadcaster(delegates: delegates)
+    profiles = ProfileManager(
+      client: client, store: store, installInfo: dependencies.installInfo(), broadcaster: broadcaster,
+      customerUserId: configuration.customerUserId)
+    placements = PlacementManager(
+      client: client, profiles: profiles, cache: FlowCache(store: store), fallback: fallback, clock: clock)
+    events = EventQueue(store: store, client: client, clock: clock)
+    background = SendableTaskList()
+  }
+
+  /// Creates the profile on the server (first launch) or refreshes it (later launches).
+  func syncProfile() async {
+    do {
+      _ = try await profiles.refresh()
+    } catch {
+      Log.warn("profile sync: \(error.message)")
+    }
+  }
+
+  /// Records a shown flow.
+  func logShow(_ flow: AdaptyFlow) async {
+    let profileId = await profiles.profileId
+    await events.enqueue(
+      EventPayload(
+        eventId: UUID().uuidString.lowercased(), profileId: profileId, placementId: flow.placement.id,
+        variationId: flow.variationId))
+  }
+
+  /// Stops background work; the disk state stays for the next launch.
+  func shutdown() async {
+    background.cancelAll()
+    await events.stop()
+    await broadcaster.finish()
+  }
+}
+
+/// Background tasks to cancel at shutdown.
+final class SendableTaskList: Sendable {
+  private let tasks = Mutex<[Task<Void, Never>]>([])
+
+  func add(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
+
+  func cancelAll() {
+    for task in tasks.withLock({ $0 }) { task.cancel() }
+  }
+}

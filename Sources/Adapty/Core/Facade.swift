@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+
+/// The process-wide activation state behind the static `Adapty` API.
+final class Facade: Sendable {
+  static let shared = Facade()
+
+  private enum State {
+    case idle
+    case activating(Task<AdaptyRuntime, Never>)
+    case active(AdaptyRuntime)
+  }
+
+  private struct Guarded {
+    var state: State = .idle
+    /// `profileUpdates` streams opened before activation.
+    var waitingStreams: [AsyncStream<AdaptyProfile>.Continuation] = []
+  }
+
+  private let guarded = Mutex(Guarded())
+  private let fallback: FallbackFlows
+  private let delegates: DelegateHolder
+
+  /// A facade over the given process-wide holders (tests pass their own).
+  init(fallback: FallbackFlows = .shared, delegates: DelegateHolder = .shared) {
+    self.fallback = fallback
+    self.delegates = delegates
+  }
+
+  /// Activates once; a second call throws `activateOnceError`.
+  func activate(_ configuration: AdaptyConfiguration) async throws(AdaptyError) {
+    let task: Task<AdaptyRuntime, Never>? = guarded.withLock { guarded in
+      guard case .idle = guarded.state else { return nil }
+      let (fallback, delegates) = (self.fallback, self.delegates)
+      let task = Task { await AdaptyRuntime.launch(configuration, fallback: fallback, delegates: delegates) }
+      guarded.state = .activating(task)
+      return task
+    }
+    guard let task else { throw AdaptyError.activateOnce() }
+    if let level = configuration.logLevel { SDKLogger.shared.level = level }
+    let runtime = await task.value
+    let streams = guarded.withLock { guarded in
+      guarded.state = .active(runtime)
+      defer { guarded.waitingStreams = [] }
+      return guarded.waitingStreams
+    }
+    for stream in streams { await runtime.broadcaster.subscribe(stream) }
+    let profileId = await runtime.profiles.profileId
+    Log.info("activated (profile \(profileId), server \(configuration.backendBaseUrl))")
+  }
+
+  /// The runtime; waits for an activation in progress; `notActivated` when there is none.
+  func runtime() async throws(AdaptyError) -> AdaptyRuntime {
+    let state = guarded.withLock { $0.state }
+    switch state {
+    case .active(let runtime): return runtime
+    case .activating(let task): return await task.value
+    case .idle: throw AdaptyError.notActivated()
+    }
+  }
+
+  /// Whether `activate` has been called (it may still be running).
+  var activationStarted: Bool {
+    guarded.withLock { guarded in
+      if case .idle = guarded.state { return false }
+      return true
+    }
+  }
+
+  /// The runtime if activation has finished.
+  var activeRuntime: AdaptyRuntime? {
+    guarded.withLock { guarded in
+      if case .active(let runtime) = guarded.state { return runtime }
+      return nil
+    }
+  }
+
+  /// A stream of profiles: the current one first, then every change; streams opened before
+  /// activation start when it happens.
+  func profileStream() -> AsyncStream<AdaptyProfile> {
+    let (stream, continuation) = AsyncStream<AdaptyProfile>.makeStream()
+    let runtime: AdaptyRuntime? = guarded.withLock { guarded in
+      if case .active(let runtime) = guarded.state { return runtime }
+      guarded.waitingStreams.append(continuation)
+      return nil
+    }
+    if let runtime { Task { await runtime.broadcaster.subscribe(continuation) } }
+    return stream
+  }
+
+  /// Forgets the activation so a test can activate again ("the next launch").
+  func reset() async {
+    let state = guarded.withLock { guarded -> State in
+      defer { guarded = Guarded() }
+      return guarded.state
+    }
+    switch state {
+    case .active(let runtime): await runtime.shutdown()
+    case .activating(let task): await task.value.shutdown()
+    case .idle: break
+    }
+  }
+}

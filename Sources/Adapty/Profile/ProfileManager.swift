@@ -1,0 +1,177 @@
+import Foundation
+import TollgateAPI
+
+/// What the SDK keeps about its profile across launches.
+struct ProfileState: Codable, Sendable, Hashable {
+  /// The id this install uses (generated on first launch).
+  var profileId: String
+  /// The customer user id the profile should carry.
+  var customerUserId: String?
+  /// The last profile the server returned.
+  var profile: AdaptyProfile?
+  /// Its ETag, for cheap revalidation.
+  var etag: String?
+  /// Whether the server has confirmed that the profile exists.
+  var created: Bool
+
+  static func fresh(customerUserId: String?) -> ProfileState {
+    ProfileState(profileId: UUID().uuidString.lowercased(), customerUserId: customerUserId, created: false)
+  }
+}
+
+/// Owns the profile: creates it on the server once, refreshes it, applies changes, and
+/// publishes every new version through the broadcaster.
+actor ProfileManager {
+  private var state: ProfileState
+  private let client: BackendClient
+  private let store: LocalStore
+  private let installInfo: InstallInfo
+  let broadcaster: ProfileBroadcaster
+  private var creation: Task<Void, any Error>?
+
+  init(
+    client: BackendClient, store: LocalStore, installInfo: InstallInfo, broadcaster: ProfileBroadcaster,
+    customerUserId: String?
+  ) {
+    self.client = client
+    self.store = store
+    self.installInfo = installInfo
+    self.broadcaster = broadcaster
+    var state = store.read(ProfileState.self, from: StoredFile.profile) ?? .fresh(customerUserId: customerUserId)
+    if let customerUserId, state.customerUserId != customerUserId {
+      // Another user on this install: start a profile of theirs.
+      state = .fresh(customerUserId: customerUserId)
+    }
+    self.state = state
+    store.write(state, to: StoredFile.profile)
+  }
+
+  var profileId: String { state.profileId }
+  var cachedProfile: AdaptyProfile? { state.profile }
+
+  /// Publishes the cached profile, if any (called at activation, before any network).
+  func publishCached() async {
+    if let profile = state.profile { await broadcaster.publish(profile) }
+  }
+
+  /// The profile id once the server knows it, creating the profile if needed. Concurrent
+  /// callers share one request.
+  func ensureCreated() async throws(AdaptyError) -> String {
+    if state.created { return state.profileId }
+    let task: Task<Void, any Error>
+    if let creation {
+      task = creation
+    } else {
+      let id = state.profileId
+      let body = CreateProfileRequest(profileId: id, customerUserId: state.customerUserId, install: installInfo.wire)
+      let client = client
+      task = Task { [weak self] in
+        let payload = try await client.createProfile(body)
+        await self?.apply(payload, etag: nil, created: true)
+      }
+      creation = task
+    }
+    do {
+      try await task.value
+    } catch let failure as BackendClient.Failure {
+      creation = nil
+      throw failure.error
+    } catch {
+      creation = nil
+      throw AdaptyError(.unknown, "\(error)")
+    }
+    creation = nil
+    return state.profileId
+  }
+
+  /// The server lost the profile (404): create it again on next use.
+  func markMissing() {
+    state.created = false
+    store.write(state, to: StoredFile.profile)
+  }
+
+  /// Fetches the latest profile (cheap when unchanged: 304).
+  func refresh() async throws(AdaptyError) -> AdaptyProfile {
+    let id = try await ensureCreated()
+    do {
+      if let (payload, etag) = try await client.profile(id: id, etag: state.etag) {
+        await apply(payload, etag: etag, created: true)
+      }
+    } catch {
+      if error.serverCode == BackendClient.profileNotFound { markMissing() }
+      throw error.error
+    }
+    if let profile = state.profile { return profile }
+    throw AdaptyError(.unknown, "The server returned no profile.")
+  }
+
+  /// Sends profile changes and publishes the result.
+  func update(_ body: UpdateProfileRequest) async throws(AdaptyError) -> AdaptyProfile {
+    let id = try await ensureCreated()
+    do {
+      let payload = try await client.updateProfile(id: id, body)
+      await apply(payload, etag: nil, created: true)
+    } catch {
+      if error.serverCode == BackendClient.profileNotFound { markMissing() }
+      throw error.error
+    }
+    guard let profile = state.profile else { throw AdaptyError(.unknown, "The server returned no profile.") }
+    return profile
+  }
+
+  /// Sets the customer user id: on a profile without one it is attached; a different one
+  /// starts that user's own profile.
+  func identify(_ customerUserId: String) async throws(AdaptyError) {
+    if state.customerUserId == customerUserId { return }
+    if state.customerUserId == nil && state.created {
+      _ = try await update(UpdateProfileRequest(customerUserId: customerUserId))
+      state.customerUserId = customerUserId
+      store.write(state, to: StoredFile.profile)
+      return
+    }
+    replace(with: .fresh(customerUserId: customerUserId))
+    _ = try await ensureCreated()
+  }
+
+  /// Starts a new anonymous profile.
+  func logout() async throws(AdaptyError) {
+    replace(with: .fresh(customerUserId: nil))
+    _ = try await ensureCreated()
+  }
+
+  private func replace(with fresh: ProfileState) {
+    creation = nil
+    state = fresh
+    store.write(state, to: StoredFile.profile)
+  }
+
+  /// Keeps a server answer when it is for this profile and not older than what we have.
+  private func apply(_ payload: ProfilePayload, etag: String?, created: Bool) async {
+    guard payload.id == state.profileId else { return }
+    state.created = state.created || created
+    let profile = AdaptyProfile(payload)
+    if let current = state.profile, current.version > profile.version { return }
+    state.profile = profile
+    state.etag = etag ?? "\"v\(profile.version)\""
+    store.write(state, to: StoredFile.profile)
+    await broadcaster.publish(profile)
+  }
+}
+
+extension AdaptyProfile {
+  init(_ payload: ProfilePayload) {
+    var attributes: [String: AdaptyCustomAttributeValue] = [:]
+    for (key, value) in payload.customAttributes {
+      switch value {
+      case .string(let text): attributes[key] = .string(text)
+      case .int, .double: attributes[key] = .number(value.numberValue ?? 0)
+      default: continue
+      }
+    }
+    self.init(
+      profileId: payload.id, customerUserId: payload.customerUserId, customAttributes: attributes,
+      appliedExternalAttributionProviders: payload.appliedAttributionSources.map(
+        AdaptyExternalAttributionProvider.init),
+      version: payload.version)
+  }
+}

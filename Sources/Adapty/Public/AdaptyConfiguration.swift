@@ -1,0 +1,73 @@
+import Foundation
+
+/// How the SDK runs: which server, which key, where it keeps its files.
+public struct AdaptyConfiguration: Sendable {
+  /// Tollgate's SDK routes answer under this base by default: a server on this machine.
+  public static let defaultBackendBaseUrl = URL(string: "http://127.0.0.1:8080")!
+
+  let apiKey: String
+  let customerUserId: String?
+  let backendBaseUrl: URL
+  let logLevel: AdaptyLog.Level?
+  let storageDirectory: URL
+  let dependencies: Dependencies
+
+  /// Starts a configuration with the app's public SDK key (`tg_pub_…`).
+  public static func builder(withAPIKey apiKey: String) -> Builder { Builder(apiKey: apiKey) }
+
+  /// Collects options; every `with` returns the builder so calls chain.
+  public final class Builder {
+    var apiKey: String
+    var customerUserId: String?
+    var backendBaseUrl = AdaptyConfiguration.defaultBackendBaseUrl
+    var logLevel: AdaptyLog.Level?
+    var storageDirectory: URL?
+    var dependencies = Dependencies()
+
+    init(apiKey: String) { self.apiKey = apiKey }
+
+    /// The app's own user id for this install's profile.
+    @discardableResult
+    public func with(customerUserId: String?) -> Builder {
+      self.customerUserId = customerUserId
+      return self
+    }
+
+    /// Your Tollgate server, e.g. `https://paywalls.example.com`.
+    @discardableResult
+    public func with(backendBaseUrl: URL) -> Builder {
+      self.backendBaseUrl = backendBaseUrl
+      return self
+    }
+
+    /// Sets `Adapty.logLevel` at activation.
+    @discardableResult
+    public func with(logLevel: AdaptyLog.Level) -> Builder {
+      self.logLevel = logLevel
+      return self
+    }
+
+    /// Where the SDK keeps its files (profile, cached flows, pending events). Default:
+    /// Application Support/Adapty on Apple platforms, `$XDG_DATA_HOME/<program>/adapty`
+    /// (or `~/.local/share/…`) on Linux.
+    @discardableResult
+    public func with(storageDirectory: URL) -> Builder {
+      self.storageDirectory = storageDirectory
+      return self
+    }
+
+    /// The finished configuration.
+    public func build() -> AdaptyConfiguration {
+      AdaptyConfiguration(
+        apiKey: apiKey, customerUserId: customerUserId, backendBaseUrl: backendBaseUrl, logLevel: logLevel,
+        storageDirectory: storageDirectory ?? StorageLocation.defaultDirectory(), dependencies: dependencies)
+    }
+  }
+}
+
+/// The collaborators the SDK talks to; tests and the Linux demo replace them.
+struct Dependencies: Sendable {
+  var transport: (any HTTPTransport)?
+  var clock: any SDKClock = SystemClock()
+  var installInfo: @Sendable () -> InstallInfo = { InstallInfo.current() }
+}
