@@ -35,6 +35,7 @@ let package = Package(
     .target(name: "Adapty", dependencies: ["TollgateAPI"]),
     .executableTarget(name: "tollgate", dependencies: ["TollgateServer"]),
     .testTarget(name: "AdaptyTests", dependencies: ["Adapty", "TollgateAPI"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["Adapty", "TollgateAPI", "TollgateServer"]),
     .testTarget(
       name: "TollgateServerTests",
       dependencies: ["TollgateServer", "TollgateAPI"]

@@ -31,8 +31,9 @@ actor ProfileBroadcaster {
   func publish(_ profile: AdaptyProfile) {
     if let current, current.profileId == profile.profileId, current.version >= profile.version { return }
     current = profile
-    for continuation in streams.values { continuation.yield(profile) }
+    // The delegate first: whoever reads a stream can rely on the delegate having it too.
     deliverToDelegate()
+    for continuation in streams.values { continuation.yield(profile) }
   }
 
   /// Gives the delegate the current profile unless it already has this version.
