@@ -100,6 +100,9 @@ public struct ProfilePayload: Codable, Sendable, Hashable {
   public var customAttributes: [String: JSONValue]
   /// Attribution sources applied to this profile (`apple_ads`, …); empty until one is.
   public var appliedAttributionSources: [String]
+  /// Where each attribution source stands (`apple_ads` → `pending`, `applied`, …); absent
+  /// for sources never sent.
+  public var attributionStatus: [String: AttributionStatus]?
   /// Creation time, ISO 8601.
   public var createdAt: String
   /// Last change, ISO 8601.
@@ -109,7 +112,7 @@ public struct ProfilePayload: Codable, Sendable, Hashable {
   public init(
     id: String, version: Int64, customerUserId: String?, install: InstallMeta,
     customAttributes: [String: JSONValue], appliedAttributionSources: [String],
-    createdAt: String, updatedAt: String
+    createdAt: String, updatedAt: String, attributionStatus: [String: AttributionStatus]? = nil
   ) {
     self.id = id
     self.version = version
@@ -117,6 +120,7 @@ public struct ProfilePayload: Codable, Sendable, Hashable {
     self.install = install
     self.customAttributes = customAttributes
     self.appliedAttributionSources = appliedAttributionSources
+    self.attributionStatus = attributionStatus
     self.createdAt = createdAt
     self.updatedAt = updatedAt
   }
@@ -126,6 +130,7 @@ public struct ProfilePayload: Codable, Sendable, Hashable {
     case customerUserId = "customer_user_id"
     case customAttributes = "custom_attributes"
     case appliedAttributionSources = "applied_attribution_sources"
+    case attributionStatus = "attribution_status"
     case createdAt = "created_at"
     case updatedAt = "updated_at"
   }

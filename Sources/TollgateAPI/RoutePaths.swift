@@ -4,6 +4,10 @@ public enum RoutePaths {
   public static let profiles = "/v1/sdk/profiles"
   /// A profile by id.
   public static func profile(_ id: String) -> String { "/v1/sdk/profiles/\(id)" }
+  /// Apple Ads attribution token of a profile.
+  public static func appleAdsAttribution(_ profileId: String) -> String {
+    "/v1/sdk/profiles/\(profileId)/attribution/apple-ads"
+  }
   /// The segmented flow of a placement for a profile.
   public static func placementFlow(_ placementId: String) -> String {
     "/v1/sdk/placements/\(placementId)/flow"

@@ -14,11 +14,21 @@ public final class Server: Sendable {
   private let logger: Logger
 
   /// Wires the service to an HTTP server; nothing listens until `start()`.
+  private let attributionInterval: TimeInterval?
+
+  /// Wires the service to an HTTP server. `apple` resolves Apple Ads tokens (Apple's API,
+  /// or the stand-in); `attributionInterval` is how often pending tokens are retried (nil:
+  /// only when a token arrives, for tests that drive the worker themselves).
   public init(
     store: any Store, settings: HTTPServer.Settings, time: any TimeSource = SystemTimeSource(),
-    logger: Logger = Logger()
+    logger: Logger = Logger(), apple: any AppleAdsResolving = AppleAdsClient(),
+    attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionInterval: TimeInterval? = 0.5,
+    attributionBudget: TimeInterval = 1.5
   ) {
-    let service = Service(store: store, time: time, logger: logger)
+    let service = Service(
+      store: store, time: time, logger: logger, apple: apple, attributionPolicy: attributionPolicy,
+      attributionBudget: attributionBudget)
+    self.attributionInterval = attributionInterval
     self.service = service
     self.store = store
     self.logger = logger
@@ -36,15 +46,23 @@ public final class Server: Sendable {
   public func start() throws -> UInt16 {
     let port = try http.start()
     refresher.withLock { $0?.resume() }
+    if let attributionInterval {
+      service.attribution.start(interval: attributionInterval)
+      // Jobs left pending by an earlier process resume at once.
+      service.attribution.kick()
+    }
     return port
   }
 
-  /// Stops accepting, finishes requests in flight, then closes the store.
+  /// Stops accepting, answers long polls with what is known now, finishes requests in
+  /// flight, then closes the store. Pending attribution jobs stay in the store.
   public func stop() {
     refresher.withLock { timer in
       timer?.cancel()
       timer = nil
     }
+    service.attribution.stop()
+    service.finishWaits()
     http.shutdown()
     store.close()
   }

@@ -13,11 +13,15 @@ enum CommandLineTool {
           --port N                port                     (TOLLGATE_PORT, default 8080)
           --threads N             worker threads           (TOLLGATE_THREADS, default: cores, min 2)
           --log-level LEVEL       debug|info|warn|error    (TOLLGATE_LOG_LEVEL, default info)
+          --apple-ads-url URL     Apple's attribution API  (TOLLGATE_APPLE_ADS_URL, default Apple's)
           --sample-config FILE    on first start create the app "sample", print its keys,
                                   and import FILE into it
       keys create --app NAME      create the app if needed and print a new public + secret key
       import FILE --app NAME      validate FILE and apply it as the app's next revision
       export-fallback --app NAME  print the app's fallback file (for setFallback(fileURL:))
+      apple-ads-sandbox [--host 127.0.0.1] [--port 8081]
+                                  a local stand-in for Apple's attribution API, scripted by
+                                  token (sbx|campaign=N|delay_ms=N|not_found=K|…): tests only
 
     every command takes --database PATH  (TOLLGATE_DATABASE, default ./data/tollgate.sqlite)
     """
@@ -35,6 +39,7 @@ enum CommandLineTool {
       case ["keys", "create"]: try keysCreate(&options)
       case ["import"]: try importConfig(&options)
       case ["export-fallback"]: try exportFallback(&options)
+      case ["apple-ads-sandbox"]: try await appleAdsSandbox(&options)
       case ["help"], []:
         print(usage)
       default:
@@ -71,6 +76,13 @@ enum CommandLineTool {
     let levelName = options.value("--log-level", env: "TOLLGATE_LOG_LEVEL") ?? "info"
     guard let level = LogLevel(name: levelName) else { throw Failure("unknown log level \(levelName)") }
     let sampleConfig = options.value("--sample-config", env: nil)
+    var appleURL = AppleAdsClient.appleURL
+    if let text = options.value("--apple-ads-url", env: "TOLLGATE_APPLE_ADS_URL") {
+      guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
+        throw Failure("--apple-ads-url takes an http(s) URL")
+      }
+      appleURL = url
+    }
     let databasePath = options.databasePath
     try options.finish()
 
@@ -79,13 +91,25 @@ enum CommandLineTool {
     if let sampleConfig {
       try SampleApp.prepare(store: store, configPath: sampleConfig, databasePath: databasePath, settings: settings)
     }
-    let server = Server(store: store, settings: settings, logger: logger)
+    let server = Server(store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL))
     let port = try server.start()
     logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(databasePath))")
     let signal = await Signals.next([SIGINT, SIGTERM])
     logger.info("signal \(signal): finishing requests in flight, then closing the database")
     server.stop()
     logger.info("stopped")
+  }
+
+  static func appleAdsSandbox(_ options: inout Options) async throws {
+    let host = options.value("--host", env: nil) ?? "127.0.0.1"
+    guard let port = UInt16(options.value("--port", env: nil) ?? "8081") else { throw Failure("--port takes a number") }
+    try options.finish()
+    let sandbox = AppleAdsSandbox()
+    let url = try sandbox.start(host: host, port: port)
+    say("Apple Ads stand-in (for tests and demos only) at \(url)")
+    say("start the server with: tollgate serve --apple-ads-url \(url)")
+    _ = await Signals.next([SIGINT, SIGTERM])
+    sandbox.stop()
   }
 
   static func keysCreate(_ options: inout Options) throws {

@@ -59,6 +59,8 @@ public struct CompiledConfig: Sendable {
 
   /// The revision this document was applied as.
   public internal(set) var revision: Int64
+  /// `settings.allow_test_attribution`: apply developer-mode Apple Ads attribution.
+  var allowTestAttribution = false
   let flows: [String: Flow]
   let audiences: [String: Audience]
   let placements: [String: Placement]

@@ -83,8 +83,19 @@ public enum ConfigValidator {
     }
 
     mutating func compile(_ json: JSONValue, revision: Int64) -> CompiledConfig? {
-      guard let root = object(json, at: "$", required: ["flows", "placements"], optional: ["audiences"])
+      guard
+        let root = object(json, at: "$", required: ["flows", "placements"], optional: ["audiences", "settings"])
       else { return nil }
+      var allowTestAttribution = false
+      if let settingsJSON = root["settings"],
+        let settings = object(settingsJSON, at: "$.settings", required: [], optional: ["allow_test_attribution"])
+      {
+        switch settings["allow_test_attribution"] {
+        case nil: break
+        case .bool(let allowed)?: allowTestAttribution = allowed
+        case let other?: fail("$.settings.allow_test_attribution", "must be true or false, not \(other.typeName)")
+        }
+      }
 
       var flows: [String: CompiledConfig.Flow] = [:]
       for (index, item) in array(root["flows"], at: "$.flows").enumerated() {
@@ -229,9 +240,11 @@ public enum ConfigValidator {
         placements[placementId] = .init(id: placementId, targets: targets, defaultVariation: defaultVariation)
       }
 
-      return CompiledConfig(
+      var config = CompiledConfig(
         revision: revision, flows: flows, audiences: audiences, placements: placements,
         variationOwners: owners)
+      config.allowTestAttribution = allowTestAttribution
+      return config
     }
   }
 }

@@ -101,11 +101,18 @@ private struct Daemon: @unchecked Sendable {
   let pointer: OpaquePointer
 }
 
+/// A suspended connection; libmicrohttpd allows resuming it from any thread.
+private struct SuspendedConnection: @unchecked Sendable {
+  let pointer: OpaquePointer
+}
+
 /// What one request accumulates between libmicrohttpd's calls.
 final class PendingRequest {
   var request: Request
   var bodyTooLarge = false
   var answered = false
+  /// Set while the connection is suspended waiting for a deferred answer.
+  var deferred: DeferredResponse?
 
   init(request: Request) { self.request = request }
 }
@@ -150,10 +157,24 @@ enum MHDCallbacks {
       uploadSize.pointee = 0
       return .YES
     }
+    if let deferred = pending.deferred {
+      // Called again after MHD_resume_connection: the answer is ready.
+      guard let response = deferred.response else { return .YES }
+      pending.deferred = nil
+      return send(response, on: connection)
+    }
     if pending.answered { return .YES }
     pending.answered = true
     if pending.bodyTooLarge { return send(payloadTooLarge(server), on: connection) }
-    return send(server.handler(pending.request), on: connection)
+    let response = server.handler(pending.request)
+    guard let deferred = response.deferred else { return send(response, on: connection) }
+    pending.deferred = deferred
+    MHD_suspend_connection(connection)
+    let suspended = SuspendedConnection(pointer: connection)
+    if deferred.attach(resume: { MHD_resume_connection(suspended.pointer) }) {
+      MHD_resume_connection(connection)
+    }
+    return .YES
   }
 
   static let completed: MHD_RequestCompletedCallback = { cls, _, connectionContext, _ in

@@ -9,12 +9,21 @@ public struct Response: Sendable {
   public var headers: [(String, String)]
   /// Body bytes.
   public var body: Data
+  /// Set when the answer comes later (long polls); status, headers and body are then unused.
+  public var deferred: DeferredResponse?
 
   /// Creates a response.
   public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
     self.status = status
     self.headers = headers
     self.body = body
+  }
+
+  /// An answer that will be completed later; the connection is suspended meanwhile.
+  public static func deferred(_ deferred: DeferredResponse) -> Response {
+    var response = Response(status: 0)
+    response.deferred = deferred
+    return response
   }
 
   /// A JSON response with a wire model as its body.

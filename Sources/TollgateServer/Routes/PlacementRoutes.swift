@@ -9,12 +9,27 @@ extension Endpoints {
         throw HTTPError(400, "missing_parameter", "The query parameter profile_id is required.")
       }
       let profile = try existingProfile(appId: appId, id: profileId)
-      let entry = try configEntry(appId: appId, placementId: request.parameter("placementId"))
-      let resolver = PlacementResolver(store: store, logger: logger)
-      return .json(
-        try resolver.resolve(
-          placementId: request.parameter("placementId"), config: entry.config, appId: appId,
-          profile: profile, locale: request.query["locale"] ?? profile.install.locale, now: time.now()))
+      let placementId = request.parameter("placementId")
+      _ = try configEntry(appId: appId, placementId: placementId)
+      let locale = request.query["locale"]
+      let id = profile.id
+      let answer: @Sendable () -> Response = { [self] in
+        respond {
+          let profile = try existingProfile(appId: appId, id: id)
+          let entry = try configEntry(appId: appId, placementId: placementId)
+          let resolver = PlacementResolver(store: store, logger: logger)
+          return .json(
+            try resolver.resolve(
+              placementId: placementId, config: entry.config, appId: appId, profile: profile,
+              locale: locale ?? profile.install.locale, now: time.now()))
+        }
+      }
+      // wait_for=apple_ads: the first-launch race, done here in one request.
+      guard let wait = try AttributionWait(request) else { return answer() }
+      return waits.wait(
+        .init(appId: appId, profileId: id), seconds: wait.seconds,
+        attempt: { [self] in respond { try attributionSettled(appId: appId, id: id) ? answer() : nil } },
+        timeUp: answer)
     }
 
     router.add("GET", "/v1/sdk/placements/{placementId}/default") { [self] request in

@@ -21,6 +21,16 @@ extension Endpoints {
     router.add("GET", "/v1/sdk/profiles/{profileId}") { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       let profile = try existingProfile(appId: appId, id: request.parameter("profileId"))
+      if let wait = try AttributionWait(request) {
+        let id = profile.id
+        let answer: @Sendable () -> Response = { [self] in
+          respond { .json(Self.payload(try existingProfile(appId: appId, id: id))) }
+        }
+        return waits.wait(
+          .init(appId: appId, profileId: id), seconds: wait.seconds,
+          attempt: { [self] in respond { try attributionSettled(appId: appId, id: id) ? answer() : nil } },
+          timeUp: answer)
+      }
       return Self.conditional(
         request, etag: "\"v\(profile.version)\"", body: WireCoding.encode(Self.payload(profile)))
     }
@@ -60,7 +70,8 @@ extension Endpoints {
       id: profile.id, version: profile.version, customerUserId: profile.customerUserId,
       install: profile.install, customAttributes: profile.customAttributes,
       appliedAttributionSources: profile.appliedSources,
-      createdAt: Timestamp.string(profile.createdAt), updatedAt: Timestamp.string(profile.updatedAt))
+      createdAt: Timestamp.string(profile.createdAt), updatedAt: Timestamp.string(profile.updatedAt),
+      attributionStatus: profile.attribution.status.isEmpty ? nil : profile.attribution.status)
   }
 }
 

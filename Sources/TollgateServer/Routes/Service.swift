@@ -12,14 +12,18 @@ public final class Service: Sendable {
   /// Creates the service over a store.
   public init(
     store: any Store, time: any TimeSource = SystemTimeSource(), logger: Logger = Logger(),
-    defaultMaxAge: Int = 60
+    defaultMaxAge: Int = 60, apple: any AppleAdsResolving = AppleAdsClient(),
+    attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionBudget: TimeInterval = 1.5
   ) {
-    let endpoints = Endpoints(store: store, time: time, logger: logger, defaultMaxAge: defaultMaxAge)
+    let endpoints = Endpoints(
+      store: store, time: time, logger: logger, defaultMaxAge: defaultMaxAge, apple: apple,
+      attributionPolicy: attributionPolicy, attributionBudget: attributionBudget)
     var router = Router()
     endpoints.addOperationsRoutes(to: &router)
     endpoints.addProfileRoutes(to: &router)
     endpoints.addPlacementRoutes(to: &router)
     endpoints.addEventRoutes(to: &router)
+    endpoints.addAttributionRoutes(to: &router)
     endpoints.addAdminRoutes(to: &router)
     self.endpoints = endpoints
     self.router = router
@@ -50,15 +54,31 @@ public final class Service: Sendable {
     case .notFound:
       response = HTTPError(404, "route_not_found", "No route \(request.method) \(request.path).").response
     }
-    let elapsed = started.duration(to: .now)
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    endpoints.metrics.record(route: label, method: request.method, status: response.status, seconds: seconds)
-    endpoints.logger.debug("\(request.method) \(request.path) → \(response.status)")
+    let metrics = endpoints.metrics
+    let logger = endpoints.logger
+    let route = label
+    let record: @Sendable (Response) -> Void = { response in
+      let elapsed = started.duration(to: .now)
+      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      metrics.record(route: route, method: request.method, status: response.status, seconds: seconds)
+      logger.debug("\(request.method) \(request.path) → \(response.status)")
+    }
+    if let deferred = response.deferred {
+      deferred.onComplete(record)
+    } else {
+      record(response)
+    }
     return response
   }
 
   /// Drops cached configs whose revision changed in the store (applied elsewhere).
   public func refreshConfigs() throws { try endpoints.configs.refresh() }
+
+  /// The attribution worker (tests run its passes by hand).
+  public var attribution: AttributionWorker { endpoints.attribution }
+
+  /// Answers every long poll at once (before shutdown: suspended connections must resume).
+  public func finishWaits() { endpoints.waits.finishAll() }
 }
 
 /// What the route handlers share: the store, the clock, caches, authentication, metrics.
@@ -71,14 +91,31 @@ final class Endpoints: Sendable {
   let auth: Authenticator
   /// Seconds a CDN or client may keep a default-audience response.
   let defaultMaxAge: Int
+  /// Long polls on profiles.
+  let waits: ProfileWaits
+  /// Resolves Apple Ads tokens.
+  let attribution: AttributionWorker
+  /// How long `POST …/attribution/apple-ads` waits for the outcome before answering 202.
+  let attributionBudget: TimeInterval
 
-  init(store: any Store, time: any TimeSource, logger: Logger, defaultMaxAge: Int) {
+  init(
+    store: any Store, time: any TimeSource, logger: Logger, defaultMaxAge: Int, apple: any AppleAdsResolving,
+    attributionPolicy: AttributionPolicy, attributionBudget: TimeInterval
+  ) {
     self.store = store
     self.time = time
     self.logger = logger
-    self.configs = ConfigCache(store: store)
+    let configs = ConfigCache(store: store)
+    self.configs = configs
     self.auth = Authenticator(store: store)
     self.defaultMaxAge = defaultMaxAge
+    self.attributionBudget = attributionBudget
+    let waits = ProfileWaits()
+    self.waits = waits
+    attribution = AttributionWorker(
+      store: store, apple: apple, time: time, logger: logger, policy: attributionPolicy,
+      allowsTestAttribution: { appId in (try? configs.entry(appId: appId))??.config.allowTestAttribution ?? false },
+      onChange: { profile, appId in waits.changed(.init(appId: appId, profileId: profile.id)) })
   }
 
   /// Decodes a JSON body after checking its media type: 415 when it is not JSON, 400 when

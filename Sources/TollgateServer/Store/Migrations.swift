@@ -57,6 +57,24 @@ enum Migrations {
     );
     CREATE UNIQUE INDEX events_dedupe ON events(app_id, event_id) WHERE event_id IS NOT NULL;
     CREATE INDEX events_by_placement ON events(app_id, placement_id);
+    """,
     """
+    ALTER TABLE profiles ADD COLUMN attribution TEXT NOT NULL DEFAULT '{"status":{}}';
+    CREATE TABLE attribution_jobs (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      token_hash TEXT NOT NULL,
+      token TEXT NOT NULL,
+      status TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      not_found INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at REAL NOT NULL,
+      last_error TEXT,
+      created_at REAL NOT NULL,
+      updated_at REAL NOT NULL,
+      PRIMARY KEY (app_id, profile_id, token_hash)
+    );
+    CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
+    """,
   ]
 }

@@ -166,7 +166,7 @@ public final class SQLiteStore: Store {
   // MARK: Profiles
 
   private static let profileColumns =
-    "id, version, customer_user_id, install, custom_attributes, applied_sources, created_at, updated_at"
+    "id, version, customer_user_id, install, custom_attributes, applied_sources, created_at, updated_at, attribution"
 
   public func insertProfile(appId: Int64, _ profile: ProfileRecord) throws -> (
     ProfileRecord, created: Bool
@@ -175,7 +175,7 @@ public final class SQLiteStore: Store {
       try db.transaction {
         try db.query(
           """
-          INSERT INTO profiles (app_id, \(Self.profileColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+          INSERT INTO profiles (app_id, \(Self.profileColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (app_id, id) DO NOTHING
           """, [.integer(appId)] + Self.values(profile))
         let created = db.changes == 1
@@ -200,16 +200,20 @@ public final class SQLiteStore: Store {
         guard try change(&profile) else { return profile }
         profile.version += 1
         profile.updatedAt = at
-        let values = Self.values(profile)
-        try db.query(
-          """
-          UPDATE profiles SET version = ?, customer_user_id = ?, install = ?, custom_attributes = ?,
-          applied_sources = ?, updated_at = ? WHERE app_id = ? AND id = ?
-          """,
-          [values[1], values[2], values[3], values[4], values[5], values[7], .integer(appId), .text(id)])
+        try Self.save(db, appId: appId, profile)
         return profile
       }
     }
+  }
+
+  private static func save(_ db: SQLiteConnection, appId: Int64, _ profile: ProfileRecord) throws {
+    let values = Self.values(profile)
+    try db.query(
+      """
+      UPDATE profiles SET version = ?, customer_user_id = ?, install = ?, custom_attributes = ?,
+      applied_sources = ?, updated_at = ?, attribution = ? WHERE app_id = ? AND id = ?
+      """,
+      [values[1], values[2], values[3], values[4], values[5], values[7], values[8], .integer(appId), .text(profile.id)])
   }
 
   private static func profile(_ db: SQLiteConnection, appId: Int64, id: String) throws
@@ -222,13 +226,15 @@ public final class SQLiteStore: Store {
       ).first
     else { return nil }
     let decoder = WireCoding.decoder
-    return ProfileRecord(
+    var profile = ProfileRecord(
       id: row[0].string ?? id, version: row[1].int ?? 1, customerUserId: row[2].string,
       install: try decoder.decode(InstallMeta.self, from: row[3].data ?? Data()),
       customAttributes: try decoder.decode([String: JSONValue].self, from: row[4].data ?? Data()),
       appliedSources: try decoder.decode([String].self, from: row[5].data ?? Data()),
       createdAt: Date(timeIntervalSince1970: row[6].double ?? 0),
       updatedAt: Date(timeIntervalSince1970: row[7].double ?? 0))
+    profile.attribution = try decoder.decode(ProfileAttribution.self, from: row[8].data ?? Data("{}".utf8))
+    return profile
   }
 
   private static func values(_ profile: ProfileRecord) -> [SQLValue] {
@@ -240,6 +246,7 @@ public final class SQLiteStore: Store {
       profile.customerUserId.map(SQLValue.text) ?? .null,
       json(profile.install), json(profile.customAttributes), json(profile.appliedSources),
       .real(profile.createdAt.timeIntervalSince1970), .real(profile.updatedAt.timeIntervalSince1970),
+      json(profile.attribution),
     ]
   }
 
@@ -276,6 +283,120 @@ public final class SQLiteStore: Store {
 
   private static func values(_ key: AssignmentKey) -> [SQLValue] {
     [.integer(key.appId), .text(key.profileId), .text(key.placementId), .text(key.audienceId)]
+  }
+
+  // MARK: Attribution
+
+  private static let jobColumns =
+    "app_id, profile_id, token_hash, token, status, attempts, not_found, next_attempt_at, last_error"
+
+  private static func job(_ row: [SQLValue]) -> AttributionJob {
+    AttributionJob(
+      appId: row[0].int ?? 0, profileId: row[1].string ?? "", tokenHash: row[2].string ?? "",
+      token: row[3].string ?? "", status: AttributionStatus(rawValue: row[4].string ?? "") ?? .failed,
+      attempts: Int(row[5].int ?? 0), notFound: Int(row[6].int ?? 0),
+      nextAttemptAt: Date(timeIntervalSince1970: row[7].double ?? 0), lastError: row[8].string)
+  }
+
+  public func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date)
+    throws -> (AttributionJob, created: Bool)
+  {
+    try with { db in
+      try db.transaction {
+        let now = SQLValue.real(at.timeIntervalSince1970)
+        try db.query(
+          """
+          INSERT INTO attribution_jobs (\(Self.jobColumns), created_at, updated_at)
+          VALUES (?, ?, ?, ?, 'pending', 0, 0, ?, NULL, ?, ?) ON CONFLICT DO NOTHING
+          """, [.integer(appId), .text(profileId), .text(tokenHash), .text(token), now, now, now])
+        let created = db.changes == 1
+        let rows = try db.query(
+          "SELECT \(Self.jobColumns) FROM attribution_jobs WHERE app_id = ? AND profile_id = ? AND token_hash = ?",
+          [.integer(appId), .text(profileId), .text(tokenHash)])
+        if created, var profile = try Self.profile(db, appId: appId, id: profileId),
+          profile.attribution.status[appleAdsSource] != .applied
+        {
+          profile.attribution.status[appleAdsSource] = .pending
+          try Self.save(db, appId: appId, profile)
+        }
+        return (Self.job(rows[0]), created)
+      }
+    }
+  }
+
+  public func claimAttributionJobs(now: Date, lease: TimeInterval, limit: Int) throws -> [AttributionJob] {
+    try with { db in
+      try db.transaction {
+        try db.query(
+          """
+          UPDATE attribution_jobs SET next_attempt_at = ?
+          WHERE rowid IN (SELECT rowid FROM attribution_jobs WHERE status = 'pending' AND next_attempt_at <= ?
+                          ORDER BY next_attempt_at LIMIT ?)
+          RETURNING \(Self.jobColumns)
+          """,
+          [.real(now.timeIntervalSince1970 + lease), .real(now.timeIntervalSince1970), .integer(Int64(limit))]
+        ).map(Self.job)
+      }
+    }
+  }
+
+  public func finishAttribution(_ job: AttributionJob, _ outcome: AttributionOutcome, at: Date) throws
+    -> ProfileRecord?
+  {
+    try with { db in
+      try db.transaction { () throws -> ProfileRecord? in
+        let key: [SQLValue] = [.integer(job.appId), .text(job.profileId), .text(job.tokenHash)]
+        switch outcome {
+        case .retry(let next, let attempts, let notFound, let error):
+          try db.query(
+            """
+            UPDATE attribution_jobs SET attempts = ?, not_found = ?, next_attempt_at = ?, last_error = ?, updated_at = ?
+            WHERE app_id = ? AND profile_id = ? AND token_hash = ? AND status = 'pending'
+            """,
+            [
+              .integer(Int64(attempts)), .integer(Int64(notFound)), .real(next.timeIntervalSince1970), .text(error),
+              .real(at.timeIntervalSince1970),
+            ] + key)
+          return nil
+        case .final(let status, let payload, let attempts, let error):
+          try db.query(
+            """
+            UPDATE attribution_jobs SET status = ?, token = '', attempts = ?, last_error = ?, updated_at = ?
+            WHERE app_id = ? AND profile_id = ? AND token_hash = ? AND status = 'pending'
+            """,
+            [
+              .text(status.rawValue), .integer(Int64(attempts)), error.map(SQLValue.text) ?? .null,
+              .real(at.timeIntervalSince1970),
+            ]
+              + key)
+          // Only the transition out of pending touches the profile (exactly once).
+          guard db.changes == 1, var profile = try Self.profile(db, appId: job.appId, id: job.profileId) else {
+            return nil
+          }
+          // Applied is permanent: a later token's failure never takes it back.
+          guard profile.attribution.status[appleAdsSource] != .applied else { return nil }
+          profile.attribution.status[appleAdsSource] = status
+          if status == .applied, let payload {
+            profile.attribution.appleAds = AppleAdsRecord(
+              payload: payload, test: payload.isDeveloperMode, clickDate: payload.clickDate.flatMap(AppleAdsDate.parse),
+              resolvedAt: at)
+            if !profile.appliedSources.contains(appleAdsSource) {
+              profile.appliedSources = (profile.appliedSources + [appleAdsSource]).sorted()
+            }
+          }
+          profile.version += 1
+          profile.updatedAt = at
+          try Self.save(db, appId: job.appId, profile)
+          return profile
+        }
+      }
+    }
+  }
+
+  public func attributionQueueDepth() throws -> Int {
+    try with { db in
+      Int(try db.query("SELECT COUNT(*) FROM attribution_jobs WHERE status = 'pending'").first?[0].int ?? 0)
+    }
   }
 
   // MARK: Events

@@ -55,6 +55,8 @@ public struct ProfileRecord: Sendable, Hashable {
   public var createdAt: Date
   /// Last change.
   public var updatedAt: Date
+  /// Attribution payloads and the status of each source.
+  public var attribution: ProfileAttribution = ProfileAttribution()
 
   /// Creates a record.
   public init(
@@ -71,6 +73,62 @@ public struct ProfileRecord: Sendable, Hashable {
     self.createdAt = createdAt
     self.updatedAt = updatedAt
   }
+}
+
+/// What attribution knows about a profile.
+public struct ProfileAttribution: Codable, Sendable, Hashable {
+  /// Apple's answer, once resolved with `attribution: true`.
+  public var appleAds: AppleAdsRecord?
+  /// Status per source (`apple_ads` → …).
+  public var status: [String: AttributionStatus] = [:]
+
+  /// Nothing known yet.
+  public init() {}
+
+  enum CodingKeys: String, CodingKey {
+    case status
+    case appleAds = "apple_ads"
+  }
+}
+
+/// Apple's payload as applied to a profile.
+public struct AppleAdsRecord: Codable, Sendable, Hashable {
+  /// What Apple answered.
+  public var payload: AppleAdsPayload
+  /// Developer-mode (fake ids) attribution.
+  public var test: Bool
+  /// `clickDate` parsed.
+  public var clickDate: Date?
+  /// When the server received it.
+  public var resolvedAt: Date
+}
+
+/// The source name of Apple Ads attribution, on the wire and in rules.
+public let appleAdsSource = "apple_ads"
+
+/// A token waiting to be resolved with Apple, or its final outcome.
+public struct AttributionJob: Sendable, Hashable {
+  public var appId: Int64
+  public var profileId: String
+  /// SHA-256 of the token: the same token twice is one job.
+  public var tokenHash: String
+  /// The token; cleared once the outcome is final.
+  public var token: String
+  public var status: AttributionStatus
+  /// Calls made to Apple so far.
+  public var attempts: Int
+  /// How many of them answered 404 (not ready yet).
+  public var notFound: Int
+  public var nextAttemptAt: Date
+  public var lastError: String?
+}
+
+/// What the worker decided for a job.
+public enum AttributionOutcome: Sendable, Hashable {
+  /// Try again at this time.
+  case retry(at: Date, attempts: Int, notFound: Int, error: String)
+  /// Done: the final status, with Apple's payload when there is one.
+  case final(AttributionStatus, payload: AppleAdsPayload?, attempts: Int, error: String?)
 }
 
 /// Identifies one experiment slot of one profile: the assignment key.
@@ -174,6 +232,19 @@ public protocol Store: Sendable {
   func assignment(_ key: AssignmentKey) throws -> String?
   /// Stores `variationId` unless the slot has one; returns the slot's variation.
   func assign(_ key: AssignmentKey, variationId: String, at: Date) throws -> String
+
+  /// Records a token for a profile unless the same token was recorded before; marks the
+  /// profile's `apple_ads` status pending unless already applied.
+  func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date) throws
+    -> (AttributionJob, created: Bool)
+  /// Takes up to `limit` due pending jobs and pushes their next attempt `lease` seconds
+  /// ahead, so a crashed worker's jobs come back and two workers never take the same job.
+  func claimAttributionJobs(now: Date, lease: TimeInterval, limit: Int) throws -> [AttributionJob]
+  /// Stores the worker's decision; a final `applied` adds the source to the profile (and
+  /// bumps its version) in the same transaction. Returns the profile when it changed.
+  func finishAttribution(_ job: AttributionJob, _ outcome: AttributionOutcome, at: Date) throws -> ProfileRecord?
+  /// Pending jobs.
+  func attributionQueueDepth() throws -> Int
 
   /// Records events, skipping ids seen before; returns how many were new.
   func recordEvents(appId: Int64, _ events: [EventRecord]) throws -> Int

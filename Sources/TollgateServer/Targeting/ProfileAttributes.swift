@@ -17,6 +17,22 @@ enum ProfileAttributes {
     for (name, value) in strings {
       if let value { attributes[name] = .string(value) }
     }
+    if profile.appliedSources.contains(appleAdsSource), let appleAds = profile.attribution.appleAds?.payload {
+      let ids: [(String, Int64?)] = [
+        ("campaign_id", appleAds.campaignId), ("ad_group_id", appleAds.adGroupId), ("keyword_id", appleAds.keywordId),
+        ("org_id", appleAds.orgId), ("ad_id", appleAds.adId),
+      ]
+      for (name, value) in ids {
+        if let value { attributes["attribution.apple_ads.\(name)"] = .int(value) }
+      }
+      let texts: [(String, String?)] = [
+        ("country_or_region", appleAds.countryOrRegion), ("conversion_type", appleAds.conversionType),
+        ("claim_type", appleAds.claimType),
+      ]
+      for (name, value) in texts {
+        if let value { attributes["attribution.apple_ads.\(name)"] = .string(value) }
+      }
+    }
     for (key, value) in profile.customAttributes {
       attributes["custom.\(key)"] = value
     }

@@ -66,7 +66,14 @@ final class TestServer: Sendable {
   let beta: KeyIssuer.IssuedKeys
   let log = LogCollector()
 
-  init(directory: URL = temporaryDirectory(), time: ManualTime = ManualTime(), maxBodyBytes: Int = 64 * 1024) throws {
+  /// The Apple Ads stand-in this server resolves tokens with.
+  let sandbox: AppleAdsSandbox
+
+  init(
+    directory: URL = temporaryDirectory(), time: ManualTime = ManualTime(), maxBodyBytes: Int = 64 * 1024,
+    sandbox: AppleAdsSandbox = AppleAdsSandbox(), attributionBudget: TimeInterval = 0.3
+  ) throws {
+    self.sandbox = sandbox
     self.directory = directory
     self.time = time
     databasePath = directory.appendingPathComponent("tollgate.sqlite").path
@@ -79,13 +86,24 @@ final class TestServer: Sendable {
     settings.threads = 2
     settings.maxBodyBytes = maxBodyBytes
     let log = self.log
+    let appleURL = try sandbox.start()
+    // No periodic worker: tests run attribution passes themselves (`attributionPass()`).
     server = Server(
       store: store, settings: settings, time: time,
-      logger: Logger(level: .info) { line in log.append(line) })
+      logger: Logger(level: .info) { line in log.append(line) }, apple: AppleAdsClient(url: appleURL),
+      attributionInterval: nil, attributionBudget: attributionBudget)
     port = try server.start()
   }
 
-  func stop() { server.stop() }
+  func stop() {
+    server.stop()
+    sandbox.stop()
+  }
+
+  /// Runs the attribution worker until no job is due (at the test's clock).
+  func attributionPass() async {
+    while await server.service.attribution.processDue() > 0 {}
+  }
 
   var sdkKey: String { alpha.publicKey }
   var adminKey: String { alpha.secretKey }

@@ -1,0 +1,137 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TollgateAPI
+
+/// Resolves pending tokens with Apple. The queue is the `attribution_jobs` table, not
+/// memory: a restart picks up where the last process stopped. Each pass claims up to
+/// `concurrency` due jobs (a lease keeps other workers off them), asks Apple, and stores
+/// the outcome; a profile that changed wakes its long polls.
+public final class AttributionWorker: Sendable {
+  /// Jobs resolved at once, at most.
+  public let concurrency: Int
+  /// Pending jobs beyond which new tokens are refused (503).
+  public let maxQueue: Int
+  /// How long a claimed job stays invisible to other passes.
+  static let lease: TimeInterval = 30
+
+  let store: any Store
+  let apple: any AppleAdsResolving
+  let time: any TimeSource
+  let logger: Logger
+  let policy: AttributionPolicy
+  let allowsTestAttribution: @Sendable (Int64) -> Bool
+  let onChange: @Sendable (ProfileRecord, Int64) -> Void
+  private let outcomes = Mutex<[String: Int]>([:])
+  private let loop = Mutex<LoopState>(LoopState())
+
+  private struct LoopState {
+    var timer: (any DispatchSourceTimer)?
+    var running = false
+    var again = false
+  }
+
+  /// Creates a worker; `onChange` hears about every profile an outcome changed.
+  public init(
+    store: any Store, apple: any AppleAdsResolving, time: any TimeSource, logger: Logger,
+    policy: AttributionPolicy = AttributionPolicy(), concurrency: Int = 4, maxQueue: Int = 10_000,
+    allowsTestAttribution: @escaping @Sendable (Int64) -> Bool = { _ in false },
+    onChange: @escaping @Sendable (ProfileRecord, Int64) -> Void = { _, _ in }
+  ) {
+    self.store = store
+    self.apple = apple
+    self.time = time
+    self.logger = logger
+    self.policy = policy
+    self.concurrency = concurrency
+    self.maxQueue = maxQueue
+    self.allowsTestAttribution = allowsTestAttribution
+    self.onChange = onChange
+  }
+
+  /// One pass: claims the due jobs and resolves them. Returns how many it handled.
+  @discardableResult
+  public func processDue() async -> Int {
+    let jobs: [AttributionJob]
+    do {
+      jobs = try store.claimAttributionJobs(now: time.now(), lease: Self.lease, limit: concurrency)
+    } catch {
+      logger.error("attribution: cannot claim jobs: \(error)")
+      return 0
+    }
+    await withTaskGroup(of: Void.self) { group in
+      for job in jobs { group.addTask { await self.process(job) } }
+    }
+    return jobs.count
+  }
+
+  private func process(_ job: AttributionJob) async {
+    let answer = await apple.resolve(token: job.token)
+    let outcome = policy.outcome(
+      of: answer, job: job, now: time.now(), allowTestAttribution: allowsTestAttribution(job.appId))
+    let label: String
+    switch outcome {
+    case .retry: label = "retry"
+    case .final(let status, _, _, _): label = status.rawValue
+    }
+    outcomes.withLock { $0[label, default: 0] += 1 }
+    logger.info("attribution: profile \(job.profileId): \(label) after attempt \(job.attempts + 1)")
+    do {
+      if let changed = try store.finishAttribution(job, outcome, at: time.now()) {
+        onChange(changed, job.appId)
+      }
+    } catch {
+      // The lease expires and the job is tried again: nothing is lost.
+      logger.error("attribution: cannot store the outcome for \(job.profileId): \(error)")
+    }
+  }
+
+  /// Starts passes every `interval` seconds (and at once after `kick()`).
+  public func start(interval: TimeInterval = 0.5) {
+    loop.withLock { state in
+      let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+      timer.schedule(deadline: .now() + interval, repeating: interval)
+      timer.setEventHandler { [self] in kick() }
+      timer.resume()
+      state.timer = timer
+    }
+  }
+
+  /// Runs a pass now (a new token arrived); passes never overlap.
+  public func kick() {
+    let start = loop.withLock { state -> Bool in
+      if state.running {
+        state.again = true
+        return false
+      }
+      state.running = true
+      return true
+    }
+    guard start else { return }
+    Task {
+      while true {
+        while await processDue() > 0 {}
+        let again = loop.withLock { state -> Bool in
+          if state.again {
+            state.again = false
+            return true
+          }
+          state.running = false
+          return false
+        }
+        if !again { break }
+      }
+    }
+  }
+
+  /// Stops the timer; pending jobs stay in the table for the next start.
+  public func stop() {
+    loop.withLock { state in
+      state.timer?.cancel()
+      state.timer = nil
+    }
+  }
+
+  /// Outcomes so far by label (`applied`, `retry`, …), for `/metrics`.
+  public var outcomeCounts: [String: Int] { outcomes.withLock { $0 } }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import TollgateAPI
+
+/// `wait_for=apple_ads&timeout_ms=N` on profile and placement reads.
+struct AttributionWait {
+  let seconds: Double
+
+  /// nil when the request does not ask to wait; 400 for a malformed request to wait.
+  init?(_ request: Request) throws {
+    guard let source = request.query["wait_for"] else { return nil }
+    guard source == appleAdsSource else {
+      throw HTTPError(400, "bad_parameter", "wait_for supports apple_ads only.")
+    }
+    guard let text = request.query["timeout_ms"], let milliseconds = Int(text), milliseconds >= 0 else {
+      throw HTTPError(400, "bad_parameter", "wait_for needs timeout_ms, a whole number of milliseconds.")
+    }
+    seconds = min(Double(milliseconds) / 1000, ProfileWaits.maximumSeconds)
+  }
+}
+
+extension Endpoints {
+  /// Tokens longer than this are not AdServices tokens.
+  static let maxTokenLength = 8_192
+
+  func addAttributionRoutes(to router: inout Router) {
+    router.add("POST", "/v1/sdk/profiles/{profileId}/attribution/apple-ads") { [self] request in
+      let appId = try auth.appId(for: request, needs: .publicKey)
+      let body = try decode(AppleAdsTokenRequest.self, from: request)
+      let token = body.token.trimmingCharacters(in: .whitespacesAndNewlines)
+      guard (1...Self.maxTokenLength).contains(token.utf8.count) else {
+        throw HTTPError.validation([.init(path: "$.token", message: "a token is 1–\(Self.maxTokenLength) bytes")])
+      }
+      let profile = try existingProfile(appId: appId, id: request.parameter("profileId"))
+      let id = profile.id
+      // Applied is permanent: no need to ask Apple again.
+      if profile.attribution.status[appleAdsSource] == .applied { return .json(Self.payload(profile)) }
+      guard try store.attributionQueueDepth() < attribution.maxQueue else {
+        throw HTTPError(503, "attribution_queue_full", "Too many tokens are waiting for Apple; retry later.")
+      }
+      let (job, created) = try store.enqueueAttribution(
+        appId: appId, profileId: id, token: token, tokenHash: Digest.sha256Hex(token), at: time.now())
+      if created || job.status == .pending { attribution.kick() }
+      let settled: @Sendable () -> Response? = { [self] in
+        respond {
+          let profile = try existingProfile(appId: appId, id: id)
+          return Self.settled(profile.attribution.status[appleAdsSource]) ? .json(Self.payload(profile)) : nil
+        }
+      }
+      return waits.wait(
+        .init(appId: appId, profileId: id), seconds: attributionBudget, attempt: settled,
+        timeUp: { [self] in
+          respond {
+            let profile = try existingProfile(appId: appId, id: id)
+            if Self.settled(profile.attribution.status[appleAdsSource]) { return .json(Self.payload(profile)) }
+            return .json(AttributionPendingResponse(profile: Self.payload(profile)), status: 202)
+          }
+        })
+    }
+  }
+
+  /// Whether waiting on this profile's Apple Ads attribution can end: it is applied, or
+  /// its last token reached a final outcome.
+  func attributionSettled(appId: Int64, id: String) throws -> Bool {
+    Self.settled(try existingProfile(appId: appId, id: id).attribution.status[appleAdsSource])
+  }
+
+  static func settled(_ status: AttributionStatus?) -> Bool { status?.isFinal ?? false }
+
+  /// Runs a handler body outside the router (long-poll answers), turning errors into JSON.
+  func respond(_ body: () throws -> Response?) -> Response? {
+    do {
+      return try body()
+    } catch let error as HTTPError {
+      return error.response
+    } catch {
+      logger.error("deferred answer: \(error)")
+      return HTTPError(500, "internal_error", "The server failed to answer; the error is logged.").response
+    }
+  }
+
+  func respond(_ body: () throws -> Response) -> Response {
+    respond { () throws -> Response? in try body() }!
+  }
+}

@@ -1,0 +1,77 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Long polls waiting for a profile to change (`wait_for=apple_ads`). Each wait is a
+/// deferred response on a suspended connection: no thread waits. A change to the profile
+/// re-checks its waits at once; a timer answers the rest when their time is up.
+final class ProfileWaits: Sendable {
+  /// The longest wait a client may ask for.
+  static let maximumSeconds: Double = 30
+
+  struct Key: Hashable, Sendable {
+    let appId: Int64
+    let profileId: String
+  }
+
+  private struct Waiter: Sendable {
+    let id: UUID
+    let attempt: @Sendable () -> Response?
+    let timeUp: @Sendable () -> Response
+    let deferred: DeferredResponse
+  }
+
+  private let waiters = Mutex<[Key: [Waiter]]>([:])
+
+  /// Answers at once when `attempt` has an answer; otherwise suspends until a change makes
+  /// `attempt` answer or `seconds` pass, then answers with `timeUp`.
+  func wait(
+    _ key: Key, seconds: Double, attempt: @escaping @Sendable () -> Response?,
+    timeUp: @escaping @Sendable () -> Response
+  ) -> Response {
+    if let now = attempt() { return now }
+    let waiter = Waiter(id: UUID(), attempt: attempt, timeUp: timeUp, deferred: DeferredResponse())
+    waiters.withLock { $0[key, default: []].append(waiter) }
+    // A change between the first attempt and the registration would otherwise be missed.
+    if let now = attempt() {
+      finish(key, waiter.id, with: now)
+    } else {
+      let delay = min(max(seconds, 0), Self.maximumSeconds)
+      DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+        finish(key, waiter.id, with: nil)
+      }
+    }
+    return .deferred(waiter.deferred)
+  }
+
+  /// The profile changed: answer every wait on it that is now satisfied.
+  func changed(_ key: Key) {
+    let candidates = waiters.withLock { $0[key] ?? [] }
+    for waiter in candidates {
+      if let response = waiter.attempt() { finish(key, waiter.id, with: response) }
+    }
+  }
+
+  /// Answers every wait with its time-up answer (shutdown).
+  func finishAll() {
+    let all = waiters.withLock { waiters -> [(Key, Waiter)] in
+      defer { waiters = [:] }
+      return waiters.flatMap { key, list in list.map { (key, $0) } }
+    }
+    for (_, waiter) in all { waiter.deferred.complete(waiter.timeUp()) }
+  }
+
+  /// Waits not answered yet.
+  var count: Int { waiters.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+  private func finish(_ key: Key, _ id: UUID, with response: Response?) {
+    let waiter = waiters.withLock { waiters -> Waiter? in
+      guard var list = waiters[key], let index = list.firstIndex(where: { $0.id == id }) else { return nil }
+      let waiter = list.remove(at: index)
+      waiters[key] = list.isEmpty ? nil : list
+      return waiter
+    }
+    guard let waiter else { return }
+    waiter.deferred.complete(response ?? waiter.timeUp())
+  }
+}
