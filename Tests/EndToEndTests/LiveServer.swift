@@ -11,14 +11,24 @@ import TollgateServer
 let repositoryRoot = URL(fileURLWithPath: #filePath)
   .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// A real Tollgate server on a loopback port with the sample configuration, plus a fresh
-/// SDK storage directory: what an app and its backend look like in these tests.
+/// A real Tollgate server on a loopback port with the sample configuration and the Apple
+/// Ads stand-in, plus a fresh SDK storage directory: what an app and its backend look like
+/// in these tests. Attribution retries are fast here (0.1 s instead of Apple's 5 s) so the
+/// scenarios run in real time quickly.
 final class LiveServer: Sendable {
   let directory: URL
   let store: SQLiteStore
   let server: Server
   let port: UInt16
   let keys: KeyIssuer.IssuedKeys
+  let sandbox: AppleAdsSandbox
+
+  static let fastPolicy: AttributionPolicy = {
+    var policy = AttributionPolicy()
+    policy.notReadyDelay = 0.1
+    policy.backoff = [0.3]
+    return policy
+  }()
 
   init(config: String? = nil) throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-e2e-\(UUID().uuidString)")
@@ -28,11 +38,34 @@ final class LiveServer: Sendable {
       try config.map { Data($0.utf8) }
       ?? Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json"))
     _ = try ConfigImporter(store: store).apply(document, appId: keys.app.id)
+    sandbox = AppleAdsSandbox()
+    (server, port) = try Self.serve(store: store, sandbox: sandbox, port: 0)
+  }
+
+  /// The same database, keys and stand-in, in a new server process on the same port.
+  private init(restarting previous: LiveServer) throws {
+    directory = previous.directory
+    keys = previous.keys
+    sandbox = previous.sandbox
+    store = try SQLiteStore(path: directory.appendingPathComponent("server/tollgate.sqlite").path)
+    (server, port) = try Self.serve(store: store, sandbox: sandbox, port: previous.port)
+  }
+
+  /// Stops this server (as a crash or deploy would) and starts another on its database.
+  func restart() throws -> LiveServer {
+    server.stop()
+    return try LiveServer(restarting: self)
+  }
+
+  private static func serve(store: SQLiteStore, sandbox: AppleAdsSandbox, port: UInt16) throws -> (Server, UInt16) {
     var settings = HTTPServer.Settings()
-    settings.port = 0
+    settings.port = port
     settings.threads = 2
-    server = Server(store: store, settings: settings, logger: Logger(level: .warn))
-    port = try server.start()
+    let appleURL = try sandbox.start()
+    let server = Server(
+      store: store, settings: settings, logger: Logger(level: .warn), apple: AppleAdsClient(url: appleURL),
+      attributionPolicy: fastPolicy, attributionInterval: 0.05)
+    return (server, try server.start())
   }
 
   var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -40,27 +73,23 @@ final class LiveServer: Sendable {
   /// The SDK's files for one install of the app.
   var sdkDirectory: URL { directory.appendingPathComponent("sdk") }
 
-  /// The app's configuration; the install reports app version 2.4.0.
-  func configuration(storage: URL? = nil) -> AdaptyConfiguration {
+  /// The app's configuration; the install reports app version 2.4.0, and its Apple Ads
+  /// token is `token` (nil: the device has none).
+  func configuration(storage: URL? = nil, token: String? = nil) -> AdaptyConfiguration {
     let builder = AdaptyConfiguration.builder(withAPIKey: keys.publicKey)
       .with(backendBaseUrl: baseURL)
       .with(storageDirectory: storage ?? sdkDirectory)
       .with(logLevel: .warn)
+      .with(attributionTokenProvider: token.map(FixedToken.init) ?? FixedToken(nil))
     builder.dependencies.installInfo = {
       InstallInfo(appVersion: "2.4.0", osVersion: "17.5", deviceModel: "iPhone15,2", locale: "fr-FR")
     }
     return builder.build()
   }
 
-  func stop() { server.stop() }
-
-  /// Applies an attribution source to a profile directly in the store (the attribution
-  /// pipeline that does this for real is exercised by its own tests).
-  func applyAttribution(_ source: String, to profileId: String) throws {
-    _ = try store.updateProfile(appId: keys.app.id, id: profileId, at: Date()) { profile in
-      profile.appliedSources = Array(Set(profile.appliedSources + [source])).sorted()
-      return true
-    }
+  func stop() {
+    server.stop()
+    sandbox.stop()
   }
 
   /// `GET /v1/admin/…` with the secret key.
@@ -85,4 +114,15 @@ func quitApp() async {
   await Facade.shared.reset()
   FallbackFlows.shared.reset()
   Adapty.delegate = nil
+}
+
+/// A device's AdServices token: fixed, or none (`unavailable`, as on a simulator).
+struct FixedToken: AdaptyAttributionTokenProvider {
+  let token: String?
+  init(_ token: String?) { self.token = token }
+
+  func attributionToken() async throws -> String {
+    guard let token else { throw AdaptyAttributionTokenError.unavailable("no token on this device") }
+    return token
+  }
 }

@@ -8,20 +8,19 @@ import TollgateServer
 /// they return the AA-segmented flow; without it they return the default audience's flow
 /// when their timer fires.
 extension EndToEndTests {
-  @Test("4.x FlowLoader: attribution applied → the Apple Ads flow")
+  @Test("4.x FlowLoader: attribution applied in time → the Apple Ads flow")
   @MainActor func flowLoaderWithAttribution() async throws {
     let live = try LiveServer()
     defer { live.stop() }
-    try await Adapty.activate(with: live.configuration())
+    // Apple answers after 200 ms: well inside the sample's 5 s timer.
+    try await Adapty.activate(with: live.configuration(token: "sbx|delay_ms=200|campaign=1"))
     Adapty.delegate = Seed4.ProfileObserver.shared
-    let profile = try await Adapty.getProfile()
-    try live.applyAttribution("apple_ads", to: profile.profileId)
-    #expect(try await Adapty.getProfile().appliedExternalAttributionProviders == [.appleAds])
 
     let flow = try await Seed4.FlowLoader.getFlowOrDefault(placementId: "onboarding", timeout: 5)
     #expect(flow.id == "aa_offer")
     #expect(flow.source == .segmented)
     #expect(flow.placement.audienceName == "Apple Ads: any campaign")
+    #expect(Seed4.ProfileObserver.shared.profile?.appliedExternalAttributionProviders.contains(.appleAds) == true)
     await quitApp()
   }
 
@@ -48,10 +47,13 @@ extension EndToEndTests {
     let fallback = try await Seed3.PaywallLoader.getPaywallOrDefault(placementId: "onboarding", timeout: 0.3)
     #expect(fallback.id == "standard")
 
-    let profile = try await Adapty.getProfile()
-    try live.applyAttribution("apple_ads", to: profile.profileId)
-    let refreshed = try await Adapty.getProfile()
-    #expect(refreshed.appliedAttributionSources.contains(.appleAds))
+    await quitApp()
+
+    // Another install whose token Apple attributes after 200 ms.
+    try await Adapty.activate(
+      with: live.configuration(
+        storage: live.directory.appendingPathComponent("sdk-2"), token: "sbx|delay_ms=200|campaign=1"))
+    Adapty.delegate = Seed3.ProfileObserver.shared
     let paywall = try await Seed3.PaywallLoader.getPaywallOrDefault(placementId: "onboarding", timeout: 5)
     #expect(paywall.id == "aa_offer")
     await quitApp()

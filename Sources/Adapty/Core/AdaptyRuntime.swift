@@ -13,6 +13,7 @@ final class AdaptyRuntime: Sendable {
   let placements: PlacementManager
   let events: EventQueue
   let clock: any SDKClock
+  let attribution: AttributionCollector?
   private let background: SendableTaskList
 
   /// Reads the disk state and publishes the cached profile; network work starts in the
@@ -22,7 +23,12 @@ final class AdaptyRuntime: Sendable {
   ) async -> AdaptyRuntime {
     let runtime = AdaptyRuntime(configuration: configuration, fallback: fallback, delegates: delegates)
     await runtime.profiles.publishCached()
-    runtime.background.add(Task { await runtime.syncProfile() })
+    let collects = configuration.dependencies.collectsAttributionAtLaunch
+    runtime.background.add(
+      Task {
+        await runtime.syncProfile()
+        if collects { await runtime.attribution?.run() }
+      })
     await runtime.events.startFlushing()
     return runtime
   }
@@ -41,6 +47,12 @@ final class AdaptyRuntime: Sendable {
     placements = PlacementManager(
       client: client, profiles: profiles, cache: FlowCache(store: store), fallback: fallback, clock: clock)
     events = EventQueue(store: store, client: client, clock: clock)
+    if let provider = dependencies.resolvedTokenProvider {
+      attribution = AttributionCollector(
+        provider: provider, client: client, profiles: profiles, store: store, clock: clock)
+    } else {
+      attribution = nil
+    }
     background = SendableTaskList()
   }
 

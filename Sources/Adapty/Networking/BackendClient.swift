@@ -30,13 +30,37 @@ struct BackendClient: Sendable {
     return (try response.decoded(), response.header("ETag"))
   }
 
+  /// Long-polls the profile until Apple Ads attribution is settled or `timeoutMs` passes.
+  func profileAwaitingAttribution(id: String, timeoutMs: Int) async throws(Failure) -> ProfilePayload {
+    try await call(
+      "GET", RoutePaths.profile(id), query: ["wait_for": "apple_ads", "timeout_ms": String(timeoutMs)]
+    ).decoded()
+  }
+
+  /// Hands the AdServices token over; `pending` when the server is still resolving it.
+  func sendAppleAdsToken(profileId: String, token: String) async throws(Failure) -> (ProfilePayload, pending: Bool) {
+    let response = try await call(
+      "POST", RoutePaths.appleAdsAttribution(profileId), body: WireCoding.encode(AppleAdsTokenRequest(token: token)))
+    if response.status == 202 {
+      let pending: AttributionPendingResponse = try response.decoded()
+      return (pending.profile, true)
+    }
+    return (try response.decoded(), false)
+  }
+
   func updateProfile(id: String, _ body: UpdateProfileRequest) async throws(Failure) -> ProfilePayload {
     try await call("PATCH", RoutePaths.profile(id), body: WireCoding.encode(body)).decoded()
   }
 
-  func flow(placementId: String, profileId: String, locale: String?) async throws(Failure) -> PlacementFlowResponse {
+  func flow(placementId: String, profileId: String, locale: String?, waitForAppleAdsMs: Int? = nil)
+    async throws(Failure) -> PlacementFlowResponse
+  {
     var query = ["profile_id": profileId]
     query["locale"] = locale
+    if let waitForAppleAdsMs {
+      query["wait_for"] = "apple_ads"
+      query["timeout_ms"] = String(waitForAppleAdsMs)
+    }
     return try await call("GET", RoutePaths.placementFlow(placementId), query: query).decoded()
   }
 

@@ -29,6 +29,41 @@ struct PlacementManager: Sendable {
     return try await answer(load, placementId: placementId, locale: locale, loadTimeout: loadTimeout)
   }
 
+  /// Extra seconds past the server's wait before the SDK stops waiting for its answer.
+  static let networkGrace: TimeInterval = 1
+
+  /// The first-launch race in one call: the server holds one segmented request until the
+  /// attribution is applied or `timeout` passes; the default-audience flow is fetched in
+  /// parallel and answers when the segmented request fails or is late; the cache and the
+  /// fallback file answer when both fail. Each request is made once.
+  func flowAwaitingAttribution(
+    placementId: String, locale: String?, provider: AdaptyExternalAttributionProvider, timeout: TimeInterval
+  ) async throws(AdaptyError) -> AdaptyFlow {
+    let alreadyApplied =
+      await profiles.cachedProfile?.appliedExternalAttributionProviders.contains(provider) == true
+    guard provider == .appleAds, !alreadyApplied else {
+      return try await flow(placementId: placementId, locale: locale, fetchPolicy: .default, loadTimeout: timeout)
+    }
+    let wait = max(0, timeout)
+    let prefetch = Task { () async throws -> AdaptyFlow in
+      try await fetchDefault(placementId: placementId, locale: locale)
+    }
+    let segmented = Task { () async throws -> AdaptyFlow in
+      try await fetchSegmented(placementId: placementId, locale: locale, waitForAppleAdsMs: Int(wait * 1000))
+    }
+    do {
+      if case .value(let flow) = try await clock.race(seconds: wait + Self.networkGrace, { try await segmented.value })
+      {
+        prefetch.cancel()
+        return flow
+      }
+      Log.info("placement \(placementId): no segmented answer within \(wait) s; using the default audience")
+    } catch {
+      Log.info("placement \(placementId): segmented request failed (\(error)); using the default audience")
+    }
+    return try await answer(prefetch, placementId: placementId, locale: locale, loadTimeout: nil)
+  }
+
   /// The default-audience flow (no profile involved; revalidated with its ETag).
   func defaultFlow(
     placementId: String, locale: String?, fetchPolicy: AdaptyPlacementFetchPolicy, loadTimeout: TimeInterval?
@@ -95,12 +130,15 @@ struct PlacementManager: Sendable {
     }
   }
 
-  private func fetchSegmented(placementId: String, locale: String?) async throws -> AdaptyFlow {
+  private func fetchSegmented(placementId: String, locale: String?, waitForAppleAdsMs: Int? = nil) async throws
+    -> AdaptyFlow
+  {
     // A profile the server lost (a restored database) is created again, once.
     for attempt in 0..<2 {
       let profileId = try await profiles.ensureCreated()
       do {
-        let response = try await client.flow(placementId: placementId, profileId: profileId, locale: locale)
+        let response = try await client.flow(
+          placementId: placementId, profileId: profileId, locale: locale, waitForAppleAdsMs: waitForAppleAdsMs)
         let flow = AdaptyFlow(response, source: .segmented)
         await cache.store(
           .init(flow: flow, etag: nil, storedAt: clock.now()), .segmented, placementId: placementId, locale: locale)

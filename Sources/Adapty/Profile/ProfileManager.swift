@@ -84,6 +84,11 @@ actor ProfileManager {
     return state.profileId
   }
 
+  /// Takes a profile the server returned on another route (attribution).
+  func accept(_ payload: ProfilePayload) async {
+    await apply(payload, etag: nil, created: true)
+  }
+
   /// The server lost the profile (404): create it again on next use.
   func markMissing() {
     state.created = false

@@ -16,6 +16,22 @@ extension Adapty {
       placementId: placementId, locale: locale, fetchPolicy: fetchPolicy, loadTimeout: loadTimeout)
   }
 
+  /// The first-launch paywall in one call: waits up to `timeout` seconds for the
+  /// attribution `provider` (Apple Ads) to be applied to the profile and returns the flow
+  /// of the audience that then matches. The server holds a single request for the wait; the
+  /// default-audience flow is fetched in parallel and answers if that request fails or is
+  /// late; the cache and the fallback file answer when the network fails. On later
+  /// launches (attribution already applied) it returns at once. `AdaptyFlow.source` says
+  /// which path answered.
+  public nonisolated static func getFlow(
+    placementId: String, locale: String? = nil, awaitingAttribution provider: AdaptyExternalAttributionProvider,
+    timeout: TimeInterval
+  ) async throws(AdaptyError) -> AdaptyFlow {
+    let runtime = try await Facade.shared.runtime()
+    return try await runtime.placements.flowAwaitingAttribution(
+      placementId: placementId, locale: locale, provider: provider, timeout: timeout)
+  }
+
   /// The placement's default-audience flow: needs no profile, the same for every user, so
   /// it is the fast, cacheable choice on a first launch.
   public nonisolated static func getFlowForDefaultAudience(

@@ -70,4 +70,13 @@ struct Dependencies: Sendable {
   var transport: (any HTTPTransport)?
   var clock: any SDKClock = SystemClock()
   var installInfo: @Sendable () -> InstallInfo = { InstallInfo.current() }
+  /// Whether activation starts attribution collection in the background (tests that drive
+  /// the collector themselves turn it off).
+  var collectsAttributionAtLaunch = true
+  /// nil: the platform's default (AdServices on iOS); `.some(nil)`: no collection.
+  var attributionTokenProvider: (any AdaptyAttributionTokenProvider)?? = nil
+
+  var resolvedTokenProvider: (any AdaptyAttributionTokenProvider)? {
+    attributionTokenProvider ?? AttributionTokenProviders.platformDefault
+  }
 }

@@ -45,4 +45,5 @@ enum StoredFile {
   static let profile = "profile.json"
   static let flows = "flows.json"
   static let events = "events.json"
+  static let attribution = "attribution.json"
 }

@@ -22,8 +22,16 @@ import TollgateAPI
 public final class AppleAdsSandbox: Sendable {
   /// Calls and successful answers per token.
   public struct Tally: Sendable, Hashable {
+    /// Requests received for the token.
     public var calls = 0
+    /// 200 answers given for it.
     public var successes = 0
+
+    /// A tally.
+    public init(calls: Int = 0, successes: Int = 0) {
+      self.calls = calls
+      self.successes = successes
+    }
   }
 
   private let tallies = Mutex<[String: Tally]>([:])

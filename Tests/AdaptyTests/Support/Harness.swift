@@ -20,12 +20,17 @@ final class Harness: Sendable {
     self.clock = clock
   }
 
-  func configuration(customerUserId: String? = nil) -> AdaptyConfiguration {
+  func configuration(customerUserId: String? = nil, token: (any AdaptyAttributionTokenProvider)? = nil)
+    -> AdaptyConfiguration
+  {
     let builder = AdaptyConfiguration.builder(withAPIKey: "tg_pub_test")
       .with(storageDirectory: directory)
       .with(customerUserId: customerUserId)
+      .with(attributionTokenProvider: token)
     builder.dependencies.transport = transport
     builder.dependencies.clock = clock
+    // Tests run the attribution collector themselves, so its steps are theirs to order.
+    builder.dependencies.collectsAttributionAtLaunch = false
     builder.dependencies.installInfo = {
       InstallInfo(appVersion: "1.0", osVersion: "17.0", deviceModel: "test", locale: "en")
     }
@@ -33,8 +38,10 @@ final class Harness: Sendable {
   }
 
   /// "Launches the app": a new runtime over this install's files.
-  func launch(customerUserId: String? = nil) async -> AdaptyRuntime {
-    await AdaptyRuntime.launch(configuration(customerUserId: customerUserId), fallback: fallback, delegates: delegates)
+  func launch(customerUserId: String? = nil, token: (any AdaptyAttributionTokenProvider)? = nil) async -> AdaptyRuntime
+  {
+    await AdaptyRuntime.launch(
+      configuration(customerUserId: customerUserId, token: token), fallback: fallback, delegates: delegates)
   }
 
   func facade() -> Facade { Facade(fallback: fallback, delegates: delegates) }
@@ -135,4 +142,22 @@ final class RecordingDelegate: AdaptyDelegate {
 /// Log lines, captured for assertions.
 final class LogCapture: Sendable {
   let lines = Mutex<[String]>([])
+}
+
+/// A token provider that answers from a script: each call takes the next result.
+final class ScriptedToken: AdaptyAttributionTokenProvider {
+  private let results: Mutex<[Result<String, AdaptyAttributionTokenError>]>
+  private let callCount = Mutex(0)
+
+  init(_ results: [Result<String, AdaptyAttributionTokenError>]) { self.results = Mutex(results) }
+
+  var calls: Int { callCount.withLock { $0 } }
+
+  func attributionToken() async throws -> String {
+    callCount.withLock { $0 += 1 }
+    let next = results.withLock {
+      $0.isEmpty ? Result.failure(.temporarilyUnavailable("script exhausted")) : $0.removeFirst()
+    }
+    return try next.get()
+  }
 }
