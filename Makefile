@@ -22,8 +22,8 @@ test: deps
 bench: deps
 	@echo "make bench: the benchmark suite is coming (server vs nginx and bare libmicrohttpd)."
 
-demo: deps
-	@echo "make demo: the end-to-end SDK demo is coming with the SDK."
+demo: build
+	.build/release/tollgate demo --config examples/sample-config.json
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift

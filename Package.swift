@@ -33,7 +33,7 @@ let package = Package(
       dependencies: ["TollgateAPI", "CMicroHTTPD", "CSQLite", "COpenSSL"]
     ),
     .target(name: "Adapty", dependencies: ["TollgateAPI"]),
-    .executableTarget(name: "tollgate", dependencies: ["TollgateServer"]),
+    .executableTarget(name: "tollgate", dependencies: ["TollgateServer", "Adapty"]),
     .testTarget(name: "AdaptyTests", dependencies: ["Adapty", "TollgateAPI"]),
     .testTarget(name: "EndToEndTests", dependencies: ["Adapty", "TollgateAPI", "TollgateServer"]),
     .testTarget(

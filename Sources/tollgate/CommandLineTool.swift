@@ -19,6 +19,8 @@ enum CommandLineTool {
       keys create --app NAME      create the app if needed and print a new public + secret key
       import FILE --app NAME      validate FILE and apply it as the app's next revision
       export-fallback --app NAME  print the app's fallback file (for setFallback(fileURL:))
+      demo [--config FILE]        first-launch timeline: server, Apple Ads stand-in and simulated
+                                  devices in one process
       apple-ads-sandbox [--host 127.0.0.1] [--port 8081]
                                   a local stand-in for Apple's attribution API, scripted by
                                   token (sbx|campaign=N|delay_ms=N|not_found=K|…): tests only
@@ -40,6 +42,10 @@ enum CommandLineTool {
       case ["import"]: try importConfig(&options)
       case ["export-fallback"]: try exportFallback(&options)
       case ["apple-ads-sandbox"]: try await appleAdsSandbox(&options)
+      case ["demo"]:
+        let config = options.value("--config", env: nil) ?? "examples/sample-config.json"
+        try options.finish()
+        try await Demo.run(configPath: config)
       case ["help"], []:
         print(usage)
       default:

@@ -21,9 +21,14 @@ struct CLI {
   }
 
   func run(_ arguments: [String]) throws -> Outcome {
+    try runPlain(arguments + ["--database", database])
+  }
+
+  /// Runs without adding `--database`.
+  func runPlain(_ arguments: [String]) throws -> Outcome {
     let process = Process()
     process.executableURL = Self.executable
-    process.arguments = arguments + ["--database", database]
+    process.arguments = arguments
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
@@ -73,6 +78,22 @@ struct CommandLineTests {
     #expect(outcome.stderr.contains("$.extra: unknown key"))
     #expect(try cli.run(["export-fallback", "--app", "shop"]).status == 1)
     #expect(try cli.run(["import", bad.path, "--app", "nobody"]).status == 1)
+  }
+
+  @Test("demo prints the four first-launch scenarios with the flow each device got")
+  func demo() throws {
+    let outcome = try CLI(database: "unused").runPlain([
+      "demo", "--config", repositoryRoot.appendingPathComponent("examples/sample-config.json").path,
+    ])
+    #expect(outcome.status == 0, "\(outcome.stderr)")
+    let lines = outcome.stdout.split(separator: "\n").filter { $0.contains(" flow \"") }
+    #expect(lines.count == 4)
+    guard lines.count == 4 else { return }
+    #expect(lines[0].contains("device A: flow \"aa_offer") || lines[0].contains("device A: flow \"aa_offer_b"))
+    #expect(lines[1].contains("device B: flow \"standard\""))
+    #expect(lines[2].contains("device A: flow \"aa_offer"))
+    #expect(lines[3].contains("bundled fallback file"))
+    #expect(outcome.stdout.contains("profile v2 delivered, applied sources [\"apple_ads\"]"))
   }
 
   @Test("usage errors exit 2 with a message")

@@ -1,0 +1,122 @@
+@_spi(Demo) import Adapty
+import Foundation
+import Synchronization
+import TollgateServer
+
+/// `tollgate demo`: a server, the Apple Ads stand-in and simulated devices in one process,
+/// printing the first-launch timeline of four scenarios.
+enum Demo {
+  static let placement = "onboarding"
+  static let timeout: TimeInterval = 3
+
+  static func run(configPath: String) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-demo-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try SQLiteStore(path: directory.appendingPathComponent("tollgate.sqlite").path)
+    let keys = try KeyIssuer(store: store).issue(appName: "demo")
+    _ = try ConfigImporter(store: store).apply(Data(contentsOf: URL(fileURLWithPath: configPath)), appId: keys.app.id)
+    let fallbackFile = directory.appendingPathComponent("fallback.json")
+    try FallbackExport(store: store).fallbackFile(appId: keys.app.id)!.write(to: fallbackFile)
+
+    let sandbox = AppleAdsSandbox()
+    let appleURL = try sandbox.start()
+    var settings = HTTPServer.Settings()
+    settings.port = 0
+    let server = Server(
+      store: store, settings: settings, logger: Logger(level: .error), apple: AppleAdsClient(url: appleURL),
+      attributionInterval: 0.1)
+    let port = try server.start()
+    defer {
+      server.stop()
+      sandbox.stop()
+    }
+    let base = URL(string: "http://127.0.0.1:\(port)")!
+    say(
+      "Tollgate demo: server on \(base), Apple Ads stand-in on \(appleURL), placement \"\(placement)\", timeout \(Int(timeout)) s"
+    )
+    Adapty.logLevel = .error
+
+    func configuration(_ device: String, token: String?, server: URL = base) -> AdaptyConfiguration {
+      AdaptyConfiguration.builder(withAPIKey: keys.publicKey)
+        .with(backendBaseUrl: server)
+        .with(storageDirectory: directory.appendingPathComponent("device-\(device)"))
+        .with(attributionTokenProvider: DemoToken(token))
+        .build()
+    }
+
+    say("\n1. Device A, first launch; Apple attributes the install to campaign 542370539 after ~1 s")
+    try await scenario("A", configuration("A", token: "sbx|delay_ms=1000|campaign=542370539"))
+
+    say("\n2. Device B, first launch; no Apple Ads attribution (organic install)")
+    try await scenario("B", configuration("B", token: nil))
+
+    say("\n3. Device A, second launch: the cached profile already has .appleAds")
+    try await scenario("A", configuration("A", token: "sbx|delay_ms=1000|campaign=542370539"))
+
+    say("\n4. Device C, first launch with the network down; the app bundles a fallback file")
+    let closed = URL(string: "http://127.0.0.1:9")!
+    try await scenario("C", configuration("C", token: "sbx|campaign=1", server: closed), fallbackFile: fallbackFile)
+  }
+
+  private static func scenario(_ name: String, _ configuration: AdaptyConfiguration, fallbackFile: URL? = nil)
+    async throws
+  {
+    let clock = DemoClock()
+    let observer = DemoObserver(device: name, clock: clock)
+    clock.line(name, "activate")
+    let device = try await AdaptyDevice.launch(configuration, fallbackFile: fallbackFile, delegate: observer)
+    clock.line(name, "activated")
+    let flow = try await device.getFlow(placementId: placement, awaitingAttribution: .appleAds, timeout: timeout)
+    let why: String
+    switch flow.source {
+    case .segmented where flow.placement.audienceName == "All Users":
+      why = "server resolved the profile without Apple Ads attribution (waited up to \(Int(timeout)) s)"
+    case .segmented: why = "server resolved the Apple Ads audience"
+    case .defaultAudience: why = "the segmented answer was late or failed; prefetched default audience"
+    case .cache: why = "network failed; cached flow"
+    case .fallback: why = "network failed; bundled fallback file"
+    }
+    clock.line(
+      name,
+      "flow \"\(flow.id)\" — audience \"\(flow.placement.audienceName)\"\(flow.placement.abTestName.map { ", A/B test \"\($0)\"" } ?? "") — \(why)"
+    )
+    await device.quit()
+  }
+}
+
+/// Milliseconds since a scenario started.
+final class DemoClock: Sendable {
+  private let start = Date()
+
+  func line(_ device: String, _ text: String) {
+    let elapsed = String(Int(Date().timeIntervalSince(start) * 1000))
+    say("  [\(String(repeating: " ", count: max(0, 5 - elapsed.count)))\(elapsed) ms] device \(device): \(text)")
+  }
+}
+
+/// Prints each profile the SDK delivers.
+final class DemoObserver: AdaptyDelegate {
+  let device: String
+  let clock: DemoClock
+
+  init(device: String, clock: DemoClock) {
+    self.device = device
+    self.clock = clock
+  }
+
+  func didLoadLatestProfile(_ profile: AdaptyProfile) {
+    let sources = profile.appliedExternalAttributionProviders.map(\.rawValue)
+    clock.line(device, "profile v\(profile.version) delivered, applied sources \(sources)")
+  }
+}
+
+/// The device's AdServices token (a stand-in script), or none.
+struct DemoToken: AdaptyAttributionTokenProvider {
+  let token: String?
+  init(_ token: String?) { self.token = token }
+
+  func attributionToken() async throws -> String {
+    guard let token else { throw AdaptyAttributionTokenError.unavailable("organic install: no campaign") }
+    return token
+  }
+}
