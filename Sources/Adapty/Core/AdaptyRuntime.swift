@@ -14,6 +14,8 @@ final class AdaptyRuntime: Sendable {
   let events: EventQueue
   let clock: any SDKClock
   let attribution: AttributionCollector?
+  /// Captured App Store messages (`.manual` handling only).
+  let storeMessages: StoreMessageQueue?
   private let background: SendableTaskList
 
   /// Reads the disk state and publishes the cached profile; network work starts in the
@@ -54,6 +56,16 @@ final class AdaptyRuntime: Sendable {
       attribution = nil
     }
     background = SendableTaskList()
+    // Started here, inside activation, so StoreKit never shows a message on its own first.
+    if configuration.storeMessagesHandling == .manual,
+      let source = dependencies.storeMessageSource ?? StoreMessageSources.available
+    {
+      let queue = StoreMessageQueue()
+      storeMessages = queue
+      source.start { message in Task { await queue.add(message) } }
+    } else {
+      storeMessages = nil
+    }
   }
 
   /// Creates the profile on the server (first launch) or refreshes it (later launches).
@@ -79,6 +91,7 @@ final class AdaptyRuntime: Sendable {
     background.cancelAll()
     await events.stop()
     await broadcaster.finish()
+    await storeMessages?.finish()
   }
 }
 

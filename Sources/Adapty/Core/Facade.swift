@@ -13,8 +13,8 @@ final class Facade: Sendable {
 
   private struct Guarded {
     var state: State = .idle
-    /// `profileUpdates` streams opened before activation.
-    var waitingStreams: [AsyncStream<AdaptyProfile>.Continuation] = []
+    /// Streams opened before activation, attached when it happens.
+    var waitingStreams: [@Sendable (AdaptyRuntime) async -> Void] = []
   }
 
   private let guarded = Mutex(Guarded())
@@ -44,7 +44,7 @@ final class Facade: Sendable {
       defer { guarded.waitingStreams = [] }
       return guarded.waitingStreams
     }
-    for stream in streams { await runtime.broadcaster.subscribe(stream) }
+    for attach in streams { await attach(runtime) }
     let profileId = await runtime.profiles.profileId
     Log.info("activated (profile \(profileId), server \(configuration.backendBaseUrl))")
   }
@@ -79,13 +79,31 @@ final class Facade: Sendable {
   /// activation start when it happens.
   func profileStream() -> AsyncStream<AdaptyProfile> {
     let (stream, continuation) = AsyncStream<AdaptyProfile>.makeStream()
+    attach { runtime in await runtime.broadcaster.subscribe(continuation) }
+    return stream
+  }
+
+  /// Pending App Store message types now, then after each change; empty with `.auto`.
+  func storeMessageStream() -> AsyncStream<Set<AdaptyStoreMessageType>> {
+    let (stream, continuation) = AsyncStream<Set<AdaptyStoreMessageType>>.makeStream()
+    attach { runtime in
+      if let queue = runtime.storeMessages {
+        await queue.subscribe(continuation)
+      } else {
+        continuation.yield([])
+      }
+    }
+    return stream
+  }
+
+  /// Runs `attach` with the runtime now, or at activation.
+  private func attach(_ attach: @escaping @Sendable (AdaptyRuntime) async -> Void) {
     let runtime: AdaptyRuntime? = guarded.withLock { guarded in
       if case .active(let runtime) = guarded.state { return runtime }
-      guarded.waitingStreams.append(continuation)
+      guarded.waitingStreams.append(attach)
       return nil
     }
-    if let runtime { Task { await runtime.broadcaster.subscribe(continuation) } }
-    return stream
+    if let runtime { Task { await attach(runtime) } }
   }
 
   /// Forgets the activation so a test can activate again ("the next launch").

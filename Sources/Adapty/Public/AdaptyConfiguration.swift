@@ -10,6 +10,7 @@ public struct AdaptyConfiguration: Sendable {
   let backendBaseUrl: URL
   let logLevel: AdaptyLog.Level?
   let storageDirectory: URL
+  let storeMessagesHandling: AdaptyStoreMessagesHandling
   let dependencies: Dependencies
 
   /// Starts a configuration with the app's public SDK key (`tg_pub_…`).
@@ -22,6 +23,7 @@ public struct AdaptyConfiguration: Sendable {
     var backendBaseUrl = AdaptyConfiguration.defaultBackendBaseUrl
     var logLevel: AdaptyLog.Level?
     var storageDirectory: URL?
+    var storeMessagesHandling = AdaptyStoreMessagesHandling.auto
     var dependencies = Dependencies()
 
     init(apiKey: String) { self.apiKey = apiKey }
@@ -60,7 +62,8 @@ public struct AdaptyConfiguration: Sendable {
     public func build() -> AdaptyConfiguration {
       AdaptyConfiguration(
         apiKey: apiKey, customerUserId: customerUserId, backendBaseUrl: backendBaseUrl, logLevel: logLevel,
-        storageDirectory: storageDirectory ?? StorageLocation.defaultDirectory(), dependencies: dependencies)
+        storageDirectory: storageDirectory ?? StorageLocation.defaultDirectory(),
+        storeMessagesHandling: storeMessagesHandling, dependencies: dependencies)
     }
   }
 }
@@ -70,6 +73,8 @@ struct Dependencies: Sendable {
   var transport: (any HTTPTransport)?
   var clock: any SDKClock = SystemClock()
   var installInfo: @Sendable () -> InstallInfo = { InstallInfo.current() }
+  /// nil: StoreKit's `Message.messages` on iOS 16+, nothing elsewhere.
+  var storeMessageSource: (any AdaptyStoreMessageSource)?
   /// Whether activation starts attribution collection in the background (tests that drive
   /// the collector themselves turn it off).
   var collectsAttributionAtLaunch = true
