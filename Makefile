@@ -1,6 +1,6 @@
 # Tollgate: `make run` starts the server with a sample app, `make test` runs every test.
 SWIFT ?= swift
-PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev
+PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libpq-dev postgresql nginx
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
@@ -15,9 +15,10 @@ build: deps
 run: build
 	.build/release/tollgate serve --host $(HOST) --port $(PORT) --sample-config examples/sample-config.json
 
+# The store suite runs against SQLite and a throw-away PostgreSQL cluster.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
 
 bench: deps
 	@echo "make bench: the benchmark suite is coming (server vs nginx and bare libmicrohttpd)."

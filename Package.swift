@@ -23,6 +23,11 @@ let package = Package(
       providers: [.apt(["libsqlite3-dev"])]
     ),
     .systemLibrary(
+      name: "CLibPQ",
+      pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]
+    ),
+    .systemLibrary(
       name: "COpenSSL",
       pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]
@@ -30,7 +35,7 @@ let package = Package(
     .target(name: "TollgateAPI"),
     .target(
       name: "TollgateServer",
-      dependencies: ["TollgateAPI", "CMicroHTTPD", "CSQLite", "COpenSSL"]
+      dependencies: ["TollgateAPI", "CMicroHTTPD", "CSQLite", "COpenSSL", "CLibPQ"]
     ),
     .target(name: "Adapty", dependencies: ["TollgateAPI"]),
     .executableTarget(name: "tollgate", dependencies: ["TollgateServer", "Adapty"]),

@@ -25,7 +25,8 @@ enum CommandLineTool {
                                   a local stand-in for Apple's attribution API, scripted by
                                   token (sbx|campaign=N|delay_ms=N|not_found=K|…): tests only
 
-    every command takes --database PATH  (TOLLGATE_DATABASE, default ./data/tollgate.sqlite)
+    every command takes --database PATH|URL  (TOLLGATE_DATABASE, default ./data/tollgate.sqlite;
+                                              postgres://user@host:port/db for PostgreSQL)
     """
 
   /// Runs a command; returns the process exit status.
@@ -93,13 +94,14 @@ enum CommandLineTool {
     try options.finish()
 
     let logger = Logger(level: level)
-    let store = try SQLiteStore(path: databasePath)
+    let store = try StoreLocation.open(databasePath)
     if let sampleConfig {
       try SampleApp.prepare(store: store, configPath: sampleConfig, databasePath: databasePath, settings: settings)
     }
     let server = Server(store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL))
     let port = try server.start()
-    logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(databasePath))")
+    let shownDatabase = StoreLocation.isPostgres(databasePath) ? "PostgreSQL" : databasePath
+    logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(shownDatabase))")
     let signal = await Signals.next([SIGINT, SIGTERM])
     logger.info("signal \(signal): finishing requests in flight, then closing the database")
     server.stop()
@@ -120,7 +122,7 @@ enum CommandLineTool {
 
   static func keysCreate(_ options: inout Options) throws {
     let app = try options.required("--app")
-    let store = try SQLiteStore(path: options.databasePath, connections: 1)
+    let store = try StoreLocation.open(options.databasePath, connections: 1)
     defer { store.close() }
     try options.finish()
     let keys = try KeyIssuer(store: store).issue(appName: app)
@@ -136,7 +138,7 @@ enum CommandLineTool {
   static func importConfig(_ options: inout Options) throws {
     guard let file = options.positional() else { throw Failure("import needs a FILE") }
     let appName = try options.required("--app")
-    let store = try SQLiteStore(path: options.databasePath, connections: 1)
+    let store = try StoreLocation.open(options.databasePath, connections: 1)
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else {
@@ -151,7 +153,7 @@ enum CommandLineTool {
 
   static func exportFallback(_ options: inout Options) throws {
     let appName = try options.required("--app")
-    let store = try SQLiteStore(path: options.databasePath, connections: 1)
+    let store = try StoreLocation.open(options.databasePath, connections: 1)
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else { throw Failure.missing("no app named \(appName)") }

@@ -11,8 +11,11 @@ enum SampleApp {
   {
     // The public key is not a secret (it ships inside apps), so it is kept beside the
     // database to print working curl commands on every start; the secret key is not.
-    let keyFile = URL(fileURLWithPath: databasePath).deletingLastPathComponent()
+    let keyFile =
+      (StoreLocation.isPostgres(databasePath)
+      ? URL(fileURLWithPath: "data") : URL(fileURLWithPath: databasePath).deletingLastPathComponent())
       .appendingPathComponent("sample-public-key.txt")
+    try FileManager.default.createDirectory(at: keyFile.deletingLastPathComponent(), withIntermediateDirectories: true)
     if try store.app(named: name) == nil {
       let keys = try KeyIssuer(store: store).issue(appName: name)
       let config = try ConfigImporter(store: store).apply(

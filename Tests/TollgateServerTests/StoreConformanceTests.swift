@@ -4,15 +4,20 @@ import TollgateAPI
 
 @testable import TollgateServer
 
-/// The behaviour every `Store` must have. Each test runs against every store factory.
+/// The behaviour every `Store` must have. Each test runs against every store factory:
+/// SQLite always, PostgreSQL when `make test` started a cluster (TOLLGATE_TEST_POSTGRES_URL).
 enum StoreFactory: String, CaseIterable, Sendable, CustomStringConvertible {
   case sqlite
+  case postgres
 
   var description: String { rawValue }
+
+  static var available: [StoreFactory] { PostgresCluster.url == nil ? [.sqlite] : [.sqlite, .postgres] }
 
   func make() throws -> any Store {
     switch self {
     case .sqlite: return try SQLiteStore(path: temporaryDirectory().appendingPathComponent("s.sqlite").path)
+    case .postgres: return try PostgresCluster.store()
     }
   }
 }
@@ -21,7 +26,7 @@ enum StoreFactory: String, CaseIterable, Sendable, CustomStringConvertible {
 struct StoreConformanceTests {
   let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-  @Test("apps have unique names and start at revision 0", arguments: StoreFactory.allCases)
+  @Test("apps have unique names and start at revision 0", arguments: StoreFactory.available)
   func apps(factory: StoreFactory) throws {
     let store = try factory.make()
     defer { store.close() }
@@ -33,7 +38,7 @@ struct StoreConformanceTests {
     #expect(try store.app(named: "two") == nil)
   }
 
-  @Test("config revisions grow by one per apply", arguments: StoreFactory.allCases)
+  @Test("config revisions grow by one per apply", arguments: StoreFactory.available)
   func configs(factory: StoreFactory) throws {
     let store = try factory.make()
     defer { store.close() }
@@ -47,7 +52,8 @@ struct StoreConformanceTests {
     #expect(try store.revisions()[app.id] == 2)
   }
 
-  @Test("profile updates are atomic and versioned; a throwing change leaves no trace", arguments: StoreFactory.allCases)
+  @Test(
+    "profile updates are atomic and versioned; a throwing change leaves no trace", arguments: StoreFactory.available)
   func profiles(factory: StoreFactory) throws {
     let store = try factory.make()
     defer { store.close() }
@@ -76,7 +82,7 @@ struct StoreConformanceTests {
     #expect(try store.updateProfile(appId: app.id, id: "missing", at: later) { _ in true } == nil)
   }
 
-  @Test("the first assignment of a slot wins", arguments: StoreFactory.allCases)
+  @Test("the first assignment of a slot wins", arguments: StoreFactory.available)
   func assignments(factory: StoreFactory) throws {
     let store = try factory.make()
     defer { store.close() }
@@ -88,7 +94,7 @@ struct StoreConformanceTests {
     #expect(try store.assignment(key) == "v1")
   }
 
-  @Test("concurrent writers lose nothing", arguments: StoreFactory.allCases)
+  @Test("concurrent writers lose nothing", arguments: StoreFactory.available)
   func concurrentWriters(factory: StoreFactory) async throws {
     let store = try factory.make()
     defer { store.close() }
@@ -111,5 +117,15 @@ struct StoreConformanceTests {
     let profile = try #require(try store.profile(appId: app.id, id: "p"))
     #expect(profile.version == 101)
     #expect(profile.customAttributes == ["w0": .int(24), "w1": .int(24), "w2": .int(24), "w3": .int(24)])
+  }
+}
+
+@Suite("PostgreSQL in CI")
+struct PostgresPresenceTests {
+  @Test("CI runs the PostgreSQL suite (make test starts a cluster), so it can never be skipped silently")
+  func present() {
+    if ProcessInfo.processInfo.environment["CI"] == "true" {
+      #expect(PostgresCluster.url != nil, "TOLLGATE_TEST_POSTGRES_URL is not set: run the tests with make test")
+    }
   }
 }

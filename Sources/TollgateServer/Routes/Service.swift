@@ -43,6 +43,13 @@ public final class Service: Sendable {
         response = try route.handler(request)
       } catch let error as HTTPError {
         response = error.response
+      } catch let StoreError.unavailable(reason) {
+        endpoints.logger.error("\(request.method) \(request.path): database unavailable: \(reason)")
+        var unavailable = HTTPError(
+          503, "database_unavailable", "The database cannot be reached; retry shortly."
+        ).response
+        unavailable.headers.append(("Retry-After", "1"))
+        response = unavailable
       } catch {
         endpoints.logger.error("\(request.method) \(request.path): \(error)")
         response = HTTPError(500, "internal_error", "The server failed to answer; the error is logged.").response

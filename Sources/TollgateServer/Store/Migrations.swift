@@ -77,4 +77,79 @@ enum Migrations {
     CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
     """,
   ]
+
+  /// PostgreSQL's schema: the same tables and indexes, in PostgreSQL's types.
+  static let postgres: [String] = [
+    """
+    CREATE TABLE apps (
+      id BIGSERIAL PRIMARY KEY,
+      name TEXT NOT NULL UNIQUE,
+      revision BIGINT NOT NULL DEFAULT 0,
+      created_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE TABLE api_keys (
+      hash TEXT PRIMARY KEY,
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      kind TEXT NOT NULL CHECK (kind IN ('public', 'secret')),
+      created_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE TABLE configs (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      revision BIGINT NOT NULL,
+      document TEXT NOT NULL,
+      applied_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, revision)
+    );
+    CREATE TABLE profiles (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      id TEXT NOT NULL,
+      version BIGINT NOT NULL,
+      customer_user_id TEXT,
+      install TEXT NOT NULL,
+      custom_attributes TEXT NOT NULL,
+      applied_sources TEXT NOT NULL,
+      created_at DOUBLE PRECISION NOT NULL,
+      updated_at DOUBLE PRECISION NOT NULL,
+      attribution TEXT NOT NULL DEFAULT '{"status":{}}',
+      PRIMARY KEY (app_id, id)
+    );
+    CREATE TABLE assignments (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      assigned_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, profile_id, placement_id, audience_id)
+    );
+    CREATE TABLE events (
+      seq BIGSERIAL PRIMARY KEY,
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      event_id TEXT,
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      flow_id TEXT NOT NULL,
+      received_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE UNIQUE INDEX events_dedupe ON events(app_id, event_id) WHERE event_id IS NOT NULL;
+    CREATE INDEX events_by_placement ON events(app_id, placement_id);
+    CREATE TABLE attribution_jobs (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      token_hash TEXT NOT NULL,
+      token TEXT NOT NULL,
+      status TEXT NOT NULL,
+      attempts BIGINT NOT NULL DEFAULT 0,
+      not_found BIGINT NOT NULL DEFAULT 0,
+      next_attempt_at DOUBLE PRECISION NOT NULL,
+      last_error TEXT,
+      created_at DOUBLE PRECISION NOT NULL,
+      updated_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, profile_id, token_hash)
+    );
+    CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
+    """
+  ]
 }

@@ -12,7 +12,7 @@ enum SQLValue: Sendable, Hashable {
 
 /// One SQLite connection with a cache of prepared statements. Not shared: the pool hands
 /// it to one thread at a time, which is why it is `@unchecked Sendable`.
-final class SQLiteConnection: @unchecked Sendable {
+final class SQLiteConnection: SQLConnection, @unchecked Sendable {
   private var handle: OpaquePointer?
   private var statements: [String: OpaquePointer] = [:]
 
@@ -135,9 +135,13 @@ final class SQLiteConnection: @unchecked Sendable {
 }
 
 extension SQLValue {
+  /// Integers; PostgreSQL answers in text, so text is parsed.
   var int: Int64? {
-    if case .integer(let value) = self { return value }
-    return nil
+    switch self {
+    case .integer(let value): return value
+    case .text(let value): return Int64(value)
+    default: return nil
+    }
   }
 
   var string: String? {
@@ -157,6 +161,7 @@ extension SQLValue {
     switch self {
     case .real(let value): return value
     case .integer(let value): return Double(value)
+    case .text(let value): return Double(value)
     default: return nil
     }
   }

@@ -186,11 +186,14 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
   case appExists(String)
   /// The database said no; the message is the database's.
   case database(String)
+  /// The database cannot be reached right now (503); the request may be retried.
+  case unavailable(String)
 
   public var description: String {
     switch self {
     case .appExists(let name): return "an app named \(name) exists already"
     case .database(let message): return "database error: \(message)"
+    case .unavailable(let message): return "database unavailable: \(message)"
     }
   }
 }

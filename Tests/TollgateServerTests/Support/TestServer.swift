@@ -71,13 +71,14 @@ final class TestServer: Sendable {
 
   init(
     directory: URL = temporaryDirectory(), time: ManualTime = ManualTime(), maxBodyBytes: Int = 64 * 1024,
-    sandbox: AppleAdsSandbox = AppleAdsSandbox(), attributionBudget: TimeInterval = 0.3
+    sandbox: AppleAdsSandbox = AppleAdsSandbox(), attributionBudget: TimeInterval = 0.3,
+    store givenStore: (any Store)? = nil
   ) throws {
     self.sandbox = sandbox
     self.directory = directory
     self.time = time
     databasePath = directory.appendingPathComponent("tollgate.sqlite").path
-    let store = try SQLiteStore(path: databasePath)
+    let store = try givenStore ?? SQLiteStore(path: databasePath)
     let issuer = KeyIssuer(store: store, time: time)
     alpha = try issuer.issue(appName: "alpha")
     beta = try issuer.issue(appName: "beta")

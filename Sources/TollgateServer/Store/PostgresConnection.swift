@@ -1,0 +1,146 @@
+import CLibPQ
+import Foundation
+
+/// One libpq connection with named prepared statements, cached per SQL text. Values are
+/// always bound as parameters (`?` in our SQL becomes `$n`); nothing is spliced into SQL.
+/// A lost connection is reset on next use; meanwhile calls fail with `unavailable`.
+final class PostgresConnection: SQLConnection, @unchecked Sendable {
+  private var handle: OpaquePointer?
+  private let conninfo: String
+  private let setup: [String]
+  private var prepared: [String: String] = [:]
+  private(set) var changes = 0
+
+  /// Connects; `setup` statements run on every (re)connection.
+  init(conninfo: String, setup: [String]) throws {
+    self.conninfo = conninfo
+    self.setup = setup
+    try connect()
+  }
+
+  deinit { PQfinish(handle) }
+
+  private func connect() throws {
+    PQfinish(handle)
+    prepared = [:]
+    handle = PQconnectdb(conninfo)
+    guard PQstatus(handle) == CONNECTION_OK else {
+      let message = lastError()
+      PQfinish(handle)
+      handle = nil
+      throw StoreError.unavailable("cannot connect to PostgreSQL: \(message)")
+    }
+    for statement in setup { try execute(statement) }
+  }
+
+  /// Reconnects when the connection was lost (a database restart).
+  private func ensureConnected() throws {
+    if handle == nil || PQstatus(handle) != CONNECTION_OK { try connect() }
+  }
+
+  func execute(_ sql: String) throws {
+    try ensureConnected()
+    let result = PQexec(handle, sql)
+    defer { PQclear(result) }
+    try check(result)
+  }
+
+  @discardableResult
+  func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]] {
+    try ensureConnected()
+    let name = try statement(for: sql, count: parameters.count)
+    let texts: [String?] = parameters.map { value in
+      switch value {
+      case .null: return nil
+      case .integer(let number): return String(number)
+      case .real(let number): return String(number)
+      case .text(let text): return text
+      case .blob(let data): return String(decoding: data, as: UTF8.self)
+      }
+    }
+    let result = Self.withCStrings(texts) { pointers in
+      PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0)
+    }
+    defer { PQclear(result) }
+    try check(result)
+    changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+    var rows: [[SQLValue]] = []
+    let count = PQntuples(result)
+    let fields = PQnfields(result)
+    rows.reserveCapacity(Int(count))
+    for row in 0..<count {
+      rows.append(
+        (0..<fields).map { column in
+          PQgetisnull(result, row, column) == 1 ? .null : .text(String(cString: PQgetvalue(result, row, column)))
+        })
+    }
+    return rows
+  }
+
+  func transaction<T>(_ body: () throws -> T) throws -> T {
+    try execute("BEGIN")
+    do {
+      let value = try body()
+      try execute("COMMIT")
+      return value
+    } catch {
+      try? execute("ROLLBACK")
+      throw error
+    }
+  }
+
+  private func statement(for sql: String, count: Int) throws -> String {
+    if let name = prepared[sql] { return name }
+    let name = "tollgate_\(prepared.count)"
+    let result = PQprepare(handle, name, Self.numbered(sql), Int32(count), nil)
+    defer { PQclear(result) }
+    try check(result)
+    prepared[sql] = name
+    return name
+  }
+
+  private func check(_ result: OpaquePointer?) throws {
+    let status = PQresultStatus(result)
+    guard status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK else { return }
+    if PQstatus(handle) != CONNECTION_OK {
+      throw StoreError.unavailable("PostgreSQL connection lost: \(lastError())")
+    }
+    let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+    let message = PQresultErrorMessage(result).map { String(cString: $0) } ?? lastError()
+    // 57P01–57P03: the server is shutting down or starting; 08xxx: connection problems.
+    if state.hasPrefix("57P") || state.hasPrefix("08") {
+      throw StoreError.unavailable("PostgreSQL \(state): \(message)")
+    }
+    throw StoreError.database("PostgreSQL \(state): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+  }
+
+  private func lastError() -> String {
+    handle.flatMap { PQerrorMessage($0) }.map { String(cString: $0) }?
+      .trimmingCharacters(in: .whitespacesAndNewlines) ?? "no connection"
+  }
+
+  /// `?` placeholders (outside quotes) become `$1`, `$2`, …
+  static func numbered(_ sql: String) -> String {
+    var out = ""
+    var index = 0
+    var quoted = false
+    for character in sql {
+      if character == "'" { quoted.toggle() }
+      if character == "?" && !quoted {
+        index += 1
+        out += "$\(index)"
+      } else {
+        out.append(character)
+      }
+    }
+    return out
+  }
+
+  private static func withCStrings<R>(
+    _ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R
+  ) -> R {
+    let buffers: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } ?? nil }
+    defer { buffers.forEach { free($0) } }
+    return body(buffers.map { $0.map { UnsafePointer($0) } })
+  }
+}

@@ -1,0 +1,397 @@
+import Foundation
+import TollgateAPI
+
+/// A store on an SQL database: every `Store` method, written once for SQLite and
+/// PostgreSQL. Statements use `?` placeholders and bound values only, never text built
+/// from input; the dialect supplies the few statements that differ.
+protocol RelationalStore: Store {
+  var pool: ConnectionPool { get }
+  var dialect: SQLDialect { get }
+}
+
+/// What differs between SQL engines.
+struct SQLDialect: Sendable {
+  /// Appended to a SELECT that reads a row the transaction will update.
+  let lockRow: String
+  /// Claims due attribution jobs: parameters (lease end, now, limit); returns job columns.
+  let claimJobs: String
+}
+
+extension RelationalStore {
+  @discardableResult
+  func with<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    try pool.with(body)
+  }
+
+  public func close() { pool.close() }
+
+  // MARK: Apps and keys
+
+  public func createApp(name: String) throws -> AppRecord {
+    try with { db in
+      try db.transaction {
+        guard try db.query("SELECT 1 FROM apps WHERE name = ?", [.text(name)]).isEmpty else {
+          throw StoreError.appExists(name)
+        }
+        let rows = try db.query(
+          "INSERT INTO apps (name, revision, created_at) VALUES (?, 0, ?) RETURNING id",
+          [.text(name), .real(Date().timeIntervalSince1970)])
+        return AppRecord(id: rows[0][0].int ?? 0, name: name, revision: 0)
+      }
+    }
+  }
+
+  public func app(named name: String) throws -> AppRecord? {
+    try with { db in
+      try db.query("SELECT id, name, revision FROM apps WHERE name = ?", [.text(name)])
+        .first.map(Self.app)
+    }
+  }
+
+  public func app(id: Int64) throws -> AppRecord? {
+    try with { db in
+      try db.query("SELECT id, name, revision FROM apps WHERE id = ?", [.integer(id)])
+        .first.map(Self.app)
+    }
+  }
+
+  static func app(_ row: [SQLValue]) -> AppRecord {
+    AppRecord(id: row[0].int ?? 0, name: row[1].string ?? "", revision: row[2].int ?? 0)
+  }
+
+  public func revisions() throws -> [Int64: Int64] {
+    try with { db in
+      var result: [Int64: Int64] = [:]
+      for row in try db.query("SELECT id, revision FROM apps") {
+        result[row[0].int ?? 0] = row[1].int ?? 0
+      }
+      return result
+    }
+  }
+
+  public func addKey(appId: Int64, kind: KeyKind, hash: String, at: Date) throws {
+    try with { db in
+      try db.query(
+        "INSERT INTO api_keys (hash, app_id, kind, created_at) VALUES (?, ?, ?, ?)",
+        [.text(hash), .integer(appId), .text(kind.rawValue), .real(at.timeIntervalSince1970)])
+    }
+  }
+
+  public func key(hash: String) throws -> KeyRecord? {
+    try with { db in
+      try db.query("SELECT app_id, kind FROM api_keys WHERE hash = ?", [.text(hash)]).first.flatMap {
+        row in
+        KeyKind(rawValue: row[1].string ?? "").map { KeyRecord(appId: row[0].int ?? 0, kind: $0) }
+      }
+    }
+  }
+
+  // MARK: Configuration
+
+  public func applyConfig(appId: Int64, document: Data, at: Date) throws -> Int64 {
+    try with { db in
+      try db.transaction {
+        let rows = try db.query(
+          "UPDATE apps SET revision = revision + 1 WHERE id = ? RETURNING revision",
+          [.integer(appId)])
+        guard let revision = rows.first?[0].int else {
+          throw StoreError.database("no app with id \(appId)")
+        }
+        try db.query(
+          "INSERT INTO configs (app_id, revision, document, applied_at) VALUES (?, ?, ?, ?)",
+          [.integer(appId), .integer(revision), .blob(document), .real(at.timeIntervalSince1970)])
+        return revision
+      }
+    }
+  }
+
+  public func currentConfig(appId: Int64) throws -> ConfigRecord? {
+    try with { db in
+      try db.query(
+        """
+        SELECT c.revision, c.document, c.applied_at FROM configs c
+        JOIN apps a ON a.id = c.app_id AND a.revision = c.revision WHERE c.app_id = ?
+        """, [.integer(appId)]
+      ).first.map { row in
+        ConfigRecord(
+          revision: row[0].int ?? 0, document: row[1].data ?? Data(),
+          appliedAt: Date(timeIntervalSince1970: row[2].double ?? 0))
+      }
+    }
+  }
+
+  // MARK: Profiles
+
+  public func insertProfile(appId: Int64, _ profile: ProfileRecord) throws -> (
+    ProfileRecord, created: Bool
+  ) {
+    try with { db in
+      try db.transaction {
+        try db.query(
+          """
+          INSERT INTO profiles (app_id, \(SQLColumns.profile)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT (app_id, id) DO NOTHING
+          """, [.integer(appId)] + Self.values(profile))
+        let created = db.changes == 1
+        guard let stored = try Self.profile(db, appId: appId, id: profile.id) else {
+          throw StoreError.database("profile vanished inside its transaction")
+        }
+        return (stored, created)
+      }
+    }
+  }
+
+  public func profile(appId: Int64, id: String) throws -> ProfileRecord? {
+    try with { db in try Self.profile(db, appId: appId, id: id) }
+  }
+
+  public func updateProfile(
+    appId: Int64, id: String, at: Date, _ change: (inout ProfileRecord) throws -> Bool
+  ) throws -> ProfileRecord? {
+    try with { db in
+      try db.transaction {
+        guard var profile = try Self.profile(db, appId: appId, id: id, lock: dialect.lockRow) else { return nil }
+        guard try change(&profile) else { return profile }
+        profile.version += 1
+        profile.updatedAt = at
+        try Self.save(db, appId: appId, profile)
+        return profile
+      }
+    }
+  }
+
+  static func save(_ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord) throws {
+    let values = Self.values(profile)
+    try db.query(
+      """
+      UPDATE profiles SET version = ?, customer_user_id = ?, install = ?, custom_attributes = ?,
+      applied_sources = ?, updated_at = ?, attribution = ? WHERE app_id = ? AND id = ?
+      """,
+      [values[1], values[2], values[3], values[4], values[5], values[7], values[8], .integer(appId), .text(profile.id)])
+  }
+
+  static func profile(_ db: any SQLConnection, appId: Int64, id: String, lock: String = "") throws
+    -> ProfileRecord?
+  {
+    guard
+      let row = try db.query(
+        "SELECT \(SQLColumns.profile) FROM profiles WHERE app_id = ? AND id = ?\(lock)",
+        [.integer(appId), .text(id)]
+      ).first
+    else { return nil }
+    let decoder = WireCoding.decoder
+    var profile = ProfileRecord(
+      id: row[0].string ?? id, version: row[1].int ?? 1, customerUserId: row[2].string,
+      install: try decoder.decode(InstallMeta.self, from: row[3].data ?? Data()),
+      customAttributes: try decoder.decode([String: JSONValue].self, from: row[4].data ?? Data()),
+      appliedSources: try decoder.decode([String].self, from: row[5].data ?? Data()),
+      createdAt: Date(timeIntervalSince1970: row[6].double ?? 0),
+      updatedAt: Date(timeIntervalSince1970: row[7].double ?? 0))
+    profile.attribution = try decoder.decode(ProfileAttribution.self, from: row[8].data ?? Data("{}".utf8))
+    return profile
+  }
+
+  static func values(_ profile: ProfileRecord) -> [SQLValue] {
+    func json<T: Encodable>(_ value: T) -> SQLValue {
+      .text(String(decoding: WireCoding.encode(value), as: UTF8.self))
+    }
+    return [
+      .text(profile.id), .integer(profile.version),
+      profile.customerUserId.map(SQLValue.text) ?? .null,
+      json(profile.install), json(profile.customAttributes), json(profile.appliedSources),
+      .real(profile.createdAt.timeIntervalSince1970), .real(profile.updatedAt.timeIntervalSince1970),
+      json(profile.attribution),
+    ]
+  }
+
+  // MARK: Assignments
+
+  public func assignment(_ key: AssignmentKey) throws -> String? {
+    try with { db in
+      try db.query(
+        """
+        SELECT variation_id FROM assignments
+        WHERE app_id = ? AND profile_id = ? AND placement_id = ? AND audience_id = ?
+        """, Self.values(key)
+      ).first?[0].string
+    }
+  }
+
+  public func assign(_ key: AssignmentKey, variationId: String, at: Date) throws -> String {
+    try with { db in
+      try db.transaction {
+        try db.query(
+          """
+          INSERT INTO assignments (app_id, profile_id, placement_id, audience_id, variation_id, assigned_at)
+          VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+          """, Self.values(key) + [.text(variationId), .real(at.timeIntervalSince1970)])
+        return try db.query(
+          """
+          SELECT variation_id FROM assignments
+          WHERE app_id = ? AND profile_id = ? AND placement_id = ? AND audience_id = ?
+          """, Self.values(key)
+        ).first?[0].string ?? variationId
+      }
+    }
+  }
+
+  static func values(_ key: AssignmentKey) -> [SQLValue] {
+    [.integer(key.appId), .text(key.profileId), .text(key.placementId), .text(key.audienceId)]
+  }
+
+  // MARK: Attribution
+
+  static func job(_ row: [SQLValue]) -> AttributionJob {
+    AttributionJob(
+      appId: row[0].int ?? 0, profileId: row[1].string ?? "", tokenHash: row[2].string ?? "",
+      token: row[3].string ?? "", status: AttributionStatus(rawValue: row[4].string ?? "") ?? .failed,
+      attempts: Int(row[5].int ?? 0), notFound: Int(row[6].int ?? 0),
+      nextAttemptAt: Date(timeIntervalSince1970: row[7].double ?? 0), lastError: row[8].string)
+  }
+
+  public func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date)
+    throws -> (AttributionJob, created: Bool)
+  {
+    try with { db in
+      try db.transaction {
+        let now = SQLValue.real(at.timeIntervalSince1970)
+        try db.query(
+          """
+          INSERT INTO attribution_jobs (\(SQLColumns.job), created_at, updated_at)
+          VALUES (?, ?, ?, ?, 'pending', 0, 0, ?, NULL, ?, ?) ON CONFLICT DO NOTHING
+          """, [.integer(appId), .text(profileId), .text(tokenHash), .text(token), now, now, now])
+        let created = db.changes == 1
+        let rows = try db.query(
+          "SELECT \(SQLColumns.job) FROM attribution_jobs WHERE app_id = ? AND profile_id = ? AND token_hash = ?",
+          [.integer(appId), .text(profileId), .text(tokenHash)])
+        if created, var profile = try Self.profile(db, appId: appId, id: profileId, lock: dialect.lockRow),
+          profile.attribution.status[appleAdsSource] != .applied
+        {
+          profile.attribution.status[appleAdsSource] = .pending
+          try Self.save(db, appId: appId, profile)
+        }
+        return (Self.job(rows[0]), created)
+      }
+    }
+  }
+
+  public func claimAttributionJobs(now: Date, lease: TimeInterval, limit: Int) throws -> [AttributionJob] {
+    try with { db in
+      try db.transaction {
+        try db.query(
+          dialect.claimJobs,
+          [.real(now.timeIntervalSince1970 + lease), .real(now.timeIntervalSince1970), .integer(Int64(limit))]
+        ).map(Self.job)
+      }
+    }
+  }
+
+  public func finishAttribution(_ job: AttributionJob, _ outcome: AttributionOutcome, at: Date) throws
+    -> ProfileRecord?
+  {
+    try with { db in
+      try db.transaction { () throws -> ProfileRecord? in
+        let key: [SQLValue] = [.integer(job.appId), .text(job.profileId), .text(job.tokenHash)]
+        switch outcome {
+        case .retry(let next, let attempts, let notFound, let error):
+          try db.query(
+            """
+            UPDATE attribution_jobs SET attempts = ?, not_found = ?, next_attempt_at = ?, last_error = ?, updated_at = ?
+            WHERE app_id = ? AND profile_id = ? AND token_hash = ? AND status = 'pending'
+            """,
+            [
+              .integer(Int64(attempts)), .integer(Int64(notFound)), .real(next.timeIntervalSince1970), .text(error),
+              .real(at.timeIntervalSince1970),
+            ] + key)
+          return nil
+        case .final(let status, let payload, let attempts, let error):
+          try db.query(
+            """
+            UPDATE attribution_jobs SET status = ?, token = '', attempts = ?, last_error = ?, updated_at = ?
+            WHERE app_id = ? AND profile_id = ? AND token_hash = ? AND status = 'pending'
+            """,
+            [
+              .text(status.rawValue), .integer(Int64(attempts)), error.map(SQLValue.text) ?? .null,
+              .real(at.timeIntervalSince1970),
+            ]
+              + key)
+          // Only the transition out of pending touches the profile (exactly once).
+          guard db.changes == 1,
+            var profile = try Self.profile(db, appId: job.appId, id: job.profileId, lock: dialect.lockRow)
+          else {
+            return nil
+          }
+          // Applied is permanent: a later token's failure never takes it back.
+          guard profile.attribution.status[appleAdsSource] != .applied else { return nil }
+          profile.attribution.status[appleAdsSource] = status
+          if status == .applied, let payload {
+            profile.attribution.appleAds = AppleAdsRecord(
+              payload: payload, test: payload.isDeveloperMode, clickDate: payload.clickDate.flatMap(AppleAdsDate.parse),
+              resolvedAt: at)
+            if !profile.appliedSources.contains(appleAdsSource) {
+              profile.appliedSources = (profile.appliedSources + [appleAdsSource]).sorted()
+            }
+          }
+          profile.version += 1
+          profile.updatedAt = at
+          try Self.save(db, appId: job.appId, profile)
+          return profile
+        }
+      }
+    }
+  }
+
+  public func attributionQueueDepth() throws -> Int {
+    try with { db in
+      Int(try db.query("SELECT COUNT(*) FROM attribution_jobs WHERE status = 'pending'").first?[0].int ?? 0)
+    }
+  }
+
+  // MARK: Events
+
+  public func recordEvents(appId: Int64, _ events: [EventRecord]) throws -> Int {
+    try with { db in
+      try db.transaction {
+        var inserted = 0
+        for event in events {
+          try db.query(
+            """
+            INSERT INTO events (app_id, event_id, profile_id, placement_id, audience_id,
+            variation_id, flow_id, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """,
+            [
+              .integer(appId), event.eventId.map(SQLValue.text) ?? .null, .text(event.profileId),
+              .text(event.placementId), .text(event.audienceId), .text(event.variationId),
+              .text(event.flowId), .real(event.receivedAt.timeIntervalSince1970),
+            ])
+          inserted += db.changes
+        }
+        return inserted
+      }
+    }
+  }
+
+  public func impressions(appId: Int64, placementId: String) throws -> [ImpressionRow] {
+    try with { db in
+      try db.query(
+        """
+        SELECT audience_id, variation_id, flow_id, COUNT(*) FROM events
+        WHERE app_id = ? AND placement_id = ?
+        GROUP BY audience_id, variation_id, flow_id ORDER BY audience_id, variation_id
+        """, [.integer(appId), .text(placementId)]
+      ).map { row in
+        ImpressionRow(
+          audienceId: row[0].string ?? "", variationId: row[1].string ?? "",
+          flowId: row[2].string ?? "", impressions: row[3].int ?? 0)
+      }
+    }
+  }
+}
+
+/// Column lists shared by several statements.
+enum SQLColumns {
+  static let profile =
+    "id, version, customer_user_id, install, custom_attributes, applied_sources, created_at, updated_at, attribution"
+  static let job = "app_id, profile_id, token_hash, token, status, attempts, not_found, next_attempt_at, last_error"
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TollgateAPI
+
+@testable import TollgateServer
+
+/// Several Tollgate servers on one PostgreSQL behave like one.
+@Suite("Several instances on PostgreSQL", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))
+struct PostgresInstanceTests {
+  /// Two servers on one schema.
+  func pair() throws -> (TestServer, TestServer) {
+    let schema = PostgresCluster.freshSchema()
+    let time = ManualTime()
+    let first = try TestServer(time: time, store: PostgresCluster.store(schema: schema))
+    let second = try TestServer(time: time, store: PostgresCluster.store(schema: schema))
+    return (first, second)
+  }
+
+  @Test("the same profile id created on two instances at once is one profile")
+  func concurrentCreation() async throws {
+    let (a, b) = try pair()
+    defer {
+      a.stop()
+      b.stop()
+    }
+    for _ in 0..<10 {
+      let id = UUID().uuidString.lowercased()
+      let body = #"{"profile_id":"\#(id)"}"#
+      async let one = a.sdk("POST", "/v1/sdk/profiles", json: body)
+      async let two = b.sdk("POST", "/v1/sdk/profiles", json: body, key: b.sdkKey)
+      let statuses = try await [one.status, two.status].sorted()
+      #expect(statuses == [200, 201])
+    }
+  }
+
+  @Test("a config applied through one instance is served by the other after its revision poll; variations agree")
+  func configAndVariations() async throws {
+    let (a, b) = try pair()
+    defer {
+      a.stop()
+      b.stop()
+    }
+    try await a.applySampleConfig()
+    try b.server.service.refreshConfigs()
+    #expect(
+      try await b.sdk("GET", "/v1/sdk/placements/onboarding/default").decode(PlacementFlowResponse.self).placement
+        .revision == 1)
+    let experiment =
+      #"{"flows":[{"id":"x"},{"id":"y"}],"audiences":[{"id":"all","rule":{}}],"placements":[{"id":"p","default":"x","targets":[{"audience":"all","experiment":{"name":"t","variations":[{"flow":"x","weight":50},{"flow":"y","weight":50}]}}]}]}"#
+    #expect(try await a.admin("PUT", "/v1/admin/config", json: experiment).status == 200)
+    try b.server.service.refreshConfigs()  // what its once-a-second timer does
+    for _ in 0..<10 {
+      let id = try await a.createProfile()
+      let fromA = try await a.sdk("GET", "/v1/sdk/placements/p/flow?profile_id=\(id)").decode(
+        PlacementFlowResponse.self)
+      let fromB = try await b.sdk("GET", "/v1/sdk/placements/p/flow?profile_id=\(id)", key: b.sdkKey)
+        .decode(PlacementFlowResponse.self)
+      #expect(fromA.flow.variationId == fromB.flow.variationId)
+      #expect(fromB.placement.revision == 2)
+    }
+  }
+
+  @Test("each pending attribution job is processed by exactly one instance")
+  func jobsOnce() async throws {
+    let (a, b) = try pair()
+    defer {
+      a.stop()
+      b.stop()
+    }
+    var tokens: [String] = []
+    for index in 0..<12 {
+      let id = try await a.createProfile()
+      let token = "sbx|campaign=\(index)"
+      tokens.append(token)
+      _ = try a.server.store.enqueueAttribution(
+        appId: a.alpha.app.id, profileId: id, token: token, tokenHash: Digest.sha256Hex(token), at: a.time.now())
+    }
+    async let fromA: Void = a.attributionPass()
+    async let fromB: Void = b.attributionPass()
+    _ = await (fromA, fromB)
+    for token in tokens {
+      #expect(a.sandbox.tally(token).calls + b.sandbox.tally(token).calls == 1, "\(token)")
+    }
+    #expect(try a.server.store.attributionQueueDepth() == 0)
+  }
+}
+
+@Suite("PostgreSQL outage", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))
+struct PostgresOutageTests {
+  @Test("while PostgreSQL is down requests get 503 JSON; afterwards service resumes and nothing acknowledged is lost")
+  func restart() async throws {
+    let cluster = try DedicatedCluster()
+    defer { cluster.remove() }
+    let server = try TestServer(store: PostgresStore(url: cluster.url, connections: 2))
+    defer { server.stop() }
+    try await server.applySampleConfig()
+    let before = try await server.createProfile()
+
+    try cluster.stop()
+    let during = try await server.sdk("POST", "/v1/sdk/profiles", json: #"{"profile_id":"\#(UUID().uuidString)"}"#)
+    #expect(during.status == 503)
+    #expect(during.errorCode == "database_unavailable")
+    #expect(try await server.send("GET", "/health").status == 503)
+
+    try cluster.start()
+    let after = try await server.sdk("GET", "/v1/sdk/profiles/\(before)")
+    #expect(after.status == 200)
+    #expect(try await server.createProfile().isEmpty == false)
+    #expect(try await server.send("GET", "/health").status == 200)
+  }
+}

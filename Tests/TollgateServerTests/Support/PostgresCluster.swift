@@ -1,0 +1,31 @@
+import Foundation
+
+@testable import TollgateServer
+
+/// The throw-away cluster `scripts/with-postgres.sh` started for this test run.
+enum PostgresCluster {
+  static let environment = ProcessInfo.processInfo.environment
+
+  /// Its URL, or nil when the tests run without one (plain `swift test`).
+  static var url: String? { environment["TOLLGATE_TEST_POSTGRES_URL"] }
+
+  /// A fresh schema name: each store gets its own tables.
+  static func freshSchema() -> String { "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "") }
+
+  /// A store on a fresh schema (or on `schema`, to share it between instances).
+  static func store(schema: String = freshSchema(), connections: Int = 3) throws -> PostgresStore {
+    guard let url else { throw StoreError.unavailable("no test cluster") }
+    return try PostgresStore(url: url, connections: connections, schema: schema)
+  }
+
+  /// Stops or starts the cluster (`pg_ctl stop -m fast` / `start`), as an outage would.
+  static func pgctl(_ action: String) throws {
+    guard let bin = environment["TOLLGATE_TEST_POSTGRES_BIN"], let data = environment["TOLLGATE_TEST_POSTGRES_DATA"],
+      let opts = environment["TOLLGATE_TEST_POSTGRES_OPTS"]
+    else { throw StoreError.unavailable("no test cluster") }
+    var arguments = ["\(bin)/pg_ctl", "-D", data, "-w", "-l", data + "/../server.log"]
+    arguments += action == "start" ? ["-o", opts, "start"] : ["-m", "fast", "stop"]
+    let runAs = (environment["TOLLGATE_TEST_POSTGRES_RUNAS"] ?? "").split(separator: " ").map(String.init)
+    _ = spawnAndWait(runAs + arguments)
+  }
+}
