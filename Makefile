@@ -20,8 +20,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
 
+# Figures go to BENCHMARKS.md (a few minutes; loopback only).
 bench: deps
-	@echo "make bench: the benchmark suite is coming (server vs nginx and bare libmicrohttpd)."
+	@bash scripts/ensure-packages.sh wrk curl
+	bash scripts/with-postgres.sh bash Benchmarks/scripts/bench.sh
 
 demo: build
 	.build/release/tollgate demo --config examples/sample-config.json

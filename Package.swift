@@ -39,6 +39,9 @@ let package = Package(
     ),
     .target(name: "Adapty", dependencies: ["TollgateAPI"]),
     .executableTarget(name: "tollgate", dependencies: ["TollgateServer", "Adapty"]),
+    .executableTarget(
+      name: "tollgate-bench", dependencies: ["TollgateServer", "Adapty", "TollgateAPI"],
+      path: "Benchmarks/TollgateBench"),
     .testTarget(name: "AdaptyTests", dependencies: ["Adapty", "TollgateAPI"]),
     .testTarget(name: "EndToEndTests", dependencies: ["Adapty", "TollgateAPI", "TollgateServer"]),
     .testTarget(

@@ -35,6 +35,25 @@ public final class AdaptyDevice: Sendable {
       placementId: placementId, locale: nil, provider: provider, timeout: timeout)
   }
 
+  /// `Adapty.getFlow(placementId:)` on this device.
+  public func getFlow(placementId: String) async throws(AdaptyError) -> AdaptyFlow {
+    try await runtime.placements.flow(placementId: placementId, locale: nil, fetchPolicy: .default, loadTimeout: nil)
+  }
+
+  /// `Adapty.getFlowForDefaultAudience(placementId:)` on this device.
+  public func getFlowForDefaultAudience(placementId: String) async throws(AdaptyError) -> AdaptyFlow {
+    try await runtime.placements.defaultFlow(
+      placementId: placementId, locale: nil, fetchPolicy: .default, loadTimeout: nil)
+  }
+
+  /// `Adapty.profileUpdates` on this device.
+  public var profileUpdates: AsyncStream<AdaptyProfile> {
+    let (stream, continuation) = AsyncStream<AdaptyProfile>.makeStream()
+    let broadcaster = runtime.broadcaster
+    Task { await broadcaster.subscribe(continuation) }
+    return stream
+  }
+
   /// The profile this device has now (cached or fresh).
   public var profile: AdaptyProfile? {
     get async { await runtime.profiles.cachedProfile }

@@ -141,6 +141,23 @@ extension RelationalStore {
     }
   }
 
+  public func importProfiles(appId: Int64, _ profiles: [ProfileRecord]) throws -> Int {
+    try with { db in
+      try db.transaction {
+        var inserted = 0
+        for profile in profiles {
+          try db.query(
+            """
+            INSERT INTO profiles (app_id, \(SQLColumns.profile)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (app_id, id) DO NOTHING
+            """, [.integer(appId)] + Self.values(profile))
+          inserted += db.changes
+        }
+        return inserted
+      }
+    }
+  }
+
   public func profile(appId: Int64, id: String) throws -> ProfileRecord? {
     try with { db in try Self.profile(db, appId: appId, id: id) }
   }

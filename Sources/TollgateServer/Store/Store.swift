@@ -101,6 +101,14 @@ public struct AppleAdsRecord: Codable, Sendable, Hashable {
   public var clickDate: Date?
   /// When the server received it.
   public var resolvedAt: Date
+
+  /// Creates a record.
+  public init(payload: AppleAdsPayload, test: Bool, clickDate: Date?, resolvedAt: Date) {
+    self.payload = payload
+    self.test = test
+    self.clickDate = clickDate
+    self.resolvedAt = resolvedAt
+  }
 }
 
 /// The source name of Apple Ads attribution, on the wire and in rules.
@@ -223,6 +231,9 @@ public protocol Store: Sendable {
   /// Inserts a profile unless one with its id exists; returns the stored one and
   /// whether it was created by this call.
   func insertProfile(appId: Int64, _ profile: ProfileRecord) throws -> (ProfileRecord, created: Bool)
+  /// Inserts many profiles in one transaction (imports, benchmarks); existing ids are kept.
+  /// Returns how many were new.
+  func importProfiles(appId: Int64, _ profiles: [ProfileRecord]) throws -> Int
   /// The profile with this id.
   func profile(appId: Int64, id: String) throws -> ProfileRecord?
   /// Changes a profile in one transaction; `version` grows by one and `updatedAt` is set

@@ -1,0 +1,38 @@
+import Foundation
+
+enum BenchCommand {
+  static func run(_ arguments: [String]) async -> Int32 {
+    var options: [String: String] = [:]
+    var index = 1
+    while index + 1 < arguments.count {
+      options[arguments[index]] = arguments[index + 1]
+      index += 2
+    }
+    do {
+      switch arguments.first {
+      case "seed":
+        try Seed.run(
+          database: options["--database"] ?? "bench.sqlite", profiles: Int(options["--profiles"] ?? "") ?? 100_000,
+          out: URL(fileURLWithPath: options["--out"] ?? "."))
+      case "attribution":
+        try await AttributionIngestion.run(
+          base: options["--url"] ?? "http://127.0.0.1:8080", key: options["--key"] ?? "",
+          tokens: Int(options["--tokens"] ?? "") ?? 2_000)
+      case "sdk":
+        try await FirstLaunch.run(config: options["--config"] ?? "examples/sample-config.json")
+      default:
+        FileHandle.standardError.write(Data("usage: tollgate-bench seed|attribution|sdk [options]\n".utf8))
+        return 2
+      }
+      return 0
+    } catch {
+      FileHandle.standardError.write(Data("tollgate-bench: \(error)\n".utf8))
+      return 1
+    }
+  }
+}
+
+/// Writes a line to standard output at once.
+func emit(_ text: String) {
+  FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# `make bench`: measures the server against nginx and a bare libmicrohttpd responder serving
+# the same bytes, attribution ingestion, SQLite and PostgreSQL, and the SDK's first launch;
+# prints the figures and writes BENCHMARKS.md. Loopback only; every load loop is bounded.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DURATION=${BENCH_DURATION:-10s}
+CONNECTIONS=64
+PROFILES=${BENCH_PROFILES:-100000}
+BIN=.build/release
+work=$(mktemp -d /tmp/tollgate-bench.XXXXXX)
+chmod 755 "$work"
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 1 200); do (echo > /dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+to_ms() { awk '{ v=$1; if (v ~ /us$/) { sub(/us$/,"",v); v=v/1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v=v*1000 }; printf "%.2f", v }'; }
+# wrk_run NAME ARGS… → "req/s p50 p99" on stdout (the full output is kept in $work)
+wrk_run() {
+  local name=$1; shift
+  wrk -t2 -c$CONNECTIONS -d"$DURATION" --latency "$@" > "$work/$name.wrk" 2>&1
+  local rps p50 p99 errors
+  rps=$(awk '/Requests\/sec/ { printf "%d", $2 }' "$work/$name.wrk")
+  p50=$(awk '$1 == "50%" { print $2 }' "$work/$name.wrk" | to_ms)
+  p99=$(awk '$1 == "99%" { print $2 }' "$work/$name.wrk" | to_ms)
+  errors=$(awk '/Non-2xx|Socket errors/ { print }' "$work/$name.wrk" | tr '\n' ' ')
+  [ -n "$errors" ] && echo "  $name: $errors" >&2
+  echo "$rps $p50 $p99"
+}
+peak_rss_mb() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
+
+echo "== building (release)"
+swift build -c release --product tollgate >/dev/null
+swift build -c release --product tollgate-bench >/dev/null
+cc -O2 -o "$BIN/bare-responder" Benchmarks/bare_responder.c -lmicrohttpd
+
+sandbox_port=$(free_port)
+"$BIN/tollgate" apple-ads-sandbox --port "$sandbox_port" >/dev/null &
+pids+=($!)
+wait_port "$sandbox_port"
+apple_url="http://127.0.0.1:$sandbox_port/api/v1/"
+
+# serve_and_measure LABEL DATABASE → fills results for one store
+declare -A R
+serve_and_measure() {
+  local label=$1 database=$2 out="$work/$1"
+  mkdir -p "$out"
+  echo "== $label: seeding $PROFILES profiles"
+  local seed_start=$(date +%s.%N)
+  "$BIN/tollgate-bench" seed --database "$database" --profiles "$PROFILES" --out "$out" >/dev/null
+  R[$label.seed]=$(awk -v a="$seed_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  # shellcheck disable=SC1091
+  source "$out/keys.env"
+  local port; port=$(free_port)
+  "$BIN/tollgate" serve --port "$port" --database "$database" --apple-ads-url "$apple_url" --log-level error &
+  local server=$!
+  pids+=($server)
+  wait_port "$port"
+  curl -sf -H "Authorization: Api-Key $BENCH_KEY" "http://127.0.0.1:$port/v1/sdk/placements/p0/default" > "$out/default.json"
+  echo "== $label: placement resolution (random profiles, 10 placements)"
+  R[$label.flow]=$(BENCH_IDS="$out/ids.txt" BENCH_KEY=$BENCH_KEY wrk_run "$label-flow" -s Benchmarks/scripts/flow.lua "http://127.0.0.1:$port")
+  echo "== $label: default audience"
+  R[$label.default]=$(wrk_run "$label-default" -H "Authorization: Api-Key $BENCH_KEY" "http://127.0.0.1:$port/v1/sdk/placements/p0/default")
+  echo "== $label: attribution ingestion"
+  R[$label.attribution]=$("$BIN/tollgate-bench" attribution --url "http://127.0.0.1:$port" --key "$BENCH_KEY" --tokens 2000)
+  R[$label.rss]=$(peak_rss_mb "$server")
+  kill "$server"; wait "$server" 2>/dev/null || true
+  DEFAULT_BYTES="$out/default.json"
+}
+
+serve_and_measure sqlite "$work/sqlite/bench.sqlite"
+if [ -n "${TOLLGATE_TEST_POSTGRES_URL:-}" ]; then
+  serve_and_measure postgres "$TOLLGATE_TEST_POSTGRES_URL"
+fi
+
+echo "== nginx: the same default-audience bytes as a static file"
+mkdir -p "$work/static" "$work/nginx"; chmod 755 "$work/static" "$work/nginx"
+cp "$work/sqlite/default.json" "$work/static/default.json"; chmod 644 "$work/static/default.json"
+nginx_port=$(free_port)
+cat > "$work/nginx/nginx.conf" <<CONF
+worker_processes 2;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body;
+  proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fastcgi;
+  uwsgi_temp_path $work/nginx/uwsgi;
+  scgi_temp_path $work/nginx/scgi;
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location / { root $work/static; default_type application/json; }
+  }
+}
+CONF
+nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
+pids+=($!)
+wait_port "$nginx_port"
+R[nginx]=$(wrk_run nginx "http://127.0.0.1:$nginx_port/default.json")
+
+echo "== bare libmicrohttpd responder: the same bytes"
+bare_port=$(free_port)
+threads=$(( $(nproc) > 2 ? $(nproc) : 2 ))
+"$BIN/bare-responder" "$bare_port" "$work/static/default.json" "$threads" &
+pids+=($!)
+wait_port "$bare_port"
+R[bare]=$(wrk_run bare "http://127.0.0.1:$bare_port/")
+
+echo "== SDK first launch (in-process server and stand-in)"
+sdk_table=$("$BIN/tollgate-bench" sdk --config examples/sample-config.json)
+
+# ---- report
+rps() { echo "$1" | awk '{ print $1 }'; }
+p50() { echo "$1" | awk '{ print $2 }'; }
+p99() { echo "$1" | awk '{ print $3 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f×", a / b; else print "n/a" }'; }
+row() { echo "| $1 | $(rps "$2") | $(p50 "$2") ms | $(p99 "$2") ms |"; }
+{
+  echo "# Benchmarks"
+  echo
+  echo "Generated by \`make bench\` on $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+  echo "Machine: $(nproc) cores ($(awk -F: '/model name/ { print $2; exit }' /proc/cpuinfo | sed 's/^ //')), $(awk '/MemTotal/ { printf "%.0f GiB", $2/1048576 }' /proc/meminfo), $(uname -sr)."
+  echo "Load: \`wrk -t2 -c$CONNECTIONS -d$DURATION --latency\` on loopback, sharing the cores with the server: read ratios, not absolutes."
+  echo "Data: $PROFILES profiles, 10 placements × 5 audiences (Apple Ads campaign, country, app version, custom attributes) with 50/50 A/B tests; the flow benchmark picks a random profile and placement per request (\`Benchmarks/scripts/flow.lua\`)."
+  echo
+  echo "## HTTP"
+  echo
+  echo "| what | req/s | p50 | p99 |"
+  echo "|---|---|---|---|"
+  row "placement resolution, SQLite (\`/flow?profile_id=…\`)" "${R[sqlite.flow]}"
+  row "default audience, SQLite (\`/default\`)" "${R[sqlite.default]}"
+  if [ -n "${R[postgres.flow]:-}" ]; then
+    row "placement resolution, PostgreSQL" "${R[postgres.flow]}"
+    row "default audience, PostgreSQL" "${R[postgres.default]}"
+  fi
+  row "nginx static file, same bytes (2 workers, access log off)" "${R[nginx]}"
+  row "bare libmicrohttpd responder, same bytes and headers" "${R[bare]}"
+  echo
+  echo "| ratio | value | target |"
+  echo "|---|---|---|"
+  echo "| placement resolution / nginx | $(ratio "$(rps "${R[sqlite.flow]}")" "$(rps "${R[nginx]}")") | ≥ 1.0× |"
+  echo "| default audience / nginx | $(ratio "$(rps "${R[sqlite.default]}")" "$(rps "${R[nginx]}")") | |"
+  echo "| placement resolution / bare responder | $(ratio "$(rps "${R[sqlite.flow]}")" "$(rps "${R[bare]}")") | |"
+  echo "| default audience / bare responder | $(ratio "$(rps "${R[sqlite.default]}")" "$(rps "${R[bare]}")") | ≥ 0.8× |"
+  echo
+  echo "Server peak RSS (VmHWM) through the run: SQLite ${R[sqlite.rss]} MB${R[postgres.rss]:+, PostgreSQL ${R[postgres.rss]} MB} (target ≤ 150 MB)."
+  echo "Seeding $PROFILES profiles: SQLite ${R[sqlite.seed]} s${R[postgres.seed]:+, PostgreSQL ${R[postgres.seed]} s}."
+  echo
+  echo "## Attribution ingestion (Apple Ads stand-in answering at once, 32 concurrent clients)"
+  echo
+  echo "- SQLite: ${R[sqlite.attribution]}"
+  [ -n "${R[postgres.attribution]:-}" ] && echo "- PostgreSQL: ${R[postgres.attribution]}"
+  echo
+  echo "## SDK first launch (5 s timeout)"
+  echo
+  echo "Ideal: attribution delay + one loopback round trip, or the timeout when attribution never comes."
+  echo "SDK requests: every SDK route the server answered for that launch (profile, token, long poll, flows)."
+  echo
+  echo "$sdk_table"
+} > BENCHMARKS.md
+cat BENCHMARKS.md
