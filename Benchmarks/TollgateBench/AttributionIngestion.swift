@@ -47,7 +47,9 @@ enum AttributionIngestion {
   static func applied(_ send: (String, String, Data?) async throws -> (Int, Data)) async throws -> Int {
     let (_, data) = try await send("GET", "/metrics", nil)
     let text = String(decoding: data, as: UTF8.self)
-    let line = text.split(separator: "\n").first { $0.hasPrefix("tollgate_attribution_outcomes_total{outcome=\"applied\"}") }
+    let line = text.split(separator: "\n").first {
+      $0.hasPrefix("tollgate_attribution_outcomes_total{outcome=\"applied\"}")
+    }
     return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
   }
 

@@ -25,7 +25,8 @@ enum FirstLaunch {
     let appleURL = try sandbox.start()
     var settings = HTTPServer.Settings()
     settings.port = 0
-    let server = Server(store: store, settings: settings, logger: Logger(level: .error), apple: AppleAdsClient(url: appleURL))
+    let server = Server(
+      store: store, settings: settings, logger: Logger(level: .error), apple: AppleAdsClient(url: appleURL))
     let port = try server.start()
     defer {
       server.stop()
@@ -88,7 +89,10 @@ enum FirstLaunch {
     for _ in 0..<1_000 { _ = try await second.getFlow(placementId: placement) }
     let rssAfter = residentMB()
     await second.quit()
-    emit(String(format: "resident memory over 1 000 getFlow calls: %.1f MB → %.1f MB (growth %.1f MB)", rssBefore, rssAfter, rssAfter - rssBefore))
+    emit(
+      String(
+        format: "resident memory over 1 000 getFlow calls: %.1f MB → %.1f MB (growth %.1f MB)", rssBefore, rssAfter,
+        rssAfter - rssBefore))
   }
 
   static func configuration(_ key: String, _ base: URL, _ storage: URL, _ token: String?) -> AdaptyConfiguration {
@@ -103,7 +107,8 @@ enum FirstLaunch {
     do {
       let result = try await withThrowingTaskGroup(of: AdaptyFlow.self) { group in
         group.addTask {
-          for await profile in device.profileUpdates where profile.appliedExternalAttributionProviders.contains(.appleAds) {
+          for await profile in device.profileUpdates
+          where profile.appliedExternalAttributionProviders.contains(.appleAds) {
             break
           }
           return try await device.getFlow(placementId: placement)

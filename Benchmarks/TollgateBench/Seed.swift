@@ -24,11 +24,13 @@ enum Seed {
       let targets = ids.enumerated().map { offset, audience in
         let a = (placement + offset) % 20
         let b = (placement + offset + 7) % 20
-        return #"{"audience":"\#(audience)","experiment":{"name":"test \#(placement)-\#(audience)","variations":[{"flow":"f\#(a)","weight":50},{"flow":"f\#(b)","weight":50}]}}"#
+        return
+          #"{"audience":"\#(audience)","experiment":{"name":"test \#(placement)-\#(audience)","variations":[{"flow":"f\#(a)","weight":50},{"flow":"f\#(b)","weight":50}]}}"#
       }
       return #"{"id":"p\#(placement)","targets":[\#(targets.joined(separator: ","))],"default":"f\#(placement)"}"#
     }
-    return #"{"flows":[\#(flows.joined(separator: ","))],"audiences":[\#(audiences.joined(separator: ","))],"placements":[\#(placements.joined(separator: ","))]}"#
+    return
+      #"{"flows":[\#(flows.joined(separator: ","))],"audiences":[\#(audiences.joined(separator: ","))],"placements":[\#(placements.joined(separator: ","))]}"#
   }
 
   static func run(database: String, profiles: Int, out: URL) throws {

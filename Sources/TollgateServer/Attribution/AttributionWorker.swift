@@ -24,6 +24,8 @@ public final class AttributionWorker: Sendable {
   let onChange: @Sendable (ProfileRecord, Int64) -> Void
   private let outcomes = Mutex<[String: Int]>([:])
   private let loop = Mutex<LoopState>(LoopState())
+  /// Entered while a pass runs, so `stop()` can let it store its outcomes.
+  private let passes = DispatchGroup()
 
   private struct LoopState {
     var timer: (any DispatchSourceTimer)?
@@ -108,7 +110,9 @@ public final class AttributionWorker: Sendable {
       return true
     }
     guard start else { return }
+    passes.enter()
     Task {
+      defer { passes.leave() }
       while true {
         while await processDue() > 0 {}
         let again = loop.withLock { state -> Bool in
@@ -124,12 +128,14 @@ public final class AttributionWorker: Sendable {
     }
   }
 
-  /// Stops the timer; pending jobs stay in the table for the next start.
+  /// Stops the timer and waits (up to 10 s) for a running pass to store its outcomes;
+  /// pending jobs stay in the table for the next start.
   public func stop() {
     loop.withLock { state in
       state.timer?.cancel()
       state.timer = nil
     }
+    _ = passes.wait(timeout: .now() + 10)
   }
 
   /// Outcomes so far by label (`applied`, `retry`, …), for `/metrics`.

@@ -13,9 +13,10 @@ extension Endpoints {
       _ = try configEntry(appId: appId, placementId: placementId)
       let locale = request.query["locale"]
       let id = profile.id
-      let answer: @Sendable () -> Response = { [self] in
+      // `current` is the profile already read for this request; a long poll reads it again.
+      let resolve: @Sendable (ProfileRecord?) -> Response = { [self] current in
         respond {
-          let profile = try existingProfile(appId: appId, id: id)
+          let profile = try current ?? existingProfile(appId: appId, id: id)
           let entry = try configEntry(appId: appId, placementId: placementId)
           let resolver = PlacementResolver(store: store, logger: logger)
           return .json(
@@ -24,8 +25,9 @@ extension Endpoints {
               locale: locale ?? profile.install.locale, now: time.now()))
         }
       }
+      let answer: @Sendable () -> Response = { resolve(nil) }
       // wait_for=apple_ads: the first-launch race, done here in one request.
-      guard let wait = try AttributionWait(request) else { return answer() }
+      guard let wait = try AttributionWait(request) else { return resolve(profile) }
       return waits.wait(
         .init(appId: appId, profileId: id), seconds: wait.seconds,
         attempt: { [self] in respond { try attributionSettled(appId: appId, id: id) ? answer() : nil } },

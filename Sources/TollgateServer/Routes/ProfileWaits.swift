@@ -3,11 +3,34 @@ import Foundation
 import Synchronization
 
 /// Long polls waiting for a profile to change (`wait_for=apple_ads`). Each wait is a
-/// deferred response on a suspended connection: no thread waits. A change to the profile
-/// re-checks its waits at once; a timer answers the rest when their time is up.
+/// deferred response on a suspended connection: no thread waits. A change made by this
+/// instance re-checks its waits at once; a change made by another instance sharing the
+/// database is noticed by a re-check every `recheckInterval` while any wait is open; a
+/// timer answers the rest when their time is up.
 final class ProfileWaits: Sendable {
   /// The longest wait a client may ask for.
   static let maximumSeconds: Double = 30
+  /// How often open waits are re-checked against the store (changes from other instances).
+  static let recheckInterval: Double = 0.25
+
+  private let recheck = Mutex<(any DispatchSourceTimer)?>(nil)
+
+  init() {
+    recheck.withLock { timer in
+      let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+      source.schedule(deadline: .now() + Self.recheckInterval, repeating: Self.recheckInterval)
+      source.setEventHandler { [weak self] in self?.recheckAll() }
+      source.resume()
+      timer = source
+    }
+  }
+
+  deinit { recheck.withLock { $0?.cancel() } }
+
+  private func recheckAll() {
+    let keys = waiters.withLock { Array($0.keys) }
+    for key in keys { changed(key) }
+  }
 
   struct Key: Hashable, Sendable {
     let appId: Int64

@@ -8,8 +8,10 @@ import TollgateAPI
 /// an advisory lock so servers starting together do not race.
 public final class PostgresStore: RelationalStore {
   let pool: ConnectionPool
+  var relaxedPool: ConnectionPool { pool }
   let dialect = SQLDialect(
     lockRow: " FOR UPDATE",
+    relaxTransaction: "SET LOCAL synchronous_commit TO OFF",
     claimJobs: """
       UPDATE attribution_jobs SET next_attempt_at = ?
       WHERE (app_id, profile_id, token_hash) IN (

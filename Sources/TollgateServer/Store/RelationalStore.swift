@@ -6,6 +6,8 @@ import TollgateAPI
 /// from input; the dialect supplies the few statements that differ.
 protocol RelationalStore: Store {
   var pool: ConnectionPool { get }
+  /// Connections for writes that may skip waiting for the disk (see `assign`).
+  var relaxedPool: ConnectionPool { get }
   var dialect: SQLDialect { get }
 }
 
@@ -13,6 +15,8 @@ protocol RelationalStore: Store {
 struct SQLDialect: Sendable {
   /// Appended to a SELECT that reads a row the transaction will update.
   let lockRow: String
+  /// Run first in a transaction whose commit need not wait for the disk.
+  let relaxTransaction: String?
   /// Claims due attribution jobs: parameters (lease end, now, limit); returns job columns.
   let claimJobs: String
 }
@@ -23,7 +27,10 @@ extension RelationalStore {
     try pool.with(body)
   }
 
-  public func close() { pool.close() }
+  public func close() {
+    relaxedPool.close()
+    pool.close()
+  }
 
   // MARK: Apps and keys
 
@@ -234,9 +241,13 @@ extension RelationalStore {
     }
   }
 
+  /// An assignment is a deterministic function of the bucket and the weights, so a commit
+  /// lost to a power cut is recomputed identically: it does not wait for the disk, which
+  /// is what makes first-time placement resolution fast.
   public func assign(_ key: AssignmentKey, variationId: String, at: Date) throws -> String {
-    try with { db in
+    try relaxedPool.with { db in
       try db.transaction {
+        if let relax = dialect.relaxTransaction { try db.execute(relax) }
         try db.query(
           """
           INSERT INTO assignments (app_id, profile_id, placement_id, audience_id, variation_id, assigned_at)

@@ -19,7 +19,10 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
   /// SQLite copies bound text and blobs (the C macro `SQLITE_TRANSIENT`).
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-  init(path: String) throws {
+  /// `relaxed` connections commit without waiting for the disk (`synchronous=NORMAL`:
+  /// durable across process crashes, not power loss); only writes that can be recomputed
+  /// use them.
+  init(path: String, relaxed: Bool = false) throws {
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
     var opened: OpaquePointer?
     let status = sqlite3_open_v2(path, &opened, flags, nil)
@@ -33,7 +36,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     sqlite3_busy_timeout(handle, 10_000)
     try execute("PRAGMA journal_mode = WAL")
     // FULL: a commit is on disk before the caller hears about it, even on power loss.
-    try execute("PRAGMA synchronous = FULL")
+    try execute(relaxed ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL")
     try execute("PRAGMA foreign_keys = ON")
   }
 

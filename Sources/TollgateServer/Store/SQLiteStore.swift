@@ -5,8 +5,10 @@ import TollgateAPI
 /// (readers run in parallel, writers take turns through `BEGIN IMMEDIATE`).
 public final class SQLiteStore: RelationalStore {
   let pool: ConnectionPool
+  let relaxedPool: ConnectionPool
   let dialect = SQLDialect(
     lockRow: "",
+    relaxTransaction: nil,
     claimJobs: """
       UPDATE attribution_jobs SET next_attempt_at = ?
       WHERE rowid IN (SELECT rowid FROM attribution_jobs WHERE status = 'pending' AND next_attempt_at <= ?
@@ -25,6 +27,7 @@ public final class SQLiteStore: RelationalStore {
       finish: { connection in
         try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
       })
+    relaxedPool = ConnectionPool(try (0..<2).map { _ in try SQLiteConnection(path: path, relaxed: true) })
   }
 
   private static func migrate(_ connection: SQLiteConnection) throws {
