@@ -97,7 +97,7 @@ enum FirstLaunch {
 
   static func configuration(_ key: String, _ base: URL, _ storage: URL, _ token: String?) -> AdaptyConfiguration {
     AdaptyConfiguration.builder(withAPIKey: key).with(backendBaseUrl: base).with(storageDirectory: storage)
-      .with(attributionTokenProvider: BenchToken(token)).build()
+      .with(attributionTokenProvider: AdaptyStaticAttributionTokenProvider(token)).build()
   }
 
   /// The seed pages' FlowLoader, on one device.
@@ -176,16 +176,5 @@ final class FirstProfile: AdaptyDelegate {
         state = (Date(), profile.appliedExternalAttributionProviders.contains(.appleAds))
       }
     }
-  }
-}
-
-/// The device's token (a stand-in script), or none.
-struct BenchToken: AdaptyAttributionTokenProvider {
-  let token: String?
-  init(_ token: String?) { self.token = token }
-
-  func attributionToken() async throws -> String {
-    guard let token else { throw AdaptyAttributionTokenError.unavailable("organic install") }
-    return token
   }
 }

@@ -40,7 +40,7 @@ enum Demo {
       AdaptyConfiguration.builder(withAPIKey: keys.publicKey)
         .with(backendBaseUrl: server)
         .with(storageDirectory: directory.appendingPathComponent("device-\(device)"))
-        .with(attributionTokenProvider: DemoToken(token))
+        .with(attributionTokenProvider: AdaptyStaticAttributionTokenProvider(token))
         .build()
     }
 
@@ -107,16 +107,5 @@ final class DemoObserver: AdaptyDelegate {
   func didLoadLatestProfile(_ profile: AdaptyProfile) {
     let sources = profile.appliedExternalAttributionProviders.map(\.rawValue)
     clock.line(device, "profile v\(profile.version) delivered, applied sources \(sources)")
-  }
-}
-
-/// The device's AdServices token (a stand-in script), or none.
-struct DemoToken: AdaptyAttributionTokenProvider {
-  let token: String?
-  init(_ token: String?) { self.token = token }
-
-  func attributionToken() async throws -> String {
-    guard let token else { throw AdaptyAttributionTokenError.unavailable("organic install: no campaign") }
-    return token
   }
 }

@@ -80,7 +80,7 @@ final class LiveServer: Sendable {
       .with(backendBaseUrl: baseURL)
       .with(storageDirectory: storage ?? sdkDirectory)
       .with(logLevel: .warn)
-      .with(attributionTokenProvider: token.map(FixedToken.init) ?? FixedToken(nil))
+      .with(attributionTokenProvider: AdaptyStaticAttributionTokenProvider(token))
     builder.dependencies.installInfo = {
       InstallInfo(appVersion: "2.4.0", osVersion: "17.5", deviceModel: "iPhone15,2", locale: "fr-FR")
     }
@@ -114,15 +114,4 @@ func quitApp() async {
   await Facade.shared.reset()
   FallbackFlows.shared.reset()
   Adapty.delegate = nil
-}
-
-/// A device's AdServices token: fixed, or none (`unavailable`, as on a simulator).
-struct FixedToken: AdaptyAttributionTokenProvider {
-  let token: String?
-  init(_ token: String?) { self.token = token }
-
-  func attributionToken() async throws -> String {
-    guard let token else { throw AdaptyAttributionTokenError.unavailable("no token on this device") }
-    return token
-  }
 }

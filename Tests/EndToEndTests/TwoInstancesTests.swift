@@ -48,7 +48,7 @@ struct TwoInstancesTests {
           let builder = AdaptyConfiguration.builder(withAPIKey: keys.publicKey)
             .with(backendBaseUrl: URL(string: "http://127.0.0.1:\(balancer.port)")!)
             .with(storageDirectory: directory.appendingPathComponent("\(device)"))
-            .with(attributionTokenProvider: FixedToken(token))
+            .with(attributionTokenProvider: AdaptyStaticAttributionTokenProvider(token))
           let runtime = await AdaptyRuntime.launch(
             builder.build(), fallback: FallbackFlows(), delegates: DelegateHolder())
           let flow = try await runtime.placements.flowAwaitingAttribution(

@@ -6,6 +6,21 @@ public protocol AdaptyAttributionTokenProvider: Sendable {
   func attributionToken() async throws -> String
 }
 
+/// A fixed token, or none (as on a simulator or an organic install): for tests, demos and
+/// benchmarks; apps use the AdServices default.
+public struct AdaptyStaticAttributionTokenProvider: AdaptyAttributionTokenProvider {
+  /// The token every call returns; nil makes every call throw `.unavailable`.
+  public let token: String?
+
+  /// A provider of `token`.
+  public init(_ token: String?) { self.token = token }
+
+  public func attributionToken() async throws -> String {
+    guard let token else { throw AdaptyAttributionTokenError.unavailable("no attribution token on this device") }
+    return token
+  }
+}
+
 /// Why a token could not be had.
 public enum AdaptyAttributionTokenError: Error, Sendable, Hashable {
   /// It never will be on this device (simulator, platform not supported): the SDK stops.

@@ -15,15 +15,6 @@ public struct AdaptyExternalAttributionProvider: RawRepresentable, Sendable, Has
   /// Apple Ads (AdServices) attribution.
   public static let appleAds = AdaptyExternalAttributionProvider(rawValue: "apple_ads")
 
-  public init(from decoder: any Decoder) throws {
-    rawValue = try decoder.singleValueContainer().decode(String.self)
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    try container.encode(rawValue)
-  }
-
   public var description: String { rawValue }
 }
 

@@ -29,15 +29,6 @@ public struct AdaptyStoreMessageType: RawRepresentable, Sendable, Hashable, Coda
     AdaptyStoreMessageType(rawValue: "storekit_\(rawValue)")
   }
 
-  public init(from decoder: any Decoder) throws {
-    rawValue = try decoder.singleValueContainer().decode(String.self)
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    try container.encode(rawValue)
-  }
-
   public var description: String { rawValue }
 }
 
