@@ -60,7 +60,7 @@ struct AttributionTests {
     #expect(pending.status == 202)
     #expect(try pending.decode(AttributionPendingResponse.self).status == .pending)
     #expect(try await profile(server, id).attributionStatus == ["apple_ads": .pending])
-    await server.attributionPass()  // nothing due before 5 s
+    await server.attributionPass()  // the first answer (404) is stored; nothing is due before 5 s
     #expect(server.sandbox.tally(token).calls == 1)
     server.time.advance(days: 5.0 / 86_400)
     await server.attributionPass()
@@ -132,6 +132,7 @@ struct AttributionTests {
     let id = try await server.createProfile()
     let token = "sbx|fail=1|campaign=9"
     #expect(try await post(server, id, token: token).status == 202)
+    await server.attributionPass()
     #expect(sandbox.tally(token).calls == 1)
     server.stop()
 
@@ -154,6 +155,7 @@ struct AttributionTests {
     let id = try await server.createProfile()
     let token = "sbx|not_found=1|campaign=1"
     #expect(try await post(server, id, token: token).status == 202)
+    await server.attributionPass()
 
     async let waitedProfile = server.sdk("GET", "\(RoutePaths.profile(id))?wait_for=apple_ads&timeout_ms=20000")
     async let waitedFlow = server.sdk(

@@ -128,6 +128,11 @@ public final class AttributionWorker: Sendable {
     }
   }
 
+  /// Waits (up to `timeout` seconds) until no pass started by `kick()` is running.
+  public func waitUntilIdle(timeout: TimeInterval = 10) {
+    _ = passes.wait(timeout: .now() + timeout)
+  }
+
   /// Stops the timer and waits (up to 10 s) for a running pass to store its outcomes;
   /// pending jobs stay in the table for the next start.
   public func stop() {
@@ -135,7 +140,7 @@ public final class AttributionWorker: Sendable {
       state.timer?.cancel()
       state.timer = nil
     }
-    _ = passes.wait(timeout: .now() + 10)
+    waitUntilIdle()
   }
 
   /// Outcomes so far by label (`applied`, `retry`, …), for `/metrics`.

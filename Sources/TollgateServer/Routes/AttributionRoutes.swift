@@ -70,11 +70,8 @@ extension Endpoints {
   func respond(_ body: () throws -> Response?) -> Response? {
     do {
       return try body()
-    } catch let error as HTTPError {
-      return error.response
     } catch {
-      logger.error("deferred answer: \(error)")
-      return HTTPError(500, "internal_error", "The server failed to answer; the error is logged.").response
+      return errorResponse(error, context: "deferred answer")
     }
   }
 

@@ -41,18 +41,8 @@ public final class Service: Sendable {
       request.pathParameters = parameters
       do {
         response = try route.handler(request)
-      } catch let error as HTTPError {
-        response = error.response
-      } catch let StoreError.unavailable(reason) {
-        endpoints.logger.error("\(request.method) \(request.path): database unavailable: \(reason)")
-        var unavailable = HTTPError(
-          503, "database_unavailable", "The database cannot be reached; retry shortly."
-        ).response
-        unavailable.headers.append(("Retry-After", "1"))
-        response = unavailable
       } catch {
-        endpoints.logger.error("\(request.method) \(request.path): \(error)")
-        response = HTTPError(500, "internal_error", "The server failed to answer; the error is logged.").response
+        response = endpoints.errorResponse(error, context: "\(request.method) \(request.path)")
       }
     case .methodNotAllowed(let allowed):
       var error = HTTPError(405, "method_not_allowed", "\(request.method) is not allowed here.").response
@@ -86,6 +76,26 @@ public final class Service: Sendable {
 
   /// Answers every long poll at once (before shutdown: suspended connections must resume).
   public func finishWaits() { endpoints.waits.finishAll() }
+}
+
+extension Endpoints {
+  /// The JSON answer for an error a handler threw: its own status for `HTTPError`, 503 with
+  /// `Retry-After` while the database is unreachable, else a logged 500.
+  func errorResponse(_ error: any Error, context: String) -> Response {
+    switch error {
+    case let error as HTTPError:
+      return error.response
+    case StoreError.unavailable(let reason):
+      logger.error("\(context): database unavailable: \(reason)")
+      var unavailable = HTTPError(503, "database_unavailable", "The database cannot be reached; retry shortly.")
+        .response
+      unavailable.headers.append(("Retry-After", "1"))
+      return unavailable
+    default:
+      logger.error("\(context): \(error)")
+      return HTTPError(500, "internal_error", "The server failed to answer; the error is logged.").response
+    }
+  }
 }
 
 /// What the route handlers share: the store, the clock, caches, authentication, metrics.

@@ -101,9 +101,12 @@ final class TestServer: Sendable {
     sandbox.stop()
   }
 
-  /// Runs the attribution worker until no job is due (at the test's clock).
+  /// Lets passes the routes started finish, then runs the attribution worker until no job
+  /// is due (at the test's clock).
   func attributionPass() async {
-    while await server.service.attribution.processDue() > 0 {}
+    let worker = server.service.attribution
+    await Task.detached { worker.waitUntilIdle() }.value
+    while await worker.processDue() > 0 {}
   }
 
   var sdkKey: String { alpha.publicKey }
