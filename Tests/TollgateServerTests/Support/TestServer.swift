@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 import TollgateAPI
@@ -105,7 +106,14 @@ final class TestServer: Sendable {
   /// is due (at the test's clock).
   func attributionPass() async {
     let worker = server.service.attribution
-    await Task.detached { worker.waitUntilIdle() }.value
+    // Waited for on a Dispatch thread: blocking a Swift concurrency thread could starve the
+    // very pass being waited for.
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      DispatchQueue.global().async {
+        worker.waitUntilIdle()
+        continuation.resume()
+      }
+    }
     while await worker.processDue() > 0 {}
   }
 
