@@ -107,6 +107,62 @@ struct CommandLineTests {
     #expect(typo.stderr.contains("unknown option --colour"))
   }
 
+  @Test("a server killed with SIGKILL loses no acknowledged write")
+  func killed() async throws {
+    let directory = temporaryDirectory()
+    let database = directory.appendingPathComponent("killed.sqlite").path
+    let cli = CLI(database: database)
+    let keys = try cli.run(["keys", "create", "--app", "shop"])
+    let publicKey = try #require(keys.stdout.firstMatch(of: /tg_pub_[0-9a-f]+/).map { String($0.0) })
+    var (process, port) = try Self.serve(database: database)
+    var created: [String] = []
+    for _ in 0..<50 {
+      let id = UUID().uuidString.lowercased()
+      var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/sdk/profiles")!)
+      request.httpMethod = "POST"
+      request.setValue("Api-Key \(publicKey)", forHTTPHeaderField: "Authorization")
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+      request.httpBody = Data(#"{"profile_id":"\#(id)"}"#.utf8)
+      let (_, response) = try await TestServer.session.data(for: request)
+      if (response as? HTTPURLResponse)?.statusCode == 201 { created.append(id) }
+    }
+    #expect(created.count == 50)
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .uncaughtSignal)
+
+    (process, port) = try Self.serve(database: database)
+    defer {
+      process.terminate()
+      process.waitUntilExit()
+    }
+    for id in created {
+      var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/sdk/profiles/\(id)")!)
+      request.setValue("Api-Key \(publicKey)", forHTTPHeaderField: "Authorization")
+      let (_, response) = try await TestServer.session.data(for: request)
+      #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(id)")
+    }
+  }
+
+  /// Starts `tollgate serve` on a free port and returns it once it listens.
+  static func serve(database: String) throws -> (Process, Int) {
+    let process = Process()
+    process.executableURL = CLI.executable
+    process.arguments = ["serve", "--port", "0", "--database", database]
+    let err = Pipe()
+    process.standardError = err
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    var log = ""
+    while !log.contains("listening on") {
+      let chunk = err.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      log += String(decoding: chunk, as: UTF8.self)
+    }
+    let port = try #require(log.firstMatch(of: /127\.0\.0\.1:(\d+)/).flatMap { Int($0.1) })
+    return (process, port)
+  }
+
   @Test("serve answers, and SIGTERM stops it cleanly with the database checkpointed")
   func serveAndStop() async throws {
     let directory = temporaryDirectory()
