@@ -10,7 +10,7 @@ import TollgateServer
 
 /// SDK first-launch timings, in-process with the real server and the Apple Ads stand-in on
 /// loopback: activate → flow in hand, for attribution applied after 0.2, 1, 3 s and never,
-/// with a 5 s timeout, for the seed pattern and the built-in race.
+/// with a 5 s timeout, for the documented pattern and the built-in race.
 enum FirstLaunch {
   static let timeout: TimeInterval = 5
   static let placement = "onboarding"
@@ -39,7 +39,7 @@ enum FirstLaunch {
     emit("| attribution after | pattern | activate → flow | ideal | gap | flow | SDK requests | duplicate fetches |")
     emit("|---|---|---|---|---|---|---|---|")
     for delay in [0.2, 1, 3, nil] as [Double?] {
-      for pattern in ["seed pattern", "built-in race"] {
+      for pattern in ["documented pattern", "built-in race"] {
         let token = delay.map { "sbx|delay_ms=\(Int($0 * 1000))|campaign=542370539|run=\(UUID().uuidString)" }
         let storage = directory.appendingPathComponent(UUID().uuidString)
         let before = try await sdkRequests(base)
@@ -48,7 +48,7 @@ enum FirstLaunch {
         let flow =
           pattern == "built-in race"
           ? try await device.getFlow(placementId: placement, awaitingAttribution: .appleAds, timeout: timeout)
-          : try await seedPattern(device)
+          : try await documentedPattern(device)
         let elapsed = Date().timeIntervalSince(start)
         await device.quit()
         let after = try await sdkRequests(base)
@@ -100,8 +100,8 @@ enum FirstLaunch {
       .with(attributionTokenProvider: AdaptyStaticAttributionTokenProvider(token)).build()
   }
 
-  /// The seed pages' FlowLoader, on one device.
-  static func seedPattern(_ device: AdaptyDevice) async throws -> AdaptyFlow {
+  /// The documented FlowLoader, on one device.
+  static func documentedPattern(_ device: AdaptyDevice) async throws -> AdaptyFlow {
     struct TimedOut: Error {}
     let defaultFlowTask = Task { try await device.getFlowForDefaultAudience(placementId: placement) }
     do {

@@ -14,7 +14,7 @@ final class HandFedMessages: AdaptyStoreMessageSource {
 }
 
 extension EndToEndTests {
-  @Test("store messages through the static API: 2002 before activation, then the seed's flow")
+  @Test("store messages through the static API: 2002 before activation, then the documented flow")
   func storeMessages() async throws {
     do {
       try await Adapty.showStoreMessages { _ in }

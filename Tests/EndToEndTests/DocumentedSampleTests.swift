@@ -4,7 +4,7 @@ import TollgateServer
 
 @testable import Adapty
 
-/// The seed pages' samples, run against a live server: with Apple Ads attribution applied
+/// The documented samples, run against a live server: with Apple Ads attribution applied
 /// they return the AA-segmented flow; without it they return the default audience's flow
 /// when their timer fires.
 extension EndToEndTests {
@@ -14,13 +14,13 @@ extension EndToEndTests {
     defer { live.stop() }
     // Apple answers after 200 ms: well inside the sample's 5 s timer.
     try await Adapty.activate(with: live.configuration(token: "sbx|delay_ms=200|campaign=1"))
-    Adapty.delegate = Seed4.ProfileObserver.shared
+    Adapty.delegate = Docs4x.ProfileObserver.shared
 
-    let flow = try await Seed4.FlowLoader.getFlowOrDefault(placementId: "onboarding", timeout: 5)
+    let flow = try await Docs4x.FlowLoader.getFlowOrDefault(placementId: "onboarding", timeout: 5)
     #expect(flow.id == "aa_offer")
     #expect(flow.source == .segmented)
     #expect(flow.placement.audienceName == "Apple Ads: any campaign")
-    #expect(Seed4.ProfileObserver.shared.profile?.appliedExternalAttributionProviders.contains(.appleAds) == true)
+    #expect(Docs4x.ProfileObserver.shared.profile?.appliedExternalAttributionProviders.contains(.appleAds) == true)
     await quitApp()
   }
 
@@ -29,8 +29,8 @@ extension EndToEndTests {
     let live = try LiveServer()
     defer { live.stop() }
     try await Adapty.activate(with: live.configuration())
-    Adapty.delegate = Seed4.ProfileObserver.shared
-    let flow = try await Seed4.FlowLoader.getFlowOrDefault(placementId: "onboarding", timeout: 0.3)
+    Adapty.delegate = Docs4x.ProfileObserver.shared
+    let flow = try await Docs4x.FlowLoader.getFlowOrDefault(placementId: "onboarding", timeout: 0.3)
     #expect(flow.id == "standard")
     #expect(flow.source == .defaultAudience)
     #expect(flow.placement.audienceName == "All Users")
@@ -38,13 +38,13 @@ extension EndToEndTests {
   }
 
   @Test("3.x PaywallLoader: both paths behave like the 4.x sample")
-  @available(*, deprecated, message: "Runs the 3.x seed sample.")
+  @available(*, deprecated, message: "Runs the documented 3.x sample.")
   @MainActor func paywallLoader() async throws {
     let live = try LiveServer()
     defer { live.stop() }
     try await Adapty.activate(with: live.configuration())
-    Adapty.delegate = Seed3.ProfileObserver.shared
-    let fallback = try await Seed3.PaywallLoader.getPaywallOrDefault(placementId: "onboarding", timeout: 0.3)
+    Adapty.delegate = Docs3x.ProfileObserver.shared
+    let fallback = try await Docs3x.PaywallLoader.getPaywallOrDefault(placementId: "onboarding", timeout: 0.3)
     #expect(fallback.id == "standard")
 
     await quitApp()
@@ -53,8 +53,8 @@ extension EndToEndTests {
     try await Adapty.activate(
       with: live.configuration(
         storage: live.directory.appendingPathComponent("sdk-2"), token: "sbx|delay_ms=200|campaign=1"))
-    Adapty.delegate = Seed3.ProfileObserver.shared
-    let paywall = try await Seed3.PaywallLoader.getPaywallOrDefault(placementId: "onboarding", timeout: 5)
+    Adapty.delegate = Docs3x.ProfileObserver.shared
+    let paywall = try await Docs3x.PaywallLoader.getPaywallOrDefault(placementId: "onboarding", timeout: 5)
     #expect(paywall.id == "aa_offer")
     await quitApp()
   }

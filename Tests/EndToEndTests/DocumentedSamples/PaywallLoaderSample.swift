@@ -1,37 +1,37 @@
 import Adapty
 import Foundation
 
-/// The 4.x sample of the seed page "first-launch paywall targeted by Apple Ads", as written
-/// there. Two changes only: it sits in a namespace (the 3.x sample below defines the same
-/// type names), and `@Published`/`$profile.values` — Combine, absent on Linux — is replaced
-/// by `Adapty.profileUpdates`, which likewise yields the current profile first.
-enum Seed4 {
+/// The 3.x sample of the same documentation page, as written there (namespaced, Combine replaced by
+/// `Adapty.profileUpdates`). It uses the 3.x names, which are deprecated aliases: the
+/// namespace is marked deprecated so that compiling the sample does not warn.
+@available(*, deprecated, message: "The documented 3.x sample uses the deprecated 3.x names on purpose.")
+enum Docs3x {
   /// Demonstrates how to fetch a paywall that depends on attribution being applied,
   /// falling back to the default-audience paywall if attribution doesn't arrive in time.
   ///
   /// Stateless and self-contained: every call kicks off its own default-audience
   /// prefetch and races it against attribution + segmented fetch.
-  enum FlowLoader {
-    static func getFlowOrDefault(
+  enum PaywallLoader {
+    static func getPaywallOrDefault(
       placementId: String,
       timeout: TimeInterval
-    ) async throws -> AdaptyFlow {
+    ) async throws -> AdaptyPaywall {
       struct TimedOut: Error {}
 
       // Kick off the default-audience request immediately so it has the full
       // `timeout` window to load. We'll either cancel it on success or await
       // its result on timeout — never a duplicate network call.
-      let defaultFlowTask = Task {
-        try await Adapty.getFlowForDefaultAudience(placementId: placementId)
+      let defaultPaywallTask = Task {
+        try await Adapty.getPaywallForDefaultAudience(placementId: placementId)
       }
 
       do {
         // Race two child tasks: whichever finishes first wins.
-        let result = try await withThrowingTaskGroup(of: AdaptyFlow.self) { group in
+        let result = try await withThrowingTaskGroup(of: AdaptyPaywall.self) { group in
           // 1. Wait for attribution, then ask Adapty for the segmented paywall.
           group.addTask {
             await waitForAttribution()
-            return try await Adapty.getFlow(placementId: placementId)
+            return try await Adapty.getPaywall(placementId: placementId)
           }
           // 2. Time-bomb: throws `TimedOut` after `timeout` seconds.
           group.addTask {
@@ -43,12 +43,12 @@ enum Seed4 {
           return value
         }
         // Segmented paywall won — we no longer need the default-audience prefetch.
-        defaultFlowTask.cancel()
+        defaultPaywallTask.cancel()
         return result
       } catch is TimedOut {
         // Attribution didn't apply in time — return the prefetched default
         // (instant if already done, otherwise we await the in-flight request).
-        return try await defaultFlowTask.value
+        return try await defaultPaywallTask.value
       }
     }
 
@@ -58,7 +58,7 @@ enum Seed4 {
     @MainActor
     private static func waitForAttribution() async {
       for await profile in Adapty.profileUpdates {
-        if profile.appliedExternalAttributionProviders.contains(.appleAds) == true { return }
+        if profile.appliedAttributionSources.contains(.appleAds) == true { return }
       }
     }
   }
@@ -72,6 +72,15 @@ enum Seed4 {
     nonisolated func didLoadLatestProfile(_ profile: AdaptyProfile) {
       Task { @MainActor [weak self] in
         self?.profile = profile
+      }
+    }
+  }
+
+  /// The delegate snippet of the same page (step 3), 3.x names.
+  final class AttributionWatcher: AdaptyDelegate {
+    nonisolated func didLoadLatestProfile(_ profile: AdaptyProfile) {
+      if profile.appliedAttributionSources.contains(where: { $0 == .appleAds }) {
+        // load paywall via Adapty.getPaywall(placementId:)
       }
     }
   }

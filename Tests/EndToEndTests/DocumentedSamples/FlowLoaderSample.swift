@@ -1,37 +1,37 @@
 import Adapty
 import Foundation
 
-/// The 3.x sample of the same seed page, as written there (namespaced, Combine replaced by
-/// `Adapty.profileUpdates`). It uses the 3.x names, which are deprecated aliases: the
-/// namespace is marked deprecated so that compiling the sample does not warn.
-@available(*, deprecated, message: "The 3.x seed sample uses the deprecated 3.x names on purpose.")
-enum Seed3 {
+/// The 4.x sample of the documentation page "first-launch paywall targeted by Apple Ads", as written
+/// there. Two changes only: it sits in a namespace (the 3.x sample below defines the same
+/// type names), and `@Published`/`$profile.values` — Combine, absent on Linux — is replaced
+/// by `Adapty.profileUpdates`, which likewise yields the current profile first.
+enum Docs4x {
   /// Demonstrates how to fetch a paywall that depends on attribution being applied,
   /// falling back to the default-audience paywall if attribution doesn't arrive in time.
   ///
   /// Stateless and self-contained: every call kicks off its own default-audience
   /// prefetch and races it against attribution + segmented fetch.
-  enum PaywallLoader {
-    static func getPaywallOrDefault(
+  enum FlowLoader {
+    static func getFlowOrDefault(
       placementId: String,
       timeout: TimeInterval
-    ) async throws -> AdaptyPaywall {
+    ) async throws -> AdaptyFlow {
       struct TimedOut: Error {}
 
       // Kick off the default-audience request immediately so it has the full
       // `timeout` window to load. We'll either cancel it on success or await
       // its result on timeout — never a duplicate network call.
-      let defaultPaywallTask = Task {
-        try await Adapty.getPaywallForDefaultAudience(placementId: placementId)
+      let defaultFlowTask = Task {
+        try await Adapty.getFlowForDefaultAudience(placementId: placementId)
       }
 
       do {
         // Race two child tasks: whichever finishes first wins.
-        let result = try await withThrowingTaskGroup(of: AdaptyPaywall.self) { group in
+        let result = try await withThrowingTaskGroup(of: AdaptyFlow.self) { group in
           // 1. Wait for attribution, then ask Adapty for the segmented paywall.
           group.addTask {
             await waitForAttribution()
-            return try await Adapty.getPaywall(placementId: placementId)
+            return try await Adapty.getFlow(placementId: placementId)
           }
           // 2. Time-bomb: throws `TimedOut` after `timeout` seconds.
           group.addTask {
@@ -43,12 +43,12 @@ enum Seed3 {
           return value
         }
         // Segmented paywall won — we no longer need the default-audience prefetch.
-        defaultPaywallTask.cancel()
+        defaultFlowTask.cancel()
         return result
       } catch is TimedOut {
         // Attribution didn't apply in time — return the prefetched default
         // (instant if already done, otherwise we await the in-flight request).
-        return try await defaultPaywallTask.value
+        return try await defaultFlowTask.value
       }
     }
 
@@ -58,7 +58,7 @@ enum Seed3 {
     @MainActor
     private static func waitForAttribution() async {
       for await profile in Adapty.profileUpdates {
-        if profile.appliedAttributionSources.contains(.appleAds) == true { return }
+        if profile.appliedExternalAttributionProviders.contains(.appleAds) == true { return }
       }
     }
   }
@@ -72,15 +72,6 @@ enum Seed3 {
     nonisolated func didLoadLatestProfile(_ profile: AdaptyProfile) {
       Task { @MainActor [weak self] in
         self?.profile = profile
-      }
-    }
-  }
-
-  /// The delegate snippet of the same page (step 3), 3.x names.
-  final class AttributionWatcher: AdaptyDelegate {
-    nonisolated func didLoadLatestProfile(_ profile: AdaptyProfile) {
-      if profile.appliedAttributionSources.contains(where: { $0 == .appleAds }) {
-        // load paywall via Adapty.getPaywall(placementId:)
       }
     }
   }
