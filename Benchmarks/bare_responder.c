@@ -14,7 +14,15 @@ static size_t body_size;
 static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                               const char *version, const char *upload_data, size_t *upload_data_size,
                               void **con_cls) {
-  (void)cls; (void)url; (void)method; (void)version; (void)upload_data; (void)upload_data_size; (void)con_cls;
+  (void)cls; (void)url; (void)method; (void)version; (void)upload_data;
+  /* Answer on the second call, once the request is complete, as Tollgate does: a response
+   * queued on the first call makes libmicrohttpd close the connection afterwards. */
+  static int first_call_marker;
+  if (*con_cls == NULL) {
+    *con_cls = &first_call_marker;
+    return MHD_YES;
+  }
+  *upload_data_size = 0;
   struct MHD_Response *response =
       MHD_create_response_from_buffer(body_size, body, MHD_RESPMEM_PERSISTENT);
   MHD_add_response_header(response, "Content-Type", "application/json; charset=utf-8");

@@ -14,8 +14,23 @@ final class ConfigCache: Sendable {
 
     init(config: CompiledConfig) { self.config = config }
 
+    /// Rendered answers by placement and the locale exactly as requested, so a repeated
+    /// request skips locale matching; bounded, since clients choose the locale text.
+    private let byRequest: Mutex<[String: RenderedResponse]> = Mutex([:])
+    static let maxRequestKeys = 4_096
+
     /// The rendered default answer for a placement and requested locale.
     func defaultResponse(placementId: String, locale: String?) -> RenderedResponse? {
+      let requestKey = "\(placementId)\n\(locale ?? "")"
+      if let hit = byRequest.withLock({ $0[requestKey] }) { return hit }
+      guard let rendered = render(placementId: placementId, locale: locale) else { return nil }
+      byRequest.withLock { cache in
+        if cache.count < Self.maxRequestKeys { cache[requestKey] = rendered }
+      }
+      return rendered
+    }
+
+    private func render(placementId: String, locale: String?) -> RenderedResponse? {
       guard let placement = config.placements[placementId] else { return nil }
       let flow = config.flows[placement.defaultVariation.flowId]
       let chosen = flow.flatMap { LocaleMatcher.best(for: locale, among: $0.remoteConfigs.keys) } ?? ""

@@ -56,7 +56,7 @@ public final class HTTPServer: Sendable {
         connection_limit: UInt32(settings.connectionLimit),
         per_ip_connection_limit: UInt32(settings.perIPConnectionLimit),
         connection_timeout_seconds: UInt32(settings.connectionTimeoutSeconds),
-        connection_memory_limit: 128 * 1024)
+        connection_memory_limit: 32 * 1024)
       return tg_mhd_start(
         &native, MHDCallbacks.access, context, MHDCallbacks.completed, context)
     }

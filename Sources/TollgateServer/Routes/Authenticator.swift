@@ -2,11 +2,12 @@ import Foundation
 import Synchronization
 
 /// Maps the `Authorization` header to an app. SDK routes take `Api-Key <public key>`,
-/// admin routes `Bearer <secret key>`. Known keys are cached in memory by hash; keys are
+/// admin routes `Bearer <secret key>`. Known keys are cached in memory (bounded); keys are
 /// never revoked today, so the cache never goes stale.
 final class Authenticator: Sendable {
   private let store: any Store
   private let known = Mutex<[String: KeyRecord]>([:])
+  static let maxCachedKeys = 10_000
 
   init(store: any Store) { self.store = store }
 
@@ -23,12 +24,16 @@ final class Authenticator: Sendable {
     guard parts.count == 2, ["api-key", "bearer"].contains(parts[0].lowercased()) else {
       throw HTTPError(401, "invalid_credentials", "Authorization must be 'Api-Key <key>' or 'Bearer <key>'.")
     }
-    let hash = KeyIssuer.hash(parts[1].trimmingCharacters(in: .whitespaces))
+    let key = parts[1].trimmingCharacters(in: .whitespaces)
     let record: KeyRecord
-    if let cached = known.withLock({ $0[hash] }) {
+    // Known keys are looked up by their text, so the hot path does no hashing; the store
+    // only ever sees (and keeps) the hash.
+    if let cached = known.withLock({ $0[key] }) {
       record = cached
-    } else if let stored = try store.key(hash: hash) {
-      known.withLock { $0[hash] = stored }
+    } else if let stored = try store.key(hash: KeyIssuer.hash(key)) {
+      known.withLock { known in
+        if known.count < Self.maxCachedKeys { known[key] = stored }
+      }
       record = stored
     } else {
       throw HTTPError(401, "invalid_credentials", "This key is not known to this server.")
