@@ -42,11 +42,14 @@ let package = Package(
     .executableTarget(
       name: "tollgate-bench", dependencies: ["TollgateServer", "Adapty", "TollgateAPI"],
       path: "Benchmarks/TollgateBench"),
+    // Helpers shared by the test targets (child processes, ports); not a product.
+    .target(name: "TollgateTestSupport", path: "Tests/TollgateTestSupport"),
     .testTarget(name: "AdaptyTests", dependencies: ["Adapty", "TollgateAPI"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["Adapty", "TollgateAPI", "TollgateServer"]),
+    .testTarget(
+      name: "EndToEndTests", dependencies: ["Adapty", "TollgateAPI", "TollgateServer", "TollgateTestSupport"]),
     .testTarget(
       name: "TollgateServerTests",
-      dependencies: ["TollgateServer", "TollgateAPI"]
+      dependencies: ["TollgateServer", "TollgateAPI", "TollgateTestSupport"]
     ),
   ],
   swiftLanguageModes: [.v6]

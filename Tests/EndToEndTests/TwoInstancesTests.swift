@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TollgateAPI
 import TollgateServer
+import TollgateTestSupport
 
 @testable import Adapty
 
@@ -16,7 +17,7 @@ import TollgateServer
   .enabled(
     if: ProcessInfo.processInfo.environment["TOLLGATE_TEST_POSTGRES_URL"] != nil
       && FileManager.default.fileExists(atPath: "/usr/sbin/nginx")
-      && FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(".build/debug/tollgate").path)),
+      && FileManager.default.fileExists(atPath: ServeProcess.executable.path)),
   .timeLimit(.minutes(1)))
 struct TwoInstancesTests {
   @Test("one profile per device, the AA flow for everyone, each token resolved once, config changes reach both")
@@ -32,9 +33,9 @@ struct TwoInstancesTests {
     let sandbox = AppleAdsSandbox()
     let appleURL = try sandbox.start()
     defer { sandbox.stop() }
-    let first = try ServeProcess(database: database, appleURL: appleURL)
+    let first = try ServeProcess(["--database", database, "--apple-ads-url", appleURL.absoluteString])
     defer { first.stop() }
-    let second = try ServeProcess(database: database, appleURL: appleURL)
+    let second = try ServeProcess(["--database", database, "--apple-ads-url", appleURL.absoluteString])
     defer { second.stop() }
     let balancer = try Nginx(upstreams: [first.port, second.port])
     defer { balancer.stop() }
@@ -97,40 +98,6 @@ struct TwoInstancesTests {
   }
 }
 
-/// A `tollgate serve` child process on a free port.
-final class ServeProcess: Sendable {
-  let process: Process
-  let port: Int
-
-  init(database: String, appleURL: URL) throws {
-    process = Process()
-    process.executableURL = repositoryRoot.appendingPathComponent(".build/debug/tollgate")
-    process.arguments = [
-      "serve", "--port", "0", "--database", database, "--apple-ads-url", appleURL.absoluteString,
-    ]
-    let err = Pipe()
-    process.standardError = err
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    var log = ""
-    while !log.contains("listening on") {
-      let chunk = err.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      log += String(decoding: chunk, as: UTF8.self)
-    }
-    guard let match = log.firstMatch(of: /127\.0\.0\.1:(\d+)/), let port = Int(match.1) else {
-      process.terminate()
-      throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: log])
-    }
-    self.port = port
-  }
-
-  func stop() {
-    process.terminate()
-    process.waitUntilExit()
-  }
-}
-
 /// nginx (Debian's) as a load balancer in front of `upstreams`, with its files in a
 /// temporary directory.
 final class Nginx: Sendable {
@@ -142,7 +109,7 @@ final class Nginx: Sendable {
     directory = URL(fileURLWithPath: "/tmp/tollgate-nginx-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
-    port = Self.freePort()
+    port = freeLoopbackPort()
     let servers = upstreams.map { "server 127.0.0.1:\($0);" }.joined(separator: " ")
     let path = directory.path
     let config = """
@@ -199,19 +166,4 @@ final class Nginx: Sendable {
     } == 0
   }
 
-  static func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-        bind(fd, pointer, length)
-        return getsockname(fd, pointer, &length)
-      }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
 }

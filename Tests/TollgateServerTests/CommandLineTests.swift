@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TollgateAPI
+import TollgateTestSupport
 
 @testable import TollgateServer
 
@@ -10,7 +11,7 @@ import TollgateAPI
 
 /// Runs the built `tollgate` executable, as an operator would.
 struct CLI {
-  static let executable = repositoryRoot.appendingPathComponent(".build/debug/tollgate")
+  static let executable = ServeProcess.executable
 
   let database: String
 
@@ -114,11 +115,11 @@ struct CommandLineTests {
     let cli = CLI(database: database)
     let keys = try cli.run(["keys", "create", "--app", "shop"])
     let publicKey = try #require(keys.stdout.firstMatch(of: /tg_pub_[0-9a-f]+/).map { String($0.0) })
-    var (process, port) = try Self.serve(database: database)
+    var server = try ServeProcess(["--database", database])
     var created: [String] = []
     for _ in 0..<50 {
       let id = UUID().uuidString.lowercased()
-      var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/sdk/profiles")!)
+      var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/v1/sdk/profiles")!)
       request.httpMethod = "POST"
       request.setValue("Api-Key \(publicKey)", forHTTPHeaderField: "Authorization")
       request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -127,65 +128,29 @@ struct CommandLineTests {
       if (response as? HTTPURLResponse)?.statusCode == 201 { created.append(id) }
     }
     #expect(created.count == 50)
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    #expect(process.terminationReason == .uncaughtSignal)
+    kill(server.process.processIdentifier, SIGKILL)
+    server.process.waitUntilExit()
+    #expect(server.process.terminationReason == .uncaughtSignal)
 
-    (process, port) = try Self.serve(database: database)
-    defer {
-      process.terminate()
-      process.waitUntilExit()
-    }
+    server = try ServeProcess(["--database", database])
+    defer { server.stop() }
     for id in created {
-      var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/sdk/profiles/\(id)")!)
+      var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/v1/sdk/profiles/\(id)")!)
       request.setValue("Api-Key \(publicKey)", forHTTPHeaderField: "Authorization")
       let (_, response) = try await TestServer.session.data(for: request)
       #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(id)")
     }
   }
 
-  /// Starts `tollgate serve` on a free port and returns it once it listens.
-  static func serve(database: String) throws -> (Process, Int) {
-    let process = Process()
-    process.executableURL = CLI.executable
-    process.arguments = ["serve", "--port", "0", "--database", database]
-    let err = Pipe()
-    process.standardError = err
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    var log = ""
-    while !log.contains("listening on") {
-      let chunk = err.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      log += String(decoding: chunk, as: UTF8.self)
-    }
-    let port = try #require(log.firstMatch(of: /127\.0\.0\.1:(\d+)/).flatMap { Int($0.1) })
-    return (process, port)
-  }
-
   @Test("serve answers, and SIGTERM stops it cleanly with the database checkpointed")
   func serveAndStop() async throws {
     let directory = temporaryDirectory()
     let database = directory.appendingPathComponent("serve.sqlite").path
-    let process = Process()
-    process.executableURL = CLI.executable
-    process.arguments = [
-      "serve", "--port", "0", "--database", database, "--sample-config",
+    let server = try ServeProcess([
+      "--database", database, "--sample-config",
       repositoryRoot.appendingPathComponent("examples/sample-config.json").path,
-    ]
-    let err = Pipe()
-    let out = Pipe()
-    process.standardError = err
-    process.standardOutput = out
-    try process.run()
-    // The server logs its bound port once it listens.
-    var log = ""
-    while !log.contains("listening on") {
-      let chunk = err.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      log += String(decoding: chunk, as: UTF8.self)
-    }
-    let port = try #require(log.firstMatch(of: /127\.0\.0\.1:(\d+)/).map { String($0.1) })
+    ])
+    let port = server.port
     let publicKey = try String(
       contentsOfFile: directory.appendingPathComponent("sample-public-key.txt").path, encoding: .utf8)
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/sdk/placements/onboarding/default")!)
@@ -194,15 +159,14 @@ struct CommandLineTests {
     #expect((response as? HTTPURLResponse)?.statusCode == 200)
     #expect(try WireCoding.decoder.decode(PlacementFlowResponse.self, from: body).flow.id == "standard")
 
-    process.terminate()
-    process.waitUntilExit()
-    #expect(process.terminationReason == .exit)
-    #expect(process.terminationStatus == 0)
-    let rest = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    server.stop()
+    #expect(server.process.terminationReason == .exit)
+    #expect(server.process.terminationStatus == 0)
+    let rest = String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(rest.contains("stopped"))
     let wal = try? FileManager.default.attributesOfItem(atPath: database + "-wal")
     #expect((wal?[.size] as? Int ?? 0) == 0)
-    let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let printed = String(decoding: server.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(printed.contains("secret key (admin): tg_sec_"))
   }
 }

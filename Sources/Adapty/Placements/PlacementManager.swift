@@ -20,13 +20,7 @@ struct PlacementManager: Sendable {
   func flow(
     placementId: String, locale: String?, fetchPolicy: AdaptyPlacementFetchPolicy, loadTimeout: TimeInterval?
   ) async throws(AdaptyError) -> AdaptyFlow {
-    if let cached = await cachedFirst(.segmented, placementId: placementId, locale: locale, policy: fetchPolicy) {
-      return cached
-    }
-    let load = Task { () async throws -> AdaptyFlow in
-      try await fetchSegmented(placementId: placementId, locale: locale)
-    }
-    return try await answer(load, placementId: placementId, locale: locale, loadTimeout: loadTimeout)
+    try await load(.segmented, placementId: placementId, locale: locale, policy: fetchPolicy, loadTimeout: loadTimeout)
   }
 
   /// Extra seconds past the server's wait before the SDK stops waiting for its answer.
@@ -68,11 +62,23 @@ struct PlacementManager: Sendable {
   func defaultFlow(
     placementId: String, locale: String?, fetchPolicy: AdaptyPlacementFetchPolicy, loadTimeout: TimeInterval?
   ) async throws(AdaptyError) -> AdaptyFlow {
-    if let cached = await cachedFirst(.defaultAudience, placementId: placementId, locale: locale, policy: fetchPolicy) {
+    try await load(
+      .defaultAudience, placementId: placementId, locale: locale, policy: fetchPolicy, loadTimeout: loadTimeout)
+  }
+
+  /// The fetch policy's cache answer, else a load from the server raced against `loadTimeout`.
+  private func load(
+    _ kind: FlowCache.Kind, placementId: String, locale: String?, policy: AdaptyPlacementFetchPolicy,
+    loadTimeout: TimeInterval?
+  ) async throws(AdaptyError) -> AdaptyFlow {
+    if let cached = await cachedFirst(kind, placementId: placementId, locale: locale, policy: policy) {
       return cached
     }
     let load = Task { () async throws -> AdaptyFlow in
-      try await fetchDefault(placementId: placementId, locale: locale)
+      switch kind {
+      case .segmented: return try await fetchSegmented(placementId: placementId, locale: locale)
+      case .defaultAudience: return try await fetchDefault(placementId: placementId, locale: locale)
+      }
     }
     return try await answer(load, placementId: placementId, locale: locale, loadTimeout: loadTimeout)
   }

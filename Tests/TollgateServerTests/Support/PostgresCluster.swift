@@ -1,4 +1,5 @@
 import Foundation
+import TollgateTestSupport
 
 @testable import TollgateServer
 
