@@ -4,7 +4,7 @@ PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libpq-dev pos
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: deps build run test bench demo format lint clean
+.PHONY: deps build run test apple-check apple-check-proof bench demo format lint clean
 
 deps:
 	@bash scripts/ensure-packages.sh $(PACKAGES)
@@ -16,9 +16,18 @@ run: build
 	.build/release/tollgate serve --host $(HOST) --port $(PORT) --sample-config examples/sample-config.json
 
 # The store suite runs against SQLite and a throw-away PostgreSQL cluster.
-test: deps
+test: deps apple-check
 	$(SWIFT) build --build-tests
 	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
+
+# The Apple-only glue and the seed pages' Apple-only samples, type-checked against interface
+# stubs of AdServices, StoreKit, SwiftUI and UIKit (Tests/AppleGlueCheck).
+apple-check:
+	SWIFT=$(SWIFT) bash scripts/apple-check.sh
+
+# Shows the check has teeth: a type error planted in each glue file must fail it.
+apple-check-proof:
+	SWIFT=$(SWIFT) bash scripts/apple-check.sh --prove
 
 # Figures go to BENCHMARKS.md (a few minutes; loopback only).
 bench: deps

@@ -6,22 +6,28 @@
   /// offline, so it runs on a background task, never the main thread. Simulators have no token.
   struct AdServicesTokenProvider: AdaptyAttributionTokenProvider {
     func attributionToken() async throws -> String {
-      #if targetEnvironment(simulator)
+      if Self.runsOnSimulator {
         throw AdaptyAttributionTokenError.unavailable("AdServices has no attribution token on simulators")
-      #else
-        try await Task.detached(priority: .utility) {
-          do {
-            return try AAAttribution.attributionToken()
-          } catch let error as NSError where error.domain == AAAttributionErrorDomain {
-            // 3 = platformNotSupported: permanent; 1 = network, 2 = internal: transient.
-            if error.code == AAAttributionErrorCode.platformNotSupported.rawValue {
-              throw AdaptyAttributionTokenError.unavailable("platform not supported")
-            }
-            throw AdaptyAttributionTokenError.temporarilyUnavailable("AdServices error \(error.code)")
+      }
+      return try await Task.detached(priority: .utility) {
+        do {
+          return try AAAttribution.attributionToken()
+        } catch let error as AAAttributionError {
+          // platformNotSupported is permanent; networkError and internalError are transient.
+          if error.code == .platformNotSupported {
+            throw AdaptyAttributionTokenError.unavailable("platform not supported")
           }
-        }.value
-      #endif
+          throw AdaptyAttributionTokenError.temporarilyUnavailable("AdServices error \(error.code.rawValue)")
+        }
+      }.value
     }
+
+    /// A constant rather than an `#if` around the call, so the call is compiled everywhere.
+    #if targetEnvironment(simulator)
+      static let runsOnSimulator = true
+    #else
+      static let runsOnSimulator = false
+    #endif
   }
 
   extension AttributionTokenProviders {

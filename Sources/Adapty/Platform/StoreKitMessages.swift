@@ -1,4 +1,4 @@
-#if os(iOS) && canImport(StoreKit) && canImport(SwiftUI) && canImport(UIKit)
+#if (os(iOS) || TOLLGATE_APPLE_GLUE_CHECK) && canImport(StoreKit) && canImport(SwiftUI) && canImport(UIKit)
   import StoreKit
   import SwiftUI
   import UIKit
@@ -74,7 +74,7 @@
 /// The default App Store message source of this platform.
 enum StoreMessageSources {
   static var available: (any AdaptyStoreMessageSource)? {
-    #if os(iOS) && canImport(StoreKit) && canImport(SwiftUI) && canImport(UIKit)
+    #if (os(iOS) || TOLLGATE_APPLE_GLUE_CHECK) && canImport(StoreKit) && canImport(SwiftUI) && canImport(UIKit)
       if #available(iOS 16.0, macCatalyst 16.0, *) { return StoreMessageSources.platformDefault }
     #endif
     return nil

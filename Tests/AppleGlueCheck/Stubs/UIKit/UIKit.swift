@@ -1,0 +1,58 @@
+// Interface stubs of the UIKit declarations the SDK's glue and the seed samples use,
+// written from Apple's documentation. Nothing here runs: every body is `fatalError()`.
+@_exported import Foundation
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uiresponder
+/// (`@MainActor class UIResponder : NSObject`, iOS 2.0+).
+@available(iOS 2.0, macCatalyst 13.1, *)
+@MainActor
+open class UIResponder: NSObject {}
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uiview
+/// (`@MainActor class UIView : UIResponder`, iOS 2.0+).
+@available(iOS 2.0, macCatalyst 13.1, *)
+@MainActor
+open class UIView: UIResponder {
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiview/window
+  /// (`var window: UIWindow? { get }`).
+  open var window: UIWindow? { fatalError() }
+}
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uiwindow
+/// (`@MainActor class UIWindow : UIView`, iOS 2.0+).
+@available(iOS 2.0, macCatalyst 13.1, *)
+@MainActor
+open class UIWindow: UIView {
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiwindow/windowscene
+  /// (`weak var windowScene: UIWindowScene? { get set }`, iOS 13.0+).
+  @available(iOS 13.0, macCatalyst 13.1, *)
+  open weak var windowScene: UIWindowScene? {
+    get { fatalError() }
+    set { fatalError() }
+  }
+}
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uiscene
+/// (`@MainActor class UIScene : UIResponder`, iOS 13.0+).
+@available(iOS 13.0, macCatalyst 13.1, *)
+@MainActor
+open class UIScene: UIResponder {}
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uiwindowscene
+/// (`@MainActor class UIWindowScene : UIScene`, iOS 13.0+).
+@available(iOS 13.0, macCatalyst 13.1, *)
+@MainActor
+open class UIWindowScene: UIScene {}
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller
+/// (`@MainActor class UIViewController : UIResponder`, iOS 2.0+).
+@available(iOS 2.0, macCatalyst 13.1, *)
+@MainActor
+open class UIViewController: UIResponder {
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller/view
+  /// (`var view: UIView! { get set }`).
+  open var view: UIView! {
+    get { fatalError() }
+    set { fatalError() }
+  }
+}
