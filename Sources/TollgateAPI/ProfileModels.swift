@@ -107,13 +107,23 @@ public struct ProfilePayload: Codable, Sendable, Hashable {
   public var createdAt: String
   /// Last change, ISO 8601.
   public var updatedAt: String
+  /// Access levels by id (`premium` → …); empty until something is bought.
+  public var accessLevels: [String: AccessLevelPayload] = [:]
+  /// Auto-renewable subscriptions by product id.
+  public var subscriptions: [String: SubscriptionPayload] = [:]
+  /// Other purchases by product id.
+  public var nonSubscriptions: [String: [NonSubscriptionPayload]] = [:]
 
   /// Creates a profile payload.
   public init(
     id: String, version: Int64, customerUserId: String?, install: InstallMeta,
     customAttributes: [String: JSONValue], appliedAttributionSources: [String],
-    createdAt: String, updatedAt: String, attributionStatus: [String: AttributionStatus]? = nil
+    createdAt: String, updatedAt: String, attributionStatus: [String: AttributionStatus]? = nil,
+    purchases: PurchasesPayload = PurchasesPayload()
   ) {
+    self.accessLevels = purchases.accessLevels
+    self.subscriptions = purchases.subscriptions
+    self.nonSubscriptions = purchases.nonSubscriptions
     self.id = id
     self.version = version
     self.customerUserId = customerUserId
@@ -133,5 +143,26 @@ public struct ProfilePayload: Codable, Sendable, Hashable {
     case attributionStatus = "attribution_status"
     case createdAt = "created_at"
     case updatedAt = "updated_at"
+    case accessLevels = "access_levels"
+    case subscriptions
+    case nonSubscriptions = "non_subscriptions"
+  }
+
+  /// Decodes; purchase fields are absent in profiles cached before purchases existed.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    id = try container.decode(String.self, forKey: .id)
+    version = try container.decode(Int64.self, forKey: .version)
+    customerUserId = try container.decodeIfPresent(String.self, forKey: .customerUserId)
+    install = try container.decode(InstallMeta.self, forKey: .install)
+    customAttributes = try container.decode([String: JSONValue].self, forKey: .customAttributes)
+    appliedAttributionSources = try container.decode([String].self, forKey: .appliedAttributionSources)
+    attributionStatus = try container.decodeIfPresent([String: AttributionStatus].self, forKey: .attributionStatus)
+    createdAt = try container.decode(String.self, forKey: .createdAt)
+    updatedAt = try container.decode(String.self, forKey: .updatedAt)
+    accessLevels = try container.decodeIfPresent([String: AccessLevelPayload].self, forKey: .accessLevels) ?? [:]
+    subscriptions = try container.decodeIfPresent([String: SubscriptionPayload].self, forKey: .subscriptions) ?? [:]
+    nonSubscriptions =
+      try container.decodeIfPresent([String: [NonSubscriptionPayload]].self, forKey: .nonSubscriptions) ?? [:]
   }
 }

@@ -23,11 +23,11 @@ public final class Server: Sendable {
     store: any Store, settings: HTTPServer.Settings, time: any TimeSource = SystemTimeSource(),
     logger: Logger = Logger(), apple: any AppleAdsResolving = AppleAdsClient(),
     attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionInterval: TimeInterval? = 0.5,
-    attributionBudget: TimeInterval = 1.5
+    attributionBudget: TimeInterval = 1.5, appStoreVerifier: SignedDataVerifier = SignedDataVerifier()
   ) {
     let service = Service(
       store: store, time: time, logger: logger, apple: apple, attributionPolicy: attributionPolicy,
-      attributionBudget: attributionBudget)
+      attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier)
     self.attributionInterval = attributionInterval
     self.service = service
     self.store = store

@@ -14,6 +14,9 @@ enum CommandLineTool {
           --threads N             worker threads           (TOLLGATE_THREADS, default: cores, min 2)
           --log-level LEVEL       debug|info|warn|error    (TOLLGATE_LOG_LEVEL, default info)
           --apple-ads-url URL     Apple's attribution API  (TOLLGATE_APPLE_ADS_URL, default Apple's)
+          --app-store-root-ca FILE trust this root instead of Apple Root CA - G3 for signed
+                                  transactions and notifications (TOLLGATE_APP_STORE_ROOT_CA;
+                                  tests and demos only: the server warns)
           --sample-config FILE    on first start create the app "sample", print its keys,
                                   and import FILE into it
       keys create --app NAME      create the app if needed and print a new public + secret key
@@ -21,6 +24,11 @@ enum CommandLineTool {
       export-fallback --app NAME  print the app's fallback file (for setFallback(fileURL:))
       demo [--config FILE]        first-launch timeline: server, Apple Ads stand-in and simulated
                                   devices in one process
+      storekit-sign --keys DIR [FILE]
+                                  sign a transaction, renewal info or notification (JSON from
+                                  FILE or stdin) the way the App Store does, with a local chain
+                                  kept in DIR (created on first use; DIR/root.pem is what
+                                  --app-store-root-ca takes): tests and demos only
       apple-ads-sandbox [--host 127.0.0.1] [--port 8081]
                                   a local stand-in for Apple's attribution API, scripted by
                                   token (sbx|campaign=N|delay_ms=N|not_found=K|…): tests only
@@ -43,6 +51,7 @@ enum CommandLineTool {
       case ["import"]: try importConfig(&options)
       case ["export-fallback"]: try exportFallback(&options)
       case ["apple-ads-sandbox"]: try await appleAdsSandbox(&options)
+      case ["storekit-sign"]: try storeKitSign(&options)
       case ["demo"]:
         let config = options.value("--config", env: nil) ?? "examples/sample-config.json"
         try options.finish()
@@ -90,15 +99,32 @@ enum CommandLineTool {
       }
       appleURL = url
     }
+    let rootFile = options.value("--app-store-root-ca", env: "TOLLGATE_APP_STORE_ROOT_CA")
     let databasePath = options.databasePath
     try options.finish()
 
     let logger = Logger(level: level)
+    var verifier = SignedDataVerifier()
+    if let rootFile {
+      let data: Data
+      do { data = try Data(contentsOf: URL(fileURLWithPath: rootFile)) } catch {
+        throw Failure("--app-store-root-ca: cannot read \(rootFile)")
+      }
+      do { verifier = try SignedDataVerifier(rootCertificate: data) } catch {
+        throw Failure("--app-store-root-ca: \(error.message)")
+      }
+      if !verifier.usesAppleRoot {
+        logger.warn(
+          "App Store signed data is verified against \(rootFile) (SHA-256 \(verifier.rootFingerprint)), NOT Apple Root CA - G3: for tests and demos only"
+        )
+      }
+    }
     let store = try StoreLocation.open(databasePath)
     if let sampleConfig {
       try SampleApp.prepare(store: store, configPath: sampleConfig, databasePath: databasePath, settings: settings)
     }
-    let server = Server(store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL))
+    let server = Server(
+      store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL), appStoreVerifier: verifier)
     let port = try server.start()
     let shownDatabase = StoreLocation.isPostgres(databasePath) ? "PostgreSQL" : databasePath
     logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(shownDatabase))")
@@ -118,6 +144,26 @@ enum CommandLineTool {
     say("start the server with: tollgate serve --apple-ads-url \(url)")
     _ = await Signals.next([SIGINT, SIGTERM])
     sandbox.stop()
+  }
+
+  static func storeKitSign(_ options: inout Options) throws {
+    let directory = URL(fileURLWithPath: try options.required("--keys"))
+    let file = options.positional()
+    try options.finish()
+    let signer: StoreKitSigner
+    if FileManager.default.fileExists(atPath: directory.appendingPathComponent("root.pem").path) {
+      signer = try StoreKitSigner(directory: directory)
+    } else {
+      signer = try StoreKitSigner(appleNames: false)
+      try signer.save(to: directory)
+      FileHandle.standardError.write(
+        Data("tollgate: created a StoreKit test chain in \(directory.path); trust it with --app-store-root-ca \(directory.appendingPathComponent("root.pem").path)\n".utf8))
+    }
+    let input = try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
+    guard let object = (try? JSONSerialization.jsonObject(with: input)) as? [String: Any] else {
+      throw Failure("storekit-sign reads one JSON object (a transaction, renewal info or notification)", status: 1)
+    }
+    print(try signer.sign(json: object))
   }
 
   static func keysCreate(_ options: inout Options) throws {

@@ -61,6 +61,12 @@ public struct CompiledConfig: Sendable {
   public internal(set) var revision: Int64
   /// `settings.allow_test_attribution`: apply developer-mode Apple Ads attribution.
   var allowTestAttribution = false
+  /// `app_store`: what Apple-signed data must name; nil until configured (purchases are refused).
+  public internal(set) var appStore: AppStoreSettings?
+  /// `access_levels`: what each product unlocks.
+  public internal(set) var accessLevels: [AccessLevelDefinition] = []
+  /// `settings.access_level_sharing`.
+  public internal(set) var accessLevelSharing = AccessLevelSharing.transfer
   let flows: [String: Flow]
   let audiences: [String: Audience]
   let placements: [String: Placement]

@@ -84,17 +84,42 @@ public enum ConfigValidator {
 
     mutating func compile(_ json: JSONValue, revision: Int64) -> CompiledConfig? {
       guard
-        let root = object(json, at: "$", required: ["flows", "placements"], optional: ["audiences", "settings"])
+        let root = object(
+          json, at: "$", required: ["flows", "placements"],
+          optional: ["audiences", "settings", "app_store", "access_levels"])
       else { return nil }
       var allowTestAttribution = false
+      var sharing = AccessLevelSharing.transfer
       if let settingsJSON = root["settings"],
-        let settings = object(settingsJSON, at: "$.settings", required: [], optional: ["allow_test_attribution"])
+        let settings = object(
+          settingsJSON, at: "$.settings", required: [], optional: ["allow_test_attribution", "access_level_sharing"])
       {
         switch settings["allow_test_attribution"] {
         case nil: break
         case .bool(let allowed)?: allowTestAttribution = allowed
         case let other?: fail("$.settings.allow_test_attribution", "must be true or false, not \(other.typeName)")
         }
+        if let value = settings["access_level_sharing"] {
+          if let text = value.stringValue, let chosen = AccessLevelSharing(rawValue: text) {
+            sharing = chosen
+          } else {
+            fail("$.settings.access_level_sharing", "must be one of transfer, shared, off")
+          }
+        }
+      }
+      let appStore = root["app_store"].flatMap { appStoreSettings($0) }
+      var accessLevels: [AccessLevelDefinition] = []
+      for (index, item) in array(root["access_levels"], at: "$.access_levels").enumerated() {
+        let path = "$.access_levels[\(index)]"
+        guard let object = object(item, at: path, required: ["id", "products"]),
+          let id = id(object["id"], at: "\(path).id")
+        else { continue }
+        if accessLevels.contains(where: { $0.id == id }) { fail("\(path).id", "duplicate access level id \(id)") }
+        let products = array(object["products"], at: "\(path).products").enumerated().compactMap {
+          string($1, at: "\(path).products[\($0)]")
+        }
+        if products.isEmpty { fail("\(path).products", "an access level needs at least one product") }
+        accessLevels.append(AccessLevelDefinition(id: id, products: Set(products)))
       }
 
       var flows: [String: CompiledConfig.Flow] = [:]
@@ -244,7 +269,41 @@ public enum ConfigValidator {
         revision: revision, flows: flows, audiences: audiences, placements: placements,
         variationOwners: owners)
       config.allowTestAttribution = allowTestAttribution
+      config.appStore = appStore
+      config.accessLevels = accessLevels
+      config.accessLevelSharing = sharing
       return config
+    }
+
+    /// `app_store`: the bundle id and environments signed data must name.
+    mutating func appStoreSettings(_ json: JSONValue) -> AppStoreSettings? {
+      let path = "$.app_store"
+      guard let object = object(json, at: path, required: ["bundle_id"], optional: ["app_apple_id", "environments"])
+      else { return nil }
+      let bundleId = string(object["bundle_id"], at: "\(path).bundle_id")
+      if let bundleId, bundleId.isEmpty { fail("\(path).bundle_id", "must not be empty") }
+      var appAppleId: Int64?
+      switch object["app_apple_id"] {
+      case nil: break
+      case .int(let value)? where value > 0: appAppleId = value
+      default: fail("\(path).app_apple_id", "must be Apple's numeric app id")
+      }
+      let known: Set<String> = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+      var environments: Set<String> = ["Production"]
+      if let list = object["environments"] {
+        environments = []
+        for (index, item) in array(list, at: "\(path).environments").enumerated() {
+          guard let name = string(item, at: "\(path).environments[\(index)]") else { continue }
+          if known.contains(name) {
+            environments.insert(name)
+          } else {
+            fail("\(path).environments[\(index)]", "unknown environment \(name) (expected one of \(known.sorted().joined(separator: ", ")))")
+          }
+        }
+        if environments.isEmpty { fail("\(path).environments", "must name at least one environment") }
+      }
+      guard let bundleId, !bundleId.isEmpty else { return nil }
+      return AppStoreSettings(bundleId: bundleId, appAppleId: appAppleId, environments: environments)
     }
   }
 }

@@ -15,7 +15,7 @@ struct PlacementResolver {
     guard let placement = config.placements[placementId] else {
       throw HTTPError.notFound("placement_not_found", "No placement \(placementId) in this app's configuration.")
     }
-    let attributes = ProfileAttributes.of(profile, now: now)
+    let attributes = ProfileAttributes.of(profile, now: now, accessLevels: config.accessLevels)
     for target in placement.targets {
       guard let audience = config.audiences[target.audienceId] else { continue }
       guard let matched = audience.rule.evaluate(attributes) else {

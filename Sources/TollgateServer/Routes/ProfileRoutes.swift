@@ -53,11 +53,20 @@ extension Endpoints {
     }
   }
 
-  /// The profile, or 404 `profile_not_found` (also for ids that are not UUIDs).
+  /// The profile, or 404 `profile_not_found` (also for ids that are not UUIDs). A profile
+  /// whose access lapses by the clock alone (an expiry with no notification yet) is
+  /// re-derived first, so the change gets its own version.
   func existingProfile(appId: Int64, id: String) throws -> ProfileRecord {
     guard let uuid = UUID(uuidString: id),
       let profile = try store.profile(appId: appId, id: uuid.uuidString.lowercased())
     else { throw Self.profileNotFound(id) }
+    if let due = profile.purchases.nextChangeAt, due <= time.now() {
+      let derive = derivation(try configs.entry(appId: appId)?.config)
+      if let changed = try store.rederivePurchases(appId: appId, profileId: profile.id, at: time.now(), derive: derive) {
+        announce([changed], appId: appId)
+        return changed
+      }
+    }
     return profile
   }
 
@@ -71,7 +80,8 @@ extension Endpoints {
       install: profile.install, customAttributes: profile.customAttributes,
       appliedAttributionSources: profile.appliedSources,
       createdAt: Timestamp.string(profile.createdAt), updatedAt: Timestamp.string(profile.updatedAt),
-      attributionStatus: profile.attribution.status.isEmpty ? nil : profile.attribution.status)
+      attributionStatus: profile.attribution.status.isEmpty ? nil : profile.attribution.status,
+      purchases: profile.purchases.payload)
   }
 }
 

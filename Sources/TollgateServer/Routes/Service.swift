@@ -13,17 +13,19 @@ public final class Service: Sendable {
   public init(
     store: any Store, time: any TimeSource = SystemTimeSource(), logger: Logger = Logger(),
     defaultMaxAge: Int = 60, apple: any AppleAdsResolving = AppleAdsClient(),
-    attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionBudget: TimeInterval = 1.5
+    attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionBudget: TimeInterval = 1.5,
+    appStoreVerifier: SignedDataVerifier = SignedDataVerifier()
   ) {
     let endpoints = Endpoints(
       store: store, time: time, logger: logger, defaultMaxAge: defaultMaxAge, apple: apple,
-      attributionPolicy: attributionPolicy, attributionBudget: attributionBudget)
+      attributionPolicy: attributionPolicy, attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier)
     var router = Router()
     endpoints.addOperationsRoutes(to: &router)
     endpoints.addProfileRoutes(to: &router)
     endpoints.addPlacementRoutes(to: &router)
     endpoints.addEventRoutes(to: &router)
     endpoints.addAttributionRoutes(to: &router)
+    endpoints.addPurchaseRoutes(to: &router)
     endpoints.addAdminRoutes(to: &router)
     self.endpoints = endpoints
     self.router = router
@@ -114,12 +116,15 @@ final class Endpoints: Sendable {
   let attribution: AttributionWorker
   /// How long `POST …/attribution/apple-ads` waits for the outcome before answering 202.
   let attributionBudget: TimeInterval
+  /// Verifies Apple-signed transactions and notifications.
+  let appStoreVerifier: SignedDataVerifier
 
   init(
     store: any Store, time: any TimeSource, logger: Logger, defaultMaxAge: Int, apple: any AppleAdsResolving,
-    attributionPolicy: AttributionPolicy, attributionBudget: TimeInterval
+    attributionPolicy: AttributionPolicy, attributionBudget: TimeInterval, appStoreVerifier: SignedDataVerifier
   ) {
     self.store = store
+    self.appStoreVerifier = appStoreVerifier
     self.time = time
     self.logger = logger
     let configs = ConfigCache(store: store)

@@ -76,6 +76,45 @@ enum Migrations {
     );
     CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
     """,
+    """
+    ALTER TABLE profiles ADD COLUMN purchases TEXT NOT NULL DEFAULT '{}';
+    CREATE TABLE app_store_transactions (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      transaction_id TEXT NOT NULL,
+      original_transaction_id TEXT NOT NULL,
+      product_id TEXT NOT NULL,
+      app_account_token TEXT,
+      signed_at REAL NOT NULL,
+      variation_id TEXT,
+      payload TEXT NOT NULL,
+      jws TEXT NOT NULL,
+      received_at REAL NOT NULL,
+      PRIMARY KEY (app_id, transaction_id)
+    );
+    CREATE INDEX app_store_transactions_by_original ON app_store_transactions(app_id, original_transaction_id);
+    CREATE TABLE app_store_notifications (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      notification_uuid TEXT NOT NULL,
+      notification_type TEXT NOT NULL,
+      subtype TEXT,
+      original_transaction_id TEXT,
+      signed_at REAL NOT NULL,
+      fact TEXT NOT NULL,
+      payload TEXT NOT NULL,
+      jws TEXT NOT NULL,
+      received_at REAL NOT NULL,
+      PRIMARY KEY (app_id, notification_uuid)
+    );
+    CREATE INDEX app_store_notifications_by_original ON app_store_notifications(app_id, original_transaction_id);
+    CREATE TABLE app_store_owners (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      original_transaction_id TEXT NOT NULL,
+      profile_id TEXT NOT NULL,
+      linked_at REAL NOT NULL,
+      PRIMARY KEY (app_id, original_transaction_id, profile_id)
+    );
+    CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id);
+    """,
   ]
 
   /// PostgreSQL's schema: the same tables and indexes, in PostgreSQL's types.
@@ -150,6 +189,45 @@ enum Migrations {
       PRIMARY KEY (app_id, profile_id, token_hash)
     );
     CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
+    """,
+    """
+    ALTER TABLE profiles ADD COLUMN purchases TEXT NOT NULL DEFAULT '{}';
+    CREATE TABLE app_store_transactions (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      transaction_id TEXT NOT NULL,
+      original_transaction_id TEXT NOT NULL,
+      product_id TEXT NOT NULL,
+      app_account_token TEXT,
+      signed_at DOUBLE PRECISION NOT NULL,
+      variation_id TEXT,
+      payload TEXT NOT NULL,
+      jws TEXT NOT NULL,
+      received_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, transaction_id)
+    );
+    CREATE INDEX app_store_transactions_by_original ON app_store_transactions(app_id, original_transaction_id);
+    CREATE TABLE app_store_notifications (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      notification_uuid TEXT NOT NULL,
+      notification_type TEXT NOT NULL,
+      subtype TEXT,
+      original_transaction_id TEXT,
+      signed_at DOUBLE PRECISION NOT NULL,
+      fact TEXT NOT NULL,
+      payload TEXT NOT NULL,
+      jws TEXT NOT NULL,
+      received_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, notification_uuid)
+    );
+    CREATE INDEX app_store_notifications_by_original ON app_store_notifications(app_id, original_transaction_id);
+    CREATE TABLE app_store_owners (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      original_transaction_id TEXT NOT NULL,
+      profile_id TEXT NOT NULL,
+      linked_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, original_transaction_id, profile_id)
+    );
+    CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id);
     """
   ]
 }

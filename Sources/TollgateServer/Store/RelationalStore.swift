@@ -136,7 +136,7 @@ extension RelationalStore {
       try db.transaction {
         try db.query(
           """
-          INSERT INTO profiles (app_id, \(SQLColumns.profile)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          INSERT INTO profiles (app_id, \(SQLColumns.profile)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (app_id, id) DO NOTHING
           """, [.integer(appId)] + Self.values(profile))
         let created = db.changes == 1
@@ -155,7 +155,7 @@ extension RelationalStore {
         for profile in profiles {
           try db.query(
             """
-            INSERT INTO profiles (app_id, \(SQLColumns.profile)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO profiles (app_id, \(SQLColumns.profile)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app_id, id) DO NOTHING
             """, [.integer(appId)] + Self.values(profile))
           inserted += db.changes
@@ -189,9 +189,12 @@ extension RelationalStore {
     try db.query(
       """
       UPDATE profiles SET version = ?, customer_user_id = ?, install = ?, custom_attributes = ?,
-      applied_sources = ?, updated_at = ?, attribution = ? WHERE app_id = ? AND id = ?
+      applied_sources = ?, updated_at = ?, attribution = ?, purchases = ? WHERE app_id = ? AND id = ?
       """,
-      [values[1], values[2], values[3], values[4], values[5], values[7], values[8], .integer(appId), .text(profile.id)])
+      [
+        values[1], values[2], values[3], values[4], values[5], values[7], values[8], values[9], .integer(appId),
+        .text(profile.id),
+      ])
   }
 
   static func profile(_ db: any SQLConnection, appId: Int64, id: String, lock: String = "") throws
@@ -212,6 +215,7 @@ extension RelationalStore {
       createdAt: Date(timeIntervalSince1970: row[6].double ?? 0),
       updatedAt: Date(timeIntervalSince1970: row[7].double ?? 0))
     profile.attribution = try decoder.decode(ProfileAttribution.self, from: row[8].data ?? Data("{}".utf8))
+    profile.purchases = try decoder.decode(ProfilePurchases.self, from: row[9].data ?? Data("{}".utf8))
     return profile
   }
 
@@ -224,7 +228,7 @@ extension RelationalStore {
       profile.customerUserId.map(SQLValue.text) ?? .null,
       json(profile.install), json(profile.customAttributes), json(profile.appliedSources),
       .real(profile.createdAt.timeIntervalSince1970), .real(profile.updatedAt.timeIntervalSince1970),
-      json(profile.attribution),
+      json(profile.attribution), json(profile.purchases),
     ]
   }
 
@@ -420,6 +424,6 @@ extension RelationalStore {
 /// Column lists shared by several statements.
 enum SQLColumns {
   static let profile =
-    "id, version, customer_user_id, install, custom_attributes, applied_sources, created_at, updated_at, attribution"
+    "id, version, customer_user_id, install, custom_attributes, applied_sources, created_at, updated_at, attribution, purchases"
   static let job = "app_id, profile_id, token_hash, token, status, attempts, not_found, next_attempt_at, last_error"
 }

@@ -57,6 +57,8 @@ public struct ProfileRecord: Sendable, Hashable {
   public var updatedAt: Date
   /// Attribution payloads and the status of each source.
   public var attribution: ProfileAttribution = ProfileAttribution()
+  /// What the profile owns, derived from its App Store facts.
+  public var purchases: ProfilePurchases = ProfilePurchases()
 
   /// Creates a record.
   public init(
@@ -265,6 +267,98 @@ public protocol Store: Sendable {
   /// Impressions of a placement, by audience and variation.
   func impressions(appId: Int64, placementId: String) throws -> [ImpressionRow]
 
+  /// Records verified App Store facts and what they change, in one transaction: the
+  /// notification (nothing at all when its `notificationUUID` was recorded before), each
+  /// transaction (one row per `transactionId`, the latest `signedDate` wins), the owner
+  /// claim, then every profile that owns (or owned) these subscriptions gets its purchases
+  /// re-derived with `derive`; a profile whose purchases changed gets a new version.
+  func recordAppStoreFacts(
+    appId: Int64, _ facts: AppStoreFacts, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> AppStoreFactsOutcome
+  /// Re-derives one profile's purchases (an expiry came due); returns it when it changed.
+  func rederivePurchases(appId: Int64, profileId: String, at: Date, derive: (PurchaseHistory) -> ProfilePurchases)
+    throws -> ProfileRecord?
+  /// A profile's stored transactions, newest first (admin lookups).
+  func transactions(appId: Int64, profileId: String) throws -> [StoredTransaction]
+
   /// Finishes pending work and releases the database.
   func close()
+}
+
+/// One verified transaction to store.
+public struct StoredTransaction: Sendable, Hashable {
+  /// The decoded payload.
+  public var payload: TransactionPayload
+  /// Apple's JWS, kept so it can be verified again.
+  public var jws: String
+  /// The variation whose flow sold it, when the SDK named one.
+  public var variationId: String?
+
+  public init(payload: TransactionPayload, jws: String, variationId: String? = nil) {
+    self.payload = payload
+    self.jws = jws
+    self.variationId = variationId
+  }
+}
+
+/// One verified notification to store.
+public struct StoredNotification: Sendable, Hashable {
+  public var uuid: String
+  public var fact: NotificationFact
+  /// The decoded notification, as JSON.
+  public var payload: Data
+  public var jws: String
+
+  public init(uuid: String, fact: NotificationFact, payload: Data, jws: String) {
+    self.uuid = uuid
+    self.fact = fact
+    self.payload = payload
+    self.jws = jws
+  }
+}
+
+/// What happens when a restore brings a subscription another profile owns.
+public enum AccessLevelSharing: String, Sendable, Hashable, CaseIterable {
+  /// The restoring profile takes it; the previous owner loses the access (the default).
+  case transfer
+  /// Both profiles keep the access.
+  case shared
+  /// The first owner keeps it; the restoring profile gets nothing.
+  case off
+}
+
+/// A batch of App Store facts.
+public struct AppStoreFacts: Sendable {
+  /// Transactions, alone (from the SDK) or from a notification.
+  public var transactions: [StoredTransaction] = []
+  /// The notification they came with.
+  public var notification: StoredNotification?
+  /// The profile that sent the transactions and claims their subscriptions.
+  public var claimant: String?
+  /// How a claim on a subscription owned by another profile is settled.
+  public var sharing: AccessLevelSharing = .transfer
+
+  public init(
+    transactions: [StoredTransaction] = [], notification: StoredNotification? = nil, claimant: String? = nil,
+    sharing: AccessLevelSharing = .transfer
+  ) {
+    self.transactions = transactions
+    self.notification = notification
+    self.claimant = claimant
+    self.sharing = sharing
+  }
+}
+
+/// What recording App Store facts did.
+public struct AppStoreFactsOutcome: Sendable {
+  /// The notification had been recorded before: nothing changed.
+  public var duplicate = false
+  /// Profiles whose purchases changed (new versions).
+  public var changed: [ProfileRecord] = []
+  /// The claimant as stored after the change.
+  public var claimant: ProfileRecord?
+  /// Original transactions that no profile owns yet (kept until one claims them).
+  public var unowned: [String] = []
+
+  public init() {}
 }

@@ -3,7 +3,10 @@ import TollgateAPI
 
 /// The flat attributes rules are evaluated against, built from a stored profile.
 enum ProfileAttributes {
-  static func of(_ profile: ProfileRecord, now: Date) -> [String: JSONValue] {
+  /// Every configured access level is present: a level the profile never had is inactive.
+  static func of(_ profile: ProfileRecord, now: Date, accessLevels: [AccessLevelDefinition] = [])
+    -> [String: JSONValue]
+  {
     var attributes: [String: JSONValue] = [
       "attribution.sources": .array(profile.appliedSources.map(JSONValue.string)),
       "profile.age_days": .int(Int64(max(0, now.timeIntervalSince(profile.createdAt)) / 86_400)),
@@ -32,6 +35,18 @@ enum ProfileAttributes {
       for (name, value) in texts {
         if let value { attributes["attribution.apple_ads.\(name)"] = .string(value) }
       }
+    }
+    let purchases = profile.purchases
+    attributes["purchases.count"] = .int(Int64(purchases.purchaseCount))
+    attributes["subscription.state"] = .string(purchases.primarySubscription?.state.rawValue ?? "never")
+    if let subscription = purchases.primarySubscription {
+      attributes["subscription.product_id"] = .string(subscription.vendorProductId)
+      attributes["subscription.will_renew"] = .bool(subscription.willRenew)
+      attributes["subscription.is_trial"] = .bool(subscription.isTrial)
+    }
+    for level in accessLevels { attributes["access_levels.\(level.id).is_active"] = .bool(false) }
+    for (id, level) in purchases.payload.accessLevels {
+      attributes["access_levels.\(id).is_active"] = .bool(level.isActive)
     }
     for (key, value) in profile.customAttributes {
       attributes["custom.\(key)"] = value

@@ -13,6 +13,8 @@ struct RuleCompiler {
     "attribution.apple_ads.conversion_type", "attribution.apple_ads.claim_type",
     "app.version", "device.os_version", "device.model", "locale", "store_country",
     "profile.age_days", "customer_user_id",
+    "subscription.state", "subscription.product_id", "subscription.will_renew", "subscription.is_trial",
+    "purchases.count",
   ]
 
   private(set) var problems: [APIError.Detail] = []
@@ -62,6 +64,11 @@ struct RuleCompiler {
 
   static func isKnownAttribute(_ name: String) -> Bool {
     if attributes.contains(name) { return true }
+    // `access_levels.<id>.is_active`, for any level id (levels may be added later).
+    if name.hasPrefix("access_levels."), name.hasSuffix(".is_active") {
+      let id = name.dropFirst("access_levels.".count).dropLast(".is_active".count)
+      return String(id).range(of: ConfigValidator.idPattern, options: .regularExpression) != nil
+    }
     guard name.hasPrefix("custom.") else { return false }
     return CustomAttributes.isValidKey(String(name.dropFirst("custom.".count)))
   }

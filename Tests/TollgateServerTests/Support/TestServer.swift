@@ -73,7 +73,7 @@ final class TestServer: Sendable {
   init(
     directory: URL = temporaryDirectory(), time: ManualTime = ManualTime(), maxBodyBytes: Int = 64 * 1024,
     sandbox: AppleAdsSandbox = AppleAdsSandbox(), attributionBudget: TimeInterval = 0.3,
-    store givenStore: (any Store)? = nil
+    store givenStore: (any Store)? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier()
   ) throws {
     self.sandbox = sandbox
     self.directory = directory
@@ -93,7 +93,7 @@ final class TestServer: Sendable {
     server = Server(
       store: store, settings: settings, time: time,
       logger: Logger(level: .info) { line in log.append(line) }, apple: AppleAdsClient(url: appleURL),
-      attributionInterval: nil, attributionBudget: attributionBudget)
+      attributionInterval: nil, attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier)
     port = try server.start()
   }
 

@@ -1,0 +1,196 @@
+import Foundation
+import TollgateAPI
+
+extension RelationalStore {
+  public func recordAppStoreFacts(
+    appId: Int64, _ facts: AppStoreFacts, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> AppStoreFactsOutcome {
+    try with { db in
+      try db.transaction { () throws -> AppStoreFactsOutcome in
+        var outcome = AppStoreFactsOutcome()
+        let now = SQLValue.real(at.timeIntervalSince1970)
+        if let notification = facts.notification {
+          try db.query(
+            """
+            INSERT INTO app_store_notifications (app_id, notification_uuid, notification_type, subtype,
+            original_transaction_id, signed_at, fact, payload, jws, received_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """,
+            [
+              .integer(appId), .text(notification.uuid), .text(notification.fact.type),
+              notification.fact.subtype.map(SQLValue.text) ?? .null,
+              notification.fact.originalTransactionId.map(SQLValue.text) ?? .null,
+              .real(Double(notification.fact.signedDate) / 1000), Self.json(notification.fact),
+              .text(String(decoding: notification.payload, as: UTF8.self)), .text(notification.jws), now,
+            ])
+          guard db.changes == 1 else {
+            outcome.duplicate = true
+            return outcome
+          }
+        }
+        var originals: [String] = []
+        for stored in facts.transactions {
+          try Self.upsert(db, appId: appId, stored, at: at)
+          if !originals.contains(stored.payload.originalTransactionId) {
+            originals.append(stored.payload.originalTransactionId)
+          }
+        }
+        if let original = facts.notification?.fact.originalTransactionId, !originals.contains(original) {
+          originals.append(original)
+        }
+        // Facts kept unowned (a notification before the SDK's transaction) join a claimant
+        // that bought under the same appAccountToken.
+        if facts.claimant != nil {
+          let tokens = Set(facts.transactions.compactMap { $0.payload.appAccountToken?.lowercased() })
+          for token in tokens.sorted() {
+            let rows = try db.query(
+              """
+              SELECT DISTINCT t.original_transaction_id FROM app_store_transactions t
+              WHERE t.app_id = ? AND t.app_account_token = ? AND NOT EXISTS (SELECT 1 FROM app_store_owners o
+              WHERE o.app_id = t.app_id AND o.original_transaction_id = t.original_transaction_id)
+              """, [.integer(appId), .text(token)])
+            for original in rows.compactMap({ $0[0].string }) where !originals.contains(original) {
+              originals.append(original)
+            }
+          }
+        }
+        var affected: Set<String> = []
+        for original in originals {
+          let owners = try Self.owners(db, appId: appId, original: original)
+          affected.formUnion(owners)
+          if let claimant = facts.claimant {
+            let others = owners.filter { $0 != claimant }
+            switch (facts.sharing, others.isEmpty) {
+            case (.off, false):
+              continue
+            case (.transfer, false):
+              try db.query(
+                "DELETE FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ? AND profile_id <> ?",
+                [.integer(appId), .text(original), .text(claimant)])
+            default:
+              break
+            }
+            try Self.link(db, appId: appId, original: original, profileId: claimant, at: at)
+            affected.insert(claimant)
+          } else if owners.isEmpty {
+            // Apple's notification names the profile through the appAccountToken the SDK set.
+            let token = facts.transactions.first { $0.payload.originalTransactionId == original }?.payload
+              .appAccountToken?.lowercased()
+            if let token, try Self.profile(db, appId: appId, id: token) != nil {
+              try Self.link(db, appId: appId, original: original, profileId: token, at: at)
+              affected.insert(token)
+            } else {
+              outcome.unowned.append(original)
+            }
+          }
+        }
+        if let claimant = facts.claimant { affected.insert(claimant) }
+        for profileId in affected.sorted() {
+          if let changed = try rederive(db, appId: appId, profileId: profileId, at: at, derive: derive) {
+            outcome.changed.append(changed)
+          }
+        }
+        if let claimant = facts.claimant {
+          outcome.claimant = try outcome.changed.first { $0.id == claimant } ?? Self.profile(db, appId: appId, id: claimant)
+        }
+        return outcome
+      }
+    }
+  }
+
+  public func rederivePurchases(
+    appId: Int64, profileId: String, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> ProfileRecord? {
+    try with { db in
+      try db.transaction { try rederive(db, appId: appId, profileId: profileId, at: at, derive: derive) }
+    }
+  }
+
+  public func transactions(appId: Int64, profileId: String) throws -> [StoredTransaction] {
+    try with { db in
+      try db.query(
+        """
+        SELECT t.payload, t.jws, t.variation_id FROM app_store_transactions t
+        JOIN app_store_owners o ON o.app_id = t.app_id AND o.original_transaction_id = t.original_transaction_id
+        WHERE o.app_id = ? AND o.profile_id = ? ORDER BY t.signed_at DESC
+        """, [.integer(appId), .text(profileId)]
+      ).map { row in
+        StoredTransaction(
+          payload: try WireCoding.decoder.decode(TransactionPayload.self, from: row[0].data ?? Data()),
+          jws: row[1].string ?? "", variationId: row[2].string)
+      }
+    }
+  }
+
+  /// Derives the profile's purchases from every fact of every subscription it owns and
+  /// saves them, with a new version, when they changed.
+  private func rederive(
+    _ db: any SQLConnection, appId: Int64, profileId: String, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> ProfileRecord? {
+    guard var profile = try Self.profile(db, appId: appId, id: profileId, lock: dialect.lockRow) else { return nil }
+    let key: [SQLValue] = [.integer(appId), .text(profileId)]
+    let decoder = WireCoding.decoder
+    let transactions = try db.query(
+      """
+      SELECT t.payload FROM app_store_transactions t
+      JOIN app_store_owners o ON o.app_id = t.app_id AND o.original_transaction_id = t.original_transaction_id
+      WHERE o.app_id = ? AND o.profile_id = ?
+      """, key
+    ).map { try decoder.decode(TransactionPayload.self, from: $0[0].data ?? Data()) }
+    let notifications = try db.query(
+      """
+      SELECT n.fact FROM app_store_notifications n
+      JOIN app_store_owners o ON o.app_id = n.app_id AND o.original_transaction_id = n.original_transaction_id
+      WHERE o.app_id = ? AND o.profile_id = ?
+      """, key
+    ).map { try decoder.decode(NotificationFact.self, from: $0[0].data ?? Data()) }
+    let purchases = derive(PurchaseHistory(transactions: transactions, notifications: notifications))
+    guard purchases != profile.purchases else { return nil }
+    profile.purchases = purchases
+    profile.version += 1
+    profile.updatedAt = at
+    try Self.save(db, appId: appId, profile)
+    return profile
+  }
+
+  /// One row per transaction id: a newer signed version (a refund, an upgrade mark) replaces it.
+  private static func upsert(_ db: any SQLConnection, appId: Int64, _ stored: StoredTransaction, at: Date) throws {
+    let payload = stored.payload
+    let signedAt = SQLValue.real(Double(payload.signedDate) / 1000)
+    try db.query(
+      """
+      INSERT INTO app_store_transactions (app_id, transaction_id, original_transaction_id, product_id,
+      app_account_token, signed_at, variation_id, payload, jws, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, transaction_id) DO UPDATE SET signed_at = excluded.signed_at, payload = excluded.payload,
+      jws = excluded.jws, variation_id = COALESCE(app_store_transactions.variation_id, excluded.variation_id)
+      WHERE excluded.signed_at > app_store_transactions.signed_at
+      OR (app_store_transactions.variation_id IS NULL AND excluded.variation_id IS NOT NULL)
+      """,
+      [
+        .integer(appId), .text(payload.transactionId), .text(payload.originalTransactionId), .text(payload.productId),
+        payload.appAccountToken.map { SQLValue.text($0.lowercased()) } ?? .null, signedAt,
+        stored.variationId.map(SQLValue.text) ?? .null, json(payload), .text(stored.jws), .real(at.timeIntervalSince1970),
+      ])
+  }
+
+  private static func owners(_ db: any SQLConnection, appId: Int64, original: String) throws -> [String] {
+    try db.query(
+      "SELECT profile_id FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ? ORDER BY profile_id",
+      [.integer(appId), .text(original)]
+    ).compactMap { $0[0].string }
+  }
+
+  private static func link(_ db: any SQLConnection, appId: Int64, original: String, profileId: String, at: Date)
+    throws
+  {
+    try db.query(
+      """
+      INSERT INTO app_store_owners (app_id, original_transaction_id, profile_id, linked_at) VALUES (?, ?, ?, ?)
+      ON CONFLICT DO NOTHING
+      """, [.integer(appId), .text(original), .text(profileId), .real(at.timeIntervalSince1970)])
+  }
+
+  static func json<T: Encodable>(_ value: T) -> SQLValue {
+    .text(String(decoding: WireCoding.encode(value), as: UTF8.self))
+  }
+}
