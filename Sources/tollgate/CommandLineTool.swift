@@ -124,7 +124,8 @@ enum CommandLineTool {
       try SampleApp.prepare(store: store, configPath: sampleConfig, databasePath: databasePath, settings: settings)
     }
     let server = Server(
-      store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL), appStoreVerifier: verifier)
+      store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL), appStoreVerifier: verifier
+    )
     let port = try server.start()
     let shownDatabase = StoreLocation.isPostgres(databasePath) ? "PostgreSQL" : databasePath
     logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(shownDatabase))")
@@ -157,9 +158,12 @@ enum CommandLineTool {
       signer = try StoreKitSigner(appleNames: false)
       try signer.save(to: directory)
       FileHandle.standardError.write(
-        Data("tollgate: created a StoreKit test chain in \(directory.path); trust it with --app-store-root-ca \(directory.appendingPathComponent("root.pem").path)\n".utf8))
+        Data(
+          "tollgate: created a StoreKit test chain in \(directory.path); trust it with --app-store-root-ca \(directory.appendingPathComponent("root.pem").path)\n"
+            .utf8))
     }
-    let input = try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
+    let input =
+      try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
     guard let object = (try? JSONSerialization.jsonObject(with: input)) as? [String: Any] else {
       throw Failure("storekit-sign reads one JSON object (a transaction, renewal info or notification)", status: 1)
     }

@@ -297,7 +297,9 @@ public enum ConfigValidator {
           if known.contains(name) {
             environments.insert(name)
           } else {
-            fail("\(path).environments[\(index)]", "unknown environment \(name) (expected one of \(known.sorted().joined(separator: ", ")))")
+            fail(
+              "\(path).environments[\(index)]",
+              "unknown environment \(name) (expected one of \(known.sorted().joined(separator: ", ")))")
           }
         }
         if environments.isEmpty { fail("\(path).environments", "must name at least one environment") }

@@ -62,7 +62,8 @@ extension Endpoints {
     else { throw Self.profileNotFound(id) }
     if let due = profile.purchases.nextChangeAt, due <= time.now() {
       let derive = derivation(try configs.entry(appId: appId)?.config)
-      if let changed = try store.rederivePurchases(appId: appId, profileId: profile.id, at: time.now(), derive: derive) {
+      if let changed = try store.rederivePurchases(appId: appId, profileId: profile.id, at: time.now(), derive: derive)
+      {
         announce([changed], appId: appId)
         return changed
       }

@@ -67,7 +67,8 @@ extension Endpoints {
           "App Store notification \(label) for app \(name): \(outcome.changed.count) profile(s) changed"
             + (outcome.unowned.isEmpty ? "" : ", kept for a later owner: \(outcome.unowned.joined(separator: ", "))"))
       }
-      return .json(AppStoreNotificationAck(notificationUUID: notification.notificationUUID, duplicate: outcome.duplicate))
+      return .json(
+        AppStoreNotificationAck(notificationUUID: notification.notificationUUID, duplicate: outcome.duplicate))
     }
   }
 

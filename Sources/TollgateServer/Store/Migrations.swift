@@ -228,6 +228,6 @@ enum Migrations {
       PRIMARY KEY (app_id, original_transaction_id, profile_id)
     );
     CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id);
-    """
+    """,
   ]
 }

@@ -91,7 +91,8 @@ extension RelationalStore {
           }
         }
         if let claimant = facts.claimant {
-          outcome.claimant = try outcome.changed.first { $0.id == claimant } ?? Self.profile(db, appId: appId, id: claimant)
+          outcome.claimant =
+            try outcome.changed.first { $0.id == claimant } ?? Self.profile(db, appId: appId, id: claimant)
         }
         return outcome
       }
@@ -169,7 +170,8 @@ extension RelationalStore {
       [
         .integer(appId), .text(payload.transactionId), .text(payload.originalTransactionId), .text(payload.productId),
         payload.appAccountToken.map { SQLValue.text($0.lowercased()) } ?? .null, signedAt,
-        stored.variationId.map(SQLValue.text) ?? .null, json(payload), .text(stored.jws), .real(at.timeIntervalSince1970),
+        stored.variationId.map(SQLValue.text) ?? .null, json(payload), .text(stored.jws),
+        .real(at.timeIntervalSince1970),
       ])
   }
 

@@ -89,7 +89,8 @@ struct SubscriptionStateTests {
         ),
         (
           .note(
-            "EXPIRED", "BILLING_RETRY", signed: 90, initial, F.renewal(autoRenew: 0, retry: false, intent: 2, signed: 90)
+            "EXPIRED", "BILLING_RETRY", signed: 90, initial,
+            F.renewal(autoRenew: 0, retry: false, intent: 2, signed: 90)
           ), 91,
           Expected(
             state: .expired, isActive: false, willRenew: false, product: "pro_monthly", billingIssue: false,
@@ -111,17 +112,23 @@ struct SubscriptionStateTests {
       name: "upgrade within the group",
       script: [
         (.sdk(initial), 1, active()),
-        (.sdk(F.transaction("1001", product: "pro_annual", purchased: 10, expires: 375, reason: "PURCHASE")), 11,
-         active("pro_annual")),
-        (.sdk(F.transaction("1000", purchased: 0, expires: 30, signed: 10, revoked: 10, upgraded: true)), 12,
-         active("pro_annual")),
+        (
+          .sdk(F.transaction("1001", product: "pro_annual", purchased: 10, expires: 375, reason: "PURCHASE")), 11,
+          active("pro_annual")
+        ),
+        (
+          .sdk(F.transaction("1000", purchased: 0, expires: 30, signed: 10, revoked: 10, upgraded: true)), 12,
+          active("pro_annual")
+        ),
       ]),
     Case(
       name: "auto-renew off → expire",
       script: [
         (.sdk(initial), 1, active()),
         (
-          .note("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: 10, initial, F.renewal(autoRenew: 0, signed: 10)),
+          .note(
+            "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: 10, initial, F.renewal(autoRenew: 0, signed: 10)
+          ),
           11,
           Expected(
             state: .active, isActive: true, willRenew: false, product: "pro_monthly", billingIssue: false,
@@ -156,7 +163,8 @@ struct SubscriptionStateTests {
     init(_ factory: StoreFactory) throws {
       store = try factory.make()
       appId = try store.createApp(name: "ledger-\(UUID().uuidString.prefix(8))").id
-      _ = try store.insertProfile(appId: appId, ProfileRecord(id: profileId, createdAt: F.date(0), updatedAt: F.date(0)))
+      _ = try store.insertProfile(
+        appId: appId, ProfileRecord(id: profileId, createdAt: F.date(0), updatedAt: F.date(0)))
     }
 
     func derive(at day: Double) -> (PurchaseHistory) -> ProfilePurchases {
@@ -168,7 +176,8 @@ struct SubscriptionStateTests {
       switch step {
       case .sdk(let transaction):
         return try store.recordAppStoreFacts(
-          appId: appId, AppStoreFacts(transactions: [StoredTransaction(payload: transaction, jws: "jws")], claimant: profileId),
+          appId: appId,
+          AppStoreFacts(transactions: [StoredTransaction(payload: transaction, jws: "jws")], claimant: profileId),
           at: F.date(day), derive: derive(at: day))
       case .notify(let type, let subtype, let uuid, let signed, let transaction, let renewal):
         let fact = NotificationFact(
@@ -185,7 +194,9 @@ struct SubscriptionStateTests {
 
     /// The profile as a read at `day` sees it (lapses by the clock are applied).
     func profile(at day: Double) throws -> ProfileRecord {
-      if let changed = try store.rederivePurchases(appId: appId, profileId: profileId, at: F.date(day), derive: derive(at: day)) {
+      if let changed = try store.rederivePurchases(
+        appId: appId, profileId: profileId, at: F.date(day), derive: derive(at: day))
+      {
         return changed
       }
       return try store.profile(appId: appId, id: profileId)!
@@ -259,7 +270,8 @@ struct SubscriptionStateTests {
   @Test("non-consumables are lifetime until refunded; consumables unlock nothing; family sharing is marked")
   func otherProducts() throws {
     let history = PurchaseHistory(transactions: [
-      F.transaction("2000", original: "2000", product: "pro_lifetime", purchased: 0, type: TransactionPayload.nonConsumable),
+      F.transaction(
+        "2000", original: "2000", product: "pro_lifetime", purchased: 0, type: TransactionPayload.nonConsumable),
       F.transaction("3000", original: "3000", product: "coins_100", purchased: 1, type: TransactionPayload.consumable),
     ])
     let purchases = PurchaseDerivation.derive(history, levels: F.levels, now: F.date(500))
@@ -272,7 +284,8 @@ struct SubscriptionStateTests {
 
     var refunded = history
     refunded.transactions[0] = F.transaction(
-      "2000", original: "2000", product: "pro_lifetime", purchased: 0, signed: 3, type: TransactionPayload.nonConsumable,
+      "2000", original: "2000", product: "pro_lifetime", purchased: 0, signed: 3,
+      type: TransactionPayload.nonConsumable,
       revoked: 3)
     let after = PurchaseDerivation.derive(refunded, levels: F.levels, now: F.date(500))
     #expect(after.payload.accessLevels["premium"]?.isActive == false)
