@@ -8,6 +8,8 @@ public enum RoutePaths {
   public static func appleAdsAttribution(_ profileId: String) -> String {
     "/v1/sdk/profiles/\(profileId)/attribution/apple-ads"
   }
+  /// StoreKit transactions of a profile.
+  public static func transactions(_ profileId: String) -> String { "/v1/sdk/profiles/\(profileId)/transactions" }
   /// The segmented flow of a placement for a profile.
   public static func placementFlow(_ placementId: String) -> String {
     "/v1/sdk/placements/\(placementId)/flow"

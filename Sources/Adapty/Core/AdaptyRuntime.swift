@@ -12,6 +12,7 @@ final class AdaptyRuntime: Sendable {
   let profiles: ProfileManager
   let placements: PlacementManager
   let events: EventQueue
+  let purchases: PurchaseManager
   let clock: any SDKClock
   let attribution: AttributionCollector?
   /// Captured App Store messages (`.manual` handling only).
@@ -32,6 +33,7 @@ final class AdaptyRuntime: Sendable {
         if collects { await runtime.attribution?.run() }
       })
     await runtime.events.startFlushing()
+    await runtime.purchases.start()
     return runtime
   }
 
@@ -49,6 +51,9 @@ final class AdaptyRuntime: Sendable {
     placements = PlacementManager(
       client: client, profiles: profiles, cache: FlowCache(store: store), fallback: fallback, clock: clock)
     events = EventQueue(store: store, client: client, clock: clock)
+    purchases = PurchaseManager(
+      source: dependencies.purchaseSource ?? PurchaseSources.platformDefault, client: client, profiles: profiles,
+      store: store, clock: clock)
     if let provider = dependencies.resolvedTokenProvider {
       attribution = AttributionCollector(
         provider: provider, client: client, profiles: profiles, store: store, clock: clock)
@@ -90,6 +95,7 @@ final class AdaptyRuntime: Sendable {
   func shutdown() async {
     background.cancelAll()
     await events.stop()
+    await purchases.stop()
     await broadcaster.finish()
     await storeMessages?.finish()
   }

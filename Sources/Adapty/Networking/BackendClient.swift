@@ -5,6 +5,8 @@ import TollgateAPI
 struct BackendClient: Sendable {
   /// A 404 that means "create the profile first".
   static let profileNotFound = "profile_not_found"
+  /// A 409: another profile carries the customer user id.
+  static let customerUserIdTaken = "customer_user_id_taken"
 
   let transport: any HTTPTransport
   let apiKey: String
@@ -75,6 +77,11 @@ struct BackendClient: Sendable {
       headers: etag.map { ["If-None-Match": $0] } ?? [:])
     if response.status == 304 { return nil }
     return (try response.decoded(), response.header("ETag"))
+  }
+
+  /// Hands a StoreKit transaction to the server; the profile with its access levels comes back.
+  func sendTransaction(profileId: String, _ body: TransactionRequest) async throws(Failure) -> ProfilePayload {
+    try await call("POST", RoutePaths.transactions(profileId), body: WireCoding.encode(body)).decoded()
   }
 
   func sendEvents(_ batch: EventBatchRequest) async throws(Failure) -> EventBatchResponse {

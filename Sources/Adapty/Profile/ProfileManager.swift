@@ -67,6 +67,9 @@ actor ProfileManager {
       let client = client
       task = Task { [weak self] in
         let payload = try await client.createProfile(body)
+        // The server answers with the profile that already carries this customer user id
+        // (a reinstall, another device): this install adopts it.
+        await self?.adopt(payload.id, requested: id)
         await self?.apply(payload, etag: nil, created: true)
       }
       creation = task
@@ -82,6 +85,15 @@ actor ProfileManager {
     }
     creation = nil
     return state.profileId
+  }
+
+  private func adopt(_ id: String, requested: String) {
+    guard id != requested, state.profileId == requested else { return }
+    Log.info("customer \(state.customerUserId ?? "") has profile \(id) already; this install uses it")
+    state.profileId = id
+    state.profile = nil
+    state.etag = nil
+    store.write(state, to: StoredFile.profile)
   }
 
   /// Takes a profile the server returned on another route (attribution).
@@ -129,10 +141,20 @@ actor ProfileManager {
   func identify(_ customerUserId: String) async throws(AdaptyError) {
     if state.customerUserId == customerUserId { return }
     if state.customerUserId == nil && state.created {
-      _ = try await update(UpdateProfileRequest(customerUserId: customerUserId))
-      state.customerUserId = customerUserId
-      store.write(state, to: StoredFile.profile)
-      return
+      do {
+        let payload = try await client.updateProfile(
+          id: state.profileId, UpdateProfileRequest(customerUserId: customerUserId))
+        await apply(payload, etag: nil, created: true)
+        state.customerUserId = customerUserId
+        store.write(state, to: StoredFile.profile)
+        return
+      } catch {
+        // A 409: the customer has a profile already, which this install switches to (below).
+        guard error.serverCode == BackendClient.customerUserIdTaken else {
+          if error.serverCode == BackendClient.profileNotFound { markMissing() }
+          throw error.error
+        }
+      }
     }
     replace(with: .fresh(customerUserId: customerUserId))
     _ = try await ensureCreated()
@@ -177,6 +199,51 @@ extension AdaptyProfile {
       profileId: payload.id, customerUserId: payload.customerUserId, customAttributes: attributes,
       appliedExternalAttributionProviders: payload.appliedAttributionSources.map(
         AdaptyExternalAttributionProvider.init),
-      version: payload.version)
+      version: payload.version,
+      accessLevels: payload.accessLevels.mapValues(AccessLevel.init),
+      subscriptions: payload.subscriptions.mapValues(Subscription.init),
+      nonSubscriptions: payload.nonSubscriptions.mapValues { $0.map(NonSubscription.init) })
+  }
+}
+
+/// Wire timestamps (ISO 8601 with fractional seconds) as dates; a malformed one is the epoch
+/// rather than a failed profile.
+private func date(_ text: String) -> Date {
+  (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+    ?? (try? Date.ISO8601FormatStyle().parse(text)) ?? Date(timeIntervalSince1970: 0)
+}
+
+extension AdaptyProfile.AccessLevel {
+  init(_ wire: AccessLevelPayload) {
+    self.init(
+      id: wire.id, isActive: wire.isActive, vendorProductId: wire.vendorProductId,
+      vendorTransactionId: wire.vendorTransactionId, vendorOriginalTransactionId: wire.vendorOriginalTransactionId,
+      store: wire.store, activatedAt: date(wire.activatedAt), renewedAt: wire.renewedAt.map(date),
+      expiresAt: wire.expiresAt.map(date), isLifetime: wire.isLifetime, willRenew: wire.willRenew,
+      isInGracePeriod: wire.isInGracePeriod, unsubscribedAt: wire.unsubscribedAt.map(date),
+      billingIssueDetectedAt: wire.billingIssueDetectedAt.map(date), isRefund: wire.isRefund,
+      activeIntroductoryOfferType: wire.activeIntroductoryOfferType)
+  }
+}
+
+extension AdaptyProfile.Subscription {
+  init(_ wire: SubscriptionPayload) {
+    self.init(
+      vendorProductId: wire.vendorProductId, vendorTransactionId: wire.vendorTransactionId,
+      vendorOriginalTransactionId: wire.vendorOriginalTransactionId, store: wire.store, state: wire.state.rawValue,
+      isActive: wire.isActive, activatedAt: date(wire.activatedAt), renewedAt: wire.renewedAt.map(date),
+      expiresAt: wire.expiresAt.map(date), willRenew: wire.willRenew, isInGracePeriod: wire.isInGracePeriod,
+      unsubscribedAt: wire.unsubscribedAt.map(date), billingIssueDetectedAt: wire.billingIssueDetectedAt.map(date),
+      isRefund: wire.isRefund, expirationReason: wire.expirationReason, isSandbox: wire.isSandbox,
+      isFamilyShared: wire.isFamilyShared, isTrial: wire.isTrial)
+  }
+}
+
+extension AdaptyProfile.NonSubscription {
+  init(_ wire: NonSubscriptionPayload) {
+    self.init(
+      vendorProductId: wire.vendorProductId, vendorTransactionId: wire.vendorTransactionId, store: wire.store,
+      purchasedAt: date(wire.purchasedAt), isConsumable: wire.isConsumable, isRefund: wire.isRefund,
+      isSandbox: wire.isSandbox)
   }
 }

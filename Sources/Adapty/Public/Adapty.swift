@@ -62,12 +62,24 @@ public enum Adapty {
     _ = try await runtime.profiles.update(UpdateProfileRequest(customAttributes: changes))
   }
 
-  /// Identifies the user: a profile without a customer user id takes this one; a profile
-  /// of another user is replaced by this user's own profile.
+  /// Identifies the user: a profile without a customer user id takes this one unless the
+  /// customer has a profile already (another device, a reinstall), which this install then
+  /// uses; a profile of another user is replaced by this user's own. After a switch the
+  /// store's current entitlements are handed to the new profile in the background.
   public nonisolated static func identify(_ customerUserId: String) async throws(AdaptyError) {
     let runtime = try await Facade.shared.runtime()
+    let before = await runtime.profiles.profileId
     try await runtime.profiles.identify(customerUserId)
     await runtime.placements.cache.dropSegmented()
+    if await runtime.profiles.profileId != before {
+      Task {
+        do {
+          try await runtime.purchases.sendEntitlements()
+        } catch let error as AdaptyError {
+          Log.warn("entitlements after identify: \(error.message)")
+        } catch {}
+      }
+    }
   }
 
   /// Starts a new anonymous profile.

@@ -73,6 +73,8 @@ struct Dependencies: Sendable {
   var transport: (any HTTPTransport)?
   var clock: any SDKClock = SystemClock()
   var installInfo: @Sendable () -> InstallInfo = { InstallInfo.current() }
+  /// nil: StoreKit 2 on Apple platforms, nothing elsewhere.
+  var purchaseSource: (any AdaptyPurchaseSource)?
   /// nil: StoreKit's `Message.messages` on iOS 16+, nothing elsewhere.
   var storeMessageSource: (any AdaptyStoreMessageSource)?
   /// Whether activation starts attribution collection in the background (tests that drive

@@ -6,6 +6,28 @@ public struct AdaptyError: Error, Sendable, Hashable, CustomStringConvertible, L
   public enum ErrorCode: Int, Sendable, Hashable {
     /// Something failed that has no more precise code.
     case unknown = 0
+    /// The client may not make the request (StoreKit).
+    case clientInvalid = 1
+    /// The payment was cancelled (StoreKit).
+    case paymentCancelled = 2
+    /// The purchase is invalid (StoreKit).
+    case paymentInvalid = 3
+    /// This device may not make the payment (StoreKit).
+    case paymentNotAllowed = 4
+    /// The product is not available in the current storefront (StoreKit).
+    case storeProductNotAvailable = 5
+    /// The flow has no product ids.
+    case noProductIDsFound = 1000
+    /// The store knows none of the flow's products.
+    case noProductsFound = 1001
+    /// The store could not be asked for products now.
+    case productRequestFailed = 1002
+    /// In-app purchases are not allowed on this device (or there is no store here).
+    case cantMakePayments = 1003
+    /// There was nothing to restore.
+    case noPurchasesToRestore = 1004
+    /// The purchase failed, or the server refused its transaction.
+    case productPurchaseFailed = 1006
     /// The SDK is not activated, or the server rejected the API key (401/403).
     case notActivated = 2002
     /// The server refused the request as invalid (4xx other than auth).

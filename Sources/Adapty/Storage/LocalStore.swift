@@ -46,4 +46,5 @@ enum StoredFile {
   static let flows = "flows.json"
   static let events = "events.json"
   static let attribution = "attribution.json"
+  static let transactions = "transactions.json"
 }

@@ -10,6 +10,14 @@ extension Endpoints {
         throw HTTPError.validation([.init(path: "$.profile_id", message: "must be a UUID")])
       }
       let now = time.now()
+      // A customer user id another profile carries is that customer: a reinstall or a second
+      // device gets the same profile, and so the same access.
+      if let customer = body.customerUserId,
+        try store.profile(appId: appId, id: uuid.uuidString.lowercased()) == nil,
+        let existing = try store.profile(appId: appId, customerUserId: customer)
+      {
+        return .json(Self.payload(existing), status: 200)
+      }
       let (profile, created) = try store.insertProfile(
         appId: appId,
         ProfileRecord(
@@ -39,6 +47,13 @@ extension Endpoints {
       let appId = try auth.appId(for: request, needs: .publicKey)
       let body = try decode(UpdateProfileRequest.self, from: request)
       let id = try existingProfile(appId: appId, id: request.parameter("profileId")).id
+      if let customer = body.customerUserId, let owner = try store.profile(appId: appId, customerUserId: customer),
+        owner.id != id
+      {
+        throw HTTPError(
+          409, "customer_user_id_taken",
+          "Profile \(owner.id) carries customer user id \(customer); create a profile with it to get that profile.")
+      }
       let updated = try store.updateProfile(appId: appId, id: id, at: time.now()) { profile in
         let before = profile
         if let changes = body.customAttributes {

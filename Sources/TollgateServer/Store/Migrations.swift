@@ -114,6 +114,7 @@ enum Migrations {
       PRIMARY KEY (app_id, original_transaction_id, profile_id)
     );
     CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id);
+    CREATE INDEX profiles_by_customer ON profiles(app_id, customer_user_id) WHERE customer_user_id IS NOT NULL;
     """,
   ]
 
@@ -228,6 +229,7 @@ enum Migrations {
       PRIMARY KEY (app_id, original_transaction_id, profile_id)
     );
     CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id);
+    CREATE INDEX profiles_by_customer ON profiles(app_id, customer_user_id) WHERE customer_user_id IS NOT NULL;
     """,
   ]
 }

@@ -169,6 +169,18 @@ extension RelationalStore {
     try with { db in try Self.profile(db, appId: appId, id: id) }
   }
 
+  public func profile(appId: Int64, customerUserId: String) throws -> ProfileRecord? {
+    try with { db in
+      guard
+        let id = try db.query(
+          "SELECT id FROM profiles WHERE app_id = ? AND customer_user_id = ? ORDER BY created_at, id LIMIT 1",
+          [.integer(appId), .text(customerUserId)]
+        ).first?[0].string
+      else { return nil }
+      return try Self.profile(db, appId: appId, id: id)
+    }
+  }
+
   public func updateProfile(
     appId: Int64, id: String, at: Date, _ change: (inout ProfileRecord) throws -> Bool
   ) throws -> ProfileRecord? {

@@ -238,6 +238,8 @@ public protocol Store: Sendable {
   func importProfiles(appId: Int64, _ profiles: [ProfileRecord]) throws -> Int
   /// The profile with this id.
   func profile(appId: Int64, id: String) throws -> ProfileRecord?
+  /// The oldest profile carrying this customer user id.
+  func profile(appId: Int64, customerUserId: String) throws -> ProfileRecord?
   /// Changes a profile in one transaction; `version` grows by one and `updatedAt` is set
   /// when `change` returns true. Returns nil for an unknown profile.
   func updateProfile(

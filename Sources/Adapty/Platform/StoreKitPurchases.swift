@@ -1,0 +1,107 @@
+#if canImport(StoreKit)
+  import Foundation
+  import StoreKit
+
+  /// StoreKit 2 behind `AdaptyPurchaseSource`. The server verifies Apple's signature on
+  /// every transaction, so StoreKit's local verdict (`verified`/`unverified`) is not trusted
+  /// either way: the JWS is handed over as it is.
+  @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+  struct StoreKitPurchaseSource: AdaptyPurchaseSource {
+    var canMakePayments: Bool { AppStore.canMakePayments }
+
+    func products(ids: [String]) async throws -> [AdaptyStoreProduct] {
+      try await Product.products(for: ids).map(Self.product)
+    }
+
+    func purchase(_ product: AdaptyStoreProduct, appAccountToken: UUID) async throws -> AdaptyStorePurchaseOutcome {
+      guard let storeKitProduct = product.platformProduct as? Product else {
+        throw AdaptyError(.storeProductNotAvailable, "\(product.id) did not come from StoreKit.")
+      }
+      let result: Product.PurchaseResult
+      do {
+        result = try await storeKitProduct.purchase(options: [.appAccountToken(appAccountToken)])
+      } catch StoreKitError.userCancelled {
+        return .userCancelled
+      } catch Product.PurchaseError.purchaseNotAllowed {
+        throw AdaptyError(.paymentNotAllowed, "This device may not make the payment.")
+      } catch Product.PurchaseError.productUnavailable, StoreKitError.notAvailableInStorefront {
+        throw AdaptyError(.storeProductNotAvailable, "\(product.id) is not available in this storefront.")
+      }
+      switch result {
+      case .success(let verification): return .success(Self.transaction(verification))
+      case .userCancelled: return .userCancelled
+      case .pending: return .pending
+      @unknown default: throw AdaptyError(.productPurchaseFailed, "StoreKit answered an unknown purchase result.")
+      }
+    }
+
+    func currentEntitlements() async throws -> [AdaptyStoreTransaction] {
+      var transactions: [AdaptyStoreTransaction] = []
+      for await verification in Transaction.currentEntitlements { transactions.append(Self.transaction(verification)) }
+      return transactions
+    }
+
+    func sync() async throws { try await AppStore.sync() }
+
+    func startUpdates(_ deliver: @escaping @Sendable (AdaptyStoreTransaction) async -> Void) {
+      // `updates` also yields the transactions left unfinished by an earlier launch.
+      Task.detached(priority: .utility) {
+        for await verification in Transaction.updates { await deliver(Self.transaction(verification)) }
+      }
+    }
+
+    func finish(transactionId: String) async {
+      for await verification in Transaction.unfinished {
+        let transaction = verification.unsafePayloadValue
+        if String(transaction.id) == transactionId {
+          await transaction.finish()
+          return
+        }
+      }
+    }
+
+    static func product(_ product: Product) -> AdaptyStoreProduct {
+      AdaptyStoreProduct(
+        id: product.id, displayName: product.displayName, description: product.description, price: product.price,
+        displayPrice: product.displayPrice, currencyCode: product.priceFormatStyle.currencyCode,
+        subscriptionPeriod: product.subscription.map { period($0.subscriptionPeriod) }, platformProduct: product)
+    }
+
+    static func period(_ period: Product.SubscriptionPeriod) -> AdaptySubscriptionPeriod {
+      let unit: AdaptyPeriodUnit
+      switch period.unit {
+      case .day: unit = .day
+      case .week: unit = .week
+      case .month: unit = .month
+      case .year: unit = .year
+      @unknown default: unit = .unknown
+      }
+      return AdaptySubscriptionPeriod(unit: unit, numberOfUnits: period.value)
+    }
+
+    static func transaction(_ verification: VerificationResult<Transaction>) -> AdaptyStoreTransaction {
+      let transaction = verification.unsafePayloadValue
+      return AdaptyStoreTransaction(
+        id: String(transaction.id), originalId: String(transaction.originalID), productId: transaction.productID,
+        jws: verification.jwsRepresentation)
+    }
+  }
+
+  extension PurchaseSources {
+    static var platformDefault: (any AdaptyPurchaseSource)? {
+      if #available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *) { return StoreKitPurchaseSource() }
+      return nil
+    }
+  }
+
+  @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+  extension AdaptyPaywallProduct {
+    /// StoreKit's product.
+    public var sk2Product: Product? { storeProduct.platformProduct as? Product }
+  }
+#else
+  extension PurchaseSources {
+    /// No StoreKit here: purchases need a configured source.
+    static var platformDefault: (any AdaptyPurchaseSource)? { nil }
+  }
+#endif
