@@ -22,6 +22,8 @@ final class LiveServer: Sendable {
   let port: UInt16
   let keys: KeyIssuer.IssuedKeys
   let sandbox: AppleAdsSandbox
+  /// Signs StoreKit transactions and notifications; this server trusts its root.
+  let signer: StoreKitSigner
 
   static let fastPolicy: AttributionPolicy = {
     var policy = AttributionPolicy()
@@ -39,7 +41,8 @@ final class LiveServer: Sendable {
       ?? Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json"))
     _ = try ConfigImporter(store: store).apply(document, appId: keys.app.id)
     sandbox = AppleAdsSandbox()
-    (server, port) = try Self.serve(store: store, sandbox: sandbox, port: 0)
+    signer = try StoreKitSigner(appleNames: false)
+    (server, port) = try Self.serve(store: store, sandbox: sandbox, signer: signer, port: 0)
   }
 
   /// The same database, keys and stand-in, in a new server process on the same port.
@@ -47,8 +50,9 @@ final class LiveServer: Sendable {
     directory = previous.directory
     keys = previous.keys
     sandbox = previous.sandbox
+    signer = previous.signer
     store = try SQLiteStore(path: directory.appendingPathComponent("server/tollgate.sqlite").path)
-    (server, port) = try Self.serve(store: store, sandbox: sandbox, port: previous.port)
+    (server, port) = try Self.serve(store: store, sandbox: sandbox, signer: signer, port: previous.port)
   }
 
   /// Stops this server (as a crash or deploy would) and starts another on its database.
@@ -57,14 +61,17 @@ final class LiveServer: Sendable {
     return try LiveServer(restarting: self)
   }
 
-  private static func serve(store: SQLiteStore, sandbox: AppleAdsSandbox, port: UInt16) throws -> (Server, UInt16) {
+  private static func serve(store: SQLiteStore, sandbox: AppleAdsSandbox, signer: StoreKitSigner, port: UInt16)
+    throws -> (Server, UInt16)
+  {
     var settings = HTTPServer.Settings()
     settings.port = port
     settings.threads = 2
     let appleURL = try sandbox.start()
     let server = Server(
       store: store, settings: settings, logger: Logger(level: .warn), apple: AppleAdsClient(url: appleURL),
-      attributionPolicy: fastPolicy, attributionInterval: 0.05)
+      attributionPolicy: fastPolicy, attributionInterval: 0.05,
+      appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)))
     return (server, try server.start())
   }
 
@@ -75,21 +82,45 @@ final class LiveServer: Sendable {
 
   /// The app's configuration; the install reports app version 2.4.0, and its Apple Ads
   /// token is `token` (nil: the device has none).
-  func configuration(storage: URL? = nil, token: String? = nil) -> AdaptyConfiguration {
+  func builder(
+    storage: URL? = nil, token: String? = nil, store: (any AdaptyPurchaseSource)? = nil,
+    customerUserId: String? = nil
+  ) -> AdaptyConfiguration.Builder {
     let builder = AdaptyConfiguration.builder(withAPIKey: keys.publicKey)
       .with(backendBaseUrl: baseURL)
       .with(storageDirectory: storage ?? sdkDirectory)
       .with(logLevel: .warn)
+      .with(customerUserId: customerUserId)
       .with(attributionTokenProvider: AdaptyStaticAttributionTokenProvider(token))
+    if let store { builder.with(purchaseSource: store) }
     builder.dependencies.installInfo = {
       InstallInfo(appVersion: "2.4.0", osVersion: "17.5", deviceModel: "iPhone15,2", locale: "fr-FR")
     }
-    return builder.build()
+    return builder
+  }
+
+  /// The built configuration of `builder(…)`.
+  func configuration(
+    storage: URL? = nil, token: String? = nil, store: (any AdaptyPurchaseSource)? = nil,
+    customerUserId: String? = nil
+  ) -> AdaptyConfiguration {
+    builder(storage: storage, token: token, store: store, customerUserId: customerUserId).build()
   }
 
   func stop() {
     server.stop()
     sandbox.stop()
+  }
+
+  /// Posts an App Store Server Notification as Apple would, signed by this server's test chain.
+  func notify(_ payload: [String: Any]) async throws -> Int {
+    let jws = try signer.sign(json: payload)
+    var request = URLRequest(url: baseURL.appendingPathComponent("v1/app-store/notifications/e2e"))
+    request.httpMethod = "POST"
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.httpBody = WireCoding.encode(AppStoreNotificationRequest(signedPayload: jws))
+    let (_, response) = try await URLSession.shared.data(for: request)
+    return (response as! HTTPURLResponse).statusCode
   }
 
   /// `GET /v1/admin/…` with the secret key.

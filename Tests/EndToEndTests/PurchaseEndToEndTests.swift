@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+import TollgateAPI
+import TollgateServer
+
+@testable import Adapty
+
+/// Purchases from the SDK's static API through a fake App Store (transactions signed like
+/// Apple's) to the live server and back onto the profile. Part of the serialized end-to-end
+/// suite: the static API is process-wide.
+extension EndToEndTests {
+  /// A flow's products: the sample `standard` flow sells pro_monthly and pro_annual.
+  func standardProducts() async throws -> [AdaptyPaywallProduct] {
+    let flow = try await Adapty.getFlow(placementId: "settings_upgrade")
+    return try await Adapty.getPaywallProducts(paywall: flow)
+  }
+
+  @Test("a purchase unlocks premium on the delegate; an expiry notification locks it on the next fetch")
+  func purchaseAndExpiry() async throws {
+    let live = try LiveServer()
+    defer { live.stop() }
+    let store = FakeStoreKit(signer: live.signer)
+    let observer = Observer()
+    Adapty.delegate = observer
+    try await Adapty.activate(with: live.configuration(store: store))
+
+    let products = try await standardProducts()
+    #expect(products.map(\.vendorProductId) == ["pro_monthly", "pro_annual"])
+    #expect(products[0].variationId == "settings_upgrade:default:standard")
+    #expect(products[0].paywallName == "Standard paywall")
+    #expect(products[0].subscriptionPeriod == AdaptySubscriptionPeriod(unit: .day, numberOfUnits: 30))
+
+    let result = try await Adapty.makePurchase(product: products[0])
+    guard case .success(let profile, let transaction) = result else {
+      Issue.record("expected success, got \(result)")
+      await quitApp()
+      return
+    }
+    #expect(profile.accessLevels["premium"]?.isActive == true)
+    #expect(profile.subscriptions["pro_monthly"]?.state == "active")
+    #expect(store.finished == [transaction.transactionId])
+    let delivered = await Adapty.profileUpdates.first { $0.accessLevels["premium"]?.isActive == true }
+    #expect(delivered != nil)
+    #expect(observer.profiles.last?.accessLevels["premium"]?.isActive == true)
+    let (_, admin) = try await live.admin("v1/admin/profiles/\(profile.profileId)")
+    #expect(admin?.objectValue?["access_levels"]?.objectValue?["premium"] != nil)
+
+    // Apple says the subscription expired (the user had turned auto-renew off).
+    let status = try await live.notify([
+      "notificationType": "EXPIRED", "subtype": "VOLUNTARY", "notificationUUID": UUID().uuidString,
+      "data": [
+        "bundleId": "com.example.tollgate", "environment": "Sandbox",
+        "signedTransactionInfo": [
+          "transactionId": transaction.transactionId, "originalTransactionId": transaction.originalTransactionId,
+          "bundleId": "com.example.tollgate", "productId": "pro_monthly", "purchaseDate": 1_000,
+          "expiresDate": 2_000, "type": "Auto-Renewable Subscription", "environment": "Sandbox",
+        ],
+        "signedRenewalInfo": [
+          "originalTransactionId": transaction.originalTransactionId, "autoRenewStatus": 0, "expirationIntent": 1,
+          "environment": "Sandbox",
+        ],
+      ],
+    ])
+    #expect(status == 200)
+    let fetched = try await Adapty.getProfile()
+    #expect(fetched.accessLevels["premium"]?.isActive == false)
+    #expect(fetched.subscriptions["pro_monthly"]?.expirationReason == "voluntary")
+    #expect(observer.profiles.last?.accessLevels["premium"]?.isActive == false)
+    await quitApp()
+  }
+
+  @Test("a purchase whose answer never came is sent again at the next launch and finished exactly once")
+  func interruptedSend() async throws {
+    let live = try LiveServer()
+    defer { live.stop() }
+    let store = FakeStoreKit(signer: live.signer)
+    // First launch: every transaction send is lost.
+    let dropping = live.builder(store: store)
+    dropping.dependencies.transport = TransactionDroppingTransport(inner: URLSessionTransport(baseURL: live.baseURL))
+    try await Adapty.activate(with: dropping.build())
+    let products = try await standardProducts()
+    do {
+      _ = try await Adapty.makePurchase(product: products[1])
+      Issue.record("the send was dropped: makePurchase must throw")
+    } catch {
+      #expect(error.adaptyErrorCode == .networkFailed)
+    }
+    #expect(store.finished.isEmpty, "never finished before the server has it")
+    await quitApp()
+
+    // Next launch, network back: the pending transaction goes out and is finished once.
+    try await Adapty.activate(with: live.configuration(store: store))
+    let unlocked = await Adapty.profileUpdates.first { $0.accessLevels["premium"]?.isActive == true }
+    #expect(unlocked?.accessLevels["premium"]?.vendorProductId == "pro_annual")
+    let runtime = try await Facade.shared.runtime()
+    await runtime.purchases.drained()
+    #expect(await runtime.purchases.pendingCount == 0)
+    #expect(store.finished.count == 1)
+    await quitApp()
+
+    // A third launch sends nothing again.
+    try await Adapty.activate(with: live.configuration(store: store))
+    #expect(await (try Facade.shared.runtime()).purchases.pendingCount == 0)
+    #expect(store.finished.count == 1)
+    await quitApp()
+  }
+
+  @Test("the same customer on a second device gets the same access; a restore transfers it")
+  func secondDevice() async throws {
+    let live = try LiveServer()
+    defer { live.stop() }
+    let store = FakeStoreKit(signer: live.signer)
+    try await Adapty.activate(with: live.configuration(store: store, customerUserId: "customer-7"))
+    let bought = try await Adapty.makePurchase(product: try await standardProducts()[0])
+    let firstProfile = try #require(bought.profile)
+    #expect(firstProfile.accessLevels["premium"]?.isActive == true)
+    await quitApp()
+
+    // Another device, same customer: the server answers with the customer's profile.
+    let device2 = live.directory.appendingPathComponent("sdk-device-2")
+    try await Adapty.activate(with: live.configuration(storage: device2, store: store, customerUserId: "customer-7"))
+    let other = try await Adapty.getProfile()
+    #expect(other.profileId == firstProfile.profileId)
+    #expect(other.accessLevels["premium"]?.isActive == true)
+    await quitApp()
+
+    // A third, anonymous install restores: the subscription moves to it (transfer).
+    let device3 = live.directory.appendingPathComponent("sdk-device-3")
+    try await Adapty.activate(with: live.configuration(storage: device3, store: store))
+    let restored = try await Adapty.restorePurchases()
+    #expect(restored.profileId != firstProfile.profileId)
+    #expect(restored.accessLevels["premium"]?.isActive == true)
+    let (_, previous) = try await live.admin("v1/admin/profiles/\(firstProfile.profileId)")
+    // The first profile no longer owns the subscription: it has no premium access.
+    #expect(previous?.objectValue?["id"] == .string(firstProfile.profileId))
+    #expect(previous?.objectValue?["access_levels"]?.objectValue?["premium"] == nil)
+    await quitApp()
+  }
+
+  @Test("renewals from Transaction.updates reach the server; cancel, pending, refusals and errors have their codes")
+  func updatesAndOutcomes() async throws {
+    let live = try LiveServer()
+    defer { live.stop() }
+    let store = FakeStoreKit(signer: live.signer)
+    try await Adapty.activate(with: live.configuration(store: store))
+    let products = try await standardProducts()
+
+    store.next(.cancel)
+    #expect(try await Adapty.makePurchase(product: products[0]).isPurchaseCancelled)
+    store.next(.pending)
+    #expect(try await Adapty.makePurchase(product: products[0]).isPurchasePending)
+    store.next(.fail)
+    await #expect(throws: AdaptyError.self) { try await Adapty.makePurchase(product: products[0]) }
+    #expect(store.finished.isEmpty)
+
+    // Ask to Buy approved later: the transaction arrives through updates.
+    let profileId = try await Adapty.getProfile().profileId
+    let approved = try store.makeTransaction(productId: "pro_monthly", token: UUID(uuidString: profileId))
+    await store.deliverUpdate(approved)
+    let unlocked = await Adapty.profileUpdates.first { $0.accessLevels["premium"]?.isActive == true }
+    #expect(unlocked != nil)
+    await (try Facade.shared.runtime()).purchases.drained()
+    #expect(store.finished == [approved.id])
+    await quitApp()
+
+    // A transaction for another app is refused by the server: 1006, not finished, not retried.
+    let foreign = FakeStoreKit(signer: live.signer, bundleId: "com.example.other")
+    try await Adapty.activate(with: live.configuration(store: foreign))
+    let foreignProducts = try await standardProducts()
+    do {
+      _ = try await Adapty.makePurchase(product: foreignProducts[0])
+      Issue.record("a foreign transaction must be refused")
+    } catch {
+      #expect(error.adaptyErrorCode == .productPurchaseFailed)
+    }
+    #expect(foreign.finished.isEmpty)
+    #expect(await (try Facade.shared.runtime()).purchases.pendingCount == 0)
+    await quitApp()
+
+    // No store on this platform: 1003 to buy, 1002 for products.
+    try await Adapty.activate(with: live.configuration())
+    let flow = try await Adapty.getFlow(placementId: "settings_upgrade")
+    do {
+      _ = try await Adapty.getPaywallProducts(paywall: flow)
+    } catch {
+      #expect(error.adaptyErrorCode == .productRequestFailed)
+    }
+    do {
+      _ = try await Adapty.restorePurchases()
+    } catch {
+      #expect(error.adaptyErrorCode == .cantMakePayments)
+    }
+    await quitApp()
+  }
+}
