@@ -118,6 +118,56 @@ struct StoreConformanceTests {
     #expect(profile.version == 101)
     #expect(profile.customAttributes == ["w0": .int(24), "w1": .int(24), "w2": .int(24), "w3": .int(24)])
   }
+
+  @Test("a customer user id finds its oldest profile", arguments: StoreFactory.available)
+  func customerUserIds(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    let other = try store.createApp(name: "two")
+    #expect(try store.profile(appId: app.id, customerUserId: "c-1") == nil)
+    let first = ProfileRecord(id: "a", customerUserId: "c-1", createdAt: now, updatedAt: now)
+    let second = ProfileRecord(id: "b", customerUserId: "c-1", createdAt: now + 5, updatedAt: now + 5)
+    _ = try store.insertProfile(appId: app.id, second)
+    _ = try store.insertProfile(appId: app.id, first)
+    #expect(try store.profile(appId: app.id, customerUserId: "c-1")?.id == "a")
+    #expect(try store.profile(appId: other.id, customerUserId: "c-1") == nil)
+  }
+
+  @Test(
+    "App Store facts: owners follow the sharing mode; an unowned subscription waits", arguments: StoreFactory.available)
+  func appStoreOwners(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    for id in ["p1", "p2"] {
+      _ = try store.insertProfile(appId: app.id, ProfileRecord(id: id, createdAt: now, updatedAt: now))
+    }
+    let derive: (PurchaseHistory) -> ProfilePurchases = {
+      PurchaseDerivation.derive($0, levels: StoreKitFixtures.levels, now: StoreKitFixtures.date(1))
+    }
+    let bought = StoredTransaction(
+      payload: StoreKitFixtures.transaction("1000", purchased: 0, expires: 30), jws: "jws", variationId: "v1")
+    // Apple's notification first: nobody owns 1000 yet.
+    let early = try store.recordAppStoreFacts(
+      appId: app.id, AppStoreFacts(transactions: [bought]), at: now, derive: derive)
+    #expect(early.unowned == ["1000"])
+    let claimed = try store.recordAppStoreFacts(
+      appId: app.id, AppStoreFacts(transactions: [bought], claimant: "p1"), at: now, derive: derive)
+    #expect(claimed.claimant?.purchases.payload.accessLevels["premium"]?.isActive == true)
+    #expect(try store.transactions(appId: app.id, profileId: "p1").map(\.variationId) == ["v1"])
+    let off = try store.recordAppStoreFacts(
+      appId: app.id, AppStoreFacts(transactions: [bought], claimant: "p2", sharing: .off), at: now, derive: derive)
+    #expect(off.claimant?.purchases.payload.accessLevels.isEmpty == true)
+    let shared = try store.recordAppStoreFacts(
+      appId: app.id, AppStoreFacts(transactions: [bought], claimant: "p2", sharing: .shared), at: now, derive: derive)
+    #expect(shared.claimant?.purchases.payload.accessLevels["premium"]?.isActive == true)
+    #expect(try store.profile(appId: app.id, id: "p1")?.purchases.payload.accessLevels["premium"]?.isActive == true)
+    _ = try store.recordAppStoreFacts(
+      appId: app.id, AppStoreFacts(transactions: [bought], claimant: "p1", sharing: .transfer), at: now, derive: derive)
+    #expect(try store.profile(appId: app.id, id: "p2")?.purchases.payload.accessLevels.isEmpty == true)
+    #expect(try store.transactions(appId: app.id, profileId: "p2").isEmpty)
+  }
 }
 
 @Suite("PostgreSQL in CI")

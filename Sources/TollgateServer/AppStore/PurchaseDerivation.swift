@@ -10,6 +10,7 @@ public enum PurchaseDerivation {
     -> ProfilePurchases
   {
     var result = ProfilePurchases()
+    if !history.transactions.isEmpty { result.levelsKey = key(levels) }
     let nowMilliseconds = Int64(now.timeIntervalSince1970 * 1000)
     let groups = Dictionary(grouping: history.transactions, by: \.originalTransactionId)
     var subscriptions: [SubscriptionPayload] = []
@@ -87,6 +88,12 @@ public enum PurchaseDerivation {
     lapses += nonRenewing.compactMap { $0.revocationDate == nil ? $0.expiresDate : nil }.filter { $0 > nowMilliseconds }
     result.nextChangeAt = lapses.min().map { Date(timeIntervalSince1970: Double($0) / 1000) }
     return result
+  }
+
+  /// Identifies an access levels configuration: purchases derived under another one are
+  /// derived again when read.
+  public static func key(_ levels: [AccessLevelDefinition]) -> String {
+    levels.map { "\($0.id)=\($0.products.sorted().joined(separator: ","))" }.sorted().joined(separator: ";")
   }
 
   /// Orders subscriptions by relevance: active first, then the latest expiry.

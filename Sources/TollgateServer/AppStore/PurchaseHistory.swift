@@ -62,14 +62,20 @@ public struct ProfilePurchases: Codable, Sendable, Hashable {
   public var purchaseCount = 0
   /// The earliest time an active level or subscription lapses without any new fact.
   public var nextChangeAt: Date?
+  /// The access levels configuration it was derived under (`PurchaseDerivation.key`).
+  public var levelsKey: String?
 
   public init() {}
+
+  /// Whether anything was ever bought.
+  public var hasPurchases: Bool { !payload.subscriptions.isEmpty || !payload.nonSubscriptions.isEmpty }
 
   enum CodingKeys: String, CodingKey {
     case payload
     case primarySubscription = "primary_subscription"
     case purchaseCount = "purchase_count"
     case nextChangeAt = "next_change_at"
+    case levelsKey = "levels_key"
   }
 
   /// Decodes; a profile that never bought anything stores `{}`.
@@ -79,5 +85,6 @@ public struct ProfilePurchases: Codable, Sendable, Hashable {
     primarySubscription = try container.decodeIfPresent(SubscriptionPayload.self, forKey: .primarySubscription)
     purchaseCount = try container.decodeIfPresent(Int.self, forKey: .purchaseCount) ?? 0
     nextChangeAt = try container.decodeIfPresent(Date.self, forKey: .nextChangeAt)
+    levelsKey = try container.decodeIfPresent(String.self, forKey: .levelsKey)
   }
 }

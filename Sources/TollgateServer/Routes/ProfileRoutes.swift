@@ -69,14 +69,18 @@ extension Endpoints {
   }
 
   /// The profile, or 404 `profile_not_found` (also for ids that are not UUIDs). A profile
-  /// whose access lapses by the clock alone (an expiry with no notification yet) is
-  /// re-derived first, so the change gets its own version.
+  /// whose access lapsed by the clock alone (an expiry with no notification yet), or whose
+  /// access levels were reconfigured, is re-derived first, so the change gets its own version.
   func existingProfile(appId: Int64, id: String) throws -> ProfileRecord {
     guard let uuid = UUID(uuidString: id),
       let profile = try store.profile(appId: appId, id: uuid.uuidString.lowercased())
     else { throw Self.profileNotFound(id) }
-    if let due = profile.purchases.nextChangeAt, due <= time.now() {
-      let derive = derivation(try configs.entry(appId: appId)?.config)
+    let config = profile.purchases.hasPurchases ? try configs.entry(appId: appId)?.config : nil
+    let lapsed = profile.purchases.nextChangeAt.map { $0 <= time.now() } ?? false
+    // Access levels reconfigured since these purchases were derived: derive them again.
+    let reconfigured = config.map { profile.purchases.levelsKey != PurchaseDerivation.key($0.accessLevels) } ?? false
+    if lapsed || reconfigured {
+      let derive = derivation(config)
       if let changed = try store.rederivePurchases(appId: appId, profileId: profile.id, at: time.now(), derive: derive)
       {
         announce([changed], appId: appId)

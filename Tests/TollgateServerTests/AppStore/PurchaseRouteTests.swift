@@ -188,6 +188,29 @@ struct PurchaseRouteTests {
     }
   }
 
+  @Test("reconfigured access levels apply to existing purchases on the next read")
+  func reconfigured() async throws {
+    let harness = try await Harness()
+    defer { harness.server.stop() }
+    let id = try await harness.server.createProfile()
+    _ = try await harness.post(F.transaction("1000", purchased: 0, expires: 30, token: id), profile: id)
+    let before = try await harness.profile(id)
+    #expect(before.accessLevels.keys.sorted() == ["premium"])
+    var document =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json"))) as! [String: Any]
+    document["access_levels"] = [
+      ["id": "premium", "products": ["pro_annual"]], ["id": "ad_free", "products": ["pro_monthly", "pro_annual"]],
+    ]
+    let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+    #expect(try await harness.server.admin("PUT", "/v1/admin/config", json: body).status == 200)
+    let after = try await harness.profile(id)
+    #expect(after.accessLevels.keys.sorted() == ["ad_free"])
+    #expect(after.accessLevels["ad_free"]?.isActive == true)
+    #expect(after.version == before.version + 1)
+    #expect(try await harness.profile(id).version == after.version, "derived once")
+  }
+
   @Test("audiences see purchases: an expired subscriber gets the win-back flow")
   func targeting() async throws {
     let harness = try await Harness()
