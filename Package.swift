@@ -43,7 +43,11 @@ let package = Package(
       name: "tollgate-bench", dependencies: ["TollgateServer", "Adapty", "TollgateAPI"],
       path: "Benchmarks/TollgateBench"),
     // Helpers shared by the test targets (child processes, ports); not a product.
-    .target(name: "TollgateTestSupport", path: "Tests/TollgateTestSupport"),
+    .target(
+      name: "TollgateTestSupport", dependencies: ["Adapty", "TollgateServer"], path: "Tests/TollgateTestSupport"),
+    // An app that buys and is killed before the server's answer arrives (the SIGKILL test).
+    .executableTarget(
+      name: "tollgate-purchase-child", dependencies: ["Adapty", "TollgateTestSupport"], path: "Tests/PurchaseChild"),
     .testTarget(name: "AdaptyTests", dependencies: ["Adapty", "TollgateAPI"]),
     .testTarget(
       name: "EndToEndTests", dependencies: ["Adapty", "TollgateAPI", "TollgateServer", "TollgateTestSupport"]),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TollgateAPI
 import TollgateServer
+import TollgateTestSupport
 
 @testable import Adapty
 
@@ -190,6 +191,52 @@ extension EndToEndTests {
     } catch {
       #expect(error.adaptyErrorCode == .cantMakePayments)
     }
+    await quitApp()
+  }
+}
+
+extension EndToEndTests {
+  @Test(
+    "an app SIGKILLed after the server stored its purchase but before the answer: the next launch sends it again, finishes it once"
+  )
+  func killedBeforeTheAnswer() async throws {
+    let live = try LiveServer()
+    defer { live.stop() }
+    let signerDirectory = live.directory.appendingPathComponent("storekit")
+    try live.signer.save(to: signerDirectory)
+    let child = Process()
+    child.executableURL = testRepositoryRoot.appendingPathComponent(".build/debug/tollgate-purchase-child")
+    child.arguments = [live.baseURL.absoluteString, live.keys.publicKey, live.sdkDirectory.path, signerDirectory.path]
+    let output = Pipe()
+    child.standardOutput = output
+    try child.run()
+    var log = ""
+    while !log.contains("server-has-it") {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      log += String(decoding: chunk, as: UTF8.self)
+    }
+    kill(child.processIdentifier, SIGKILL)
+    child.waitUntilExit()
+    #expect(log.contains("server-has-it 200"), "\(log)")
+    #expect(child.terminationReason == .uncaughtSignal)
+
+    // What the killed app left: the transaction, unacknowledged, on disk.
+    let pendingFile = live.sdkDirectory.appendingPathComponent("transactions.json")
+    let left = try JSONDecoder().decode([PendingTransaction].self, from: Data(contentsOf: pendingFile))
+    #expect(left.count == 1)
+    let transactionId = try #require(left.first?.transaction.id)
+
+    // The next launch (StoreKit would still hold the transaction unfinished).
+    let store = FakeStoreKit(signer: live.signer)
+    try await Adapty.activate(with: live.configuration(store: store))
+    let unlocked = await Adapty.profileUpdates.first { $0.accessLevels["premium"]?.isActive == true }
+    let runtime = try await Facade.shared.runtime()
+    await runtime.purchases.drained()
+    #expect(store.finished == [transactionId])
+    #expect(await runtime.purchases.pendingCount == 0)
+    let profileId = try #require(unlocked?.profileId)
+    #expect(try live.store.transactions(appId: live.keys.app.id, profileId: profileId).count == 1)
     await quitApp()
   }
 }

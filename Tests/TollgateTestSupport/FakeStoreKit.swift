@@ -1,36 +1,35 @@
+import Adapty
 import Foundation
 import Synchronization
 import TollgateServer
 
-@testable import Adapty
-
 /// An App Store for tests: a product catalog, purchases that produce transactions signed the
 /// way Apple signs them (by `StoreKitSigner`'s chain, which the live server trusts), a
 /// transaction-updates stream, current entitlements, and a count of finishes.
-final class FakeStoreKit: AdaptyPurchaseSource {
-  enum NextPurchase: Sendable { case buy, cancel, pending, fail }
+public final class FakeStoreKit: AdaptyPurchaseSource {
+  public enum NextPurchase: Sendable { case buy, cancel, pending, fail }
 
   private struct State {
     var next = NextPurchase.buy
     var nextTransactionId = 1_000
     var entitlements: [AdaptyStoreTransaction] = []
-    var finished: [String] = []
+    public var finished: [String] = []
     var updates: [@Sendable (AdaptyStoreTransaction) async -> Void] = []
   }
 
-  let signer: StoreKitSigner
-  let bundleId: String
-  let environment: String
-  let allowsPayments: Bool
+  public let signer: StoreKitSigner
+  public let bundleId: String
+  public let environment: String
+  public let allowsPayments: Bool
   private let state = Mutex(State())
 
   /// Products: id → (price, period in days; nil for non-subscriptions).
-  static let catalog: [(String, Decimal, Int?)] = [
+  public static let catalog: [(String, Decimal, Int?)] = [
     ("pro_monthly", 9.99, 30), ("pro_annual", 59.99, 365), ("pro_annual_intro", 29.99, 365),
     ("pro_lifetime", 149.99, nil),
   ]
 
-  init(
+  public init(
     signer: StoreKitSigner, bundleId: String = "com.example.tollgate", environment: String = "Sandbox",
     allowsPayments: Bool = true
   ) {
@@ -40,12 +39,12 @@ final class FakeStoreKit: AdaptyPurchaseSource {
     self.allowsPayments = allowsPayments
   }
 
-  var canMakePayments: Bool { allowsPayments }
+  public var canMakePayments: Bool { allowsPayments }
 
-  func next(_ outcome: NextPurchase) { state.withLock { $0.next = outcome } }
-  var finished: [String] { state.withLock { $0.finished } }
+  public func next(_ outcome: NextPurchase) { state.withLock { $0.next = outcome } }
+  public var finished: [String] { state.withLock { $0.finished } }
 
-  func products(ids: [String]) async throws -> [AdaptyStoreProduct] {
+  public func products(ids: [String]) async throws -> [AdaptyStoreProduct] {
     Self.catalog.filter { ids.contains($0.0) }.map { id, price, days in
       AdaptyStoreProduct(
         id: id, displayName: "Tollgate \(id)", description: "\(id) for tests", price: price,
@@ -57,7 +56,7 @@ final class FakeStoreKit: AdaptyPurchaseSource {
   }
 
   /// A transaction Apple would sign for this purchase.
-  func makeTransaction(productId: String, token: UUID?, purchased: Date = Date(), original: String? = nil) throws
+  public func makeTransaction(productId: String, token: UUID?, purchased: Date = Date(), original: String? = nil) throws
     -> AdaptyStoreTransaction
   {
     let id = state.withLock { state -> String in
@@ -79,7 +78,8 @@ final class FakeStoreKit: AdaptyPurchaseSource {
     return AdaptyStoreTransaction(id: id, originalId: original ?? id, productId: productId, jws: jws)
   }
 
-  func purchase(_ product: AdaptyStoreProduct, appAccountToken: UUID) async throws -> AdaptyStorePurchaseOutcome {
+  public func purchase(_ product: AdaptyStoreProduct, appAccountToken: UUID) async throws -> AdaptyStorePurchaseOutcome
+  {
     switch state.withLock({ $0.next }) {
     case .cancel: return .userCancelled
     case .pending: return .pending
@@ -91,31 +91,22 @@ final class FakeStoreKit: AdaptyPurchaseSource {
     }
   }
 
-  func currentEntitlements() async throws -> [AdaptyStoreTransaction] { state.withLock { $0.entitlements } }
+  public func currentEntitlements() async throws -> [AdaptyStoreTransaction] { state.withLock { $0.entitlements } }
 
-  func setEntitlements(_ transactions: [AdaptyStoreTransaction]) { state.withLock { $0.entitlements = transactions } }
+  public func setEntitlements(_ transactions: [AdaptyStoreTransaction]) {
+    state.withLock { $0.entitlements = transactions }
+  }
 
-  func sync() async throws {}
+  public func sync() async throws {}
 
-  func startUpdates(_ deliver: @escaping @Sendable (AdaptyStoreTransaction) async -> Void) {
+  public func startUpdates(_ deliver: @escaping @Sendable (AdaptyStoreTransaction) async -> Void) {
     state.withLock { $0.updates.append(deliver) }
   }
 
   /// A transaction made elsewhere (a renewal, another device, Ask to Buy approved).
-  func deliverUpdate(_ transaction: AdaptyStoreTransaction) async {
+  public func deliverUpdate(_ transaction: AdaptyStoreTransaction) async {
     for deliver in state.withLock({ $0.updates }) { await deliver(transaction) }
   }
 
-  func finish(transactionId: String) async { state.withLock { $0.finished.append(transactionId) } }
-}
-
-/// Loses every transaction send, as a network cut (or a killed app) between the purchase
-/// and the server's answer would; other requests pass.
-struct TransactionDroppingTransport: HTTPTransport {
-  let inner: URLSessionTransport
-
-  func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    if request.path.hasSuffix("/transactions") { throw TransportError(description: "connection reset") }
-    return try await inner.send(request)
-  }
+  public func finish(transactionId: String) async { state.withLock { $0.finished.append(transactionId) } }
 }
