@@ -116,6 +116,106 @@ enum Migrations {
     CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id);
     CREATE INDEX profiles_by_customer ON profiles(app_id, customer_user_id) WHERE customer_user_id IS NOT NULL;
     """,
+    """
+    CREATE INDEX events_by_profile ON events(app_id, profile_id, received_at);
+    ALTER TABLE app_store_transactions ADD COLUMN attr_placement TEXT NOT NULL DEFAULT '';
+    ALTER TABLE app_store_transactions ADD COLUMN attr_audience TEXT NOT NULL DEFAULT '';
+    ALTER TABLE app_store_transactions ADD COLUMN attr_variation TEXT NOT NULL DEFAULT '';
+    ALTER TABLE app_store_transactions ADD COLUMN attr_profile TEXT;
+    CREATE TABLE stats_daily (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      day INTEGER NOT NULL,
+      impressions INTEGER NOT NULL DEFAULT 0,
+      viewers INTEGER NOT NULL DEFAULT 0,
+      purchasers INTEGER NOT NULL DEFAULT 0,
+      trials INTEGER NOT NULL DEFAULT 0,
+      trial_conversions INTEGER NOT NULL DEFAULT 0,
+      refunds INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, placement_id, audience_id, variation_id, day)
+    );
+    CREATE TABLE stats_revenue (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      day INTEGER NOT NULL,
+      currency TEXT NOT NULL,
+      gross INTEGER NOT NULL DEFAULT 0,
+      refunded INTEGER NOT NULL DEFAULT 0,
+      transactions INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, placement_id, audience_id, variation_id, day, currency)
+    );
+    CREATE TABLE stats_viewers (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      variation_id TEXT NOT NULL,
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      first_day INTEGER NOT NULL,
+      PRIMARY KEY (app_id, variation_id, profile_id)
+    );
+    CREATE TABLE stats_purchasers (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      variation_id TEXT NOT NULL,
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      first_day INTEGER NOT NULL,
+      PRIMARY KEY (app_id, variation_id, profile_id)
+    );
+    CREATE TABLE stats_trials (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      original_transaction_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      trial_day INTEGER,
+      converted_day INTEGER,
+      PRIMARY KEY (app_id, original_transaction_id)
+    );
+    CREATE TABLE first_launch_reports (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      aa_flow_in_time INTEGER NOT NULL,
+      reported_at REAL NOT NULL,
+      PRIMARY KEY (app_id, profile_id)
+    );
+    CREATE TABLE stats_aa_profiles (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      day INTEGER NOT NULL,
+      campaign_id INTEGER NOT NULL,
+      ad_group_id INTEGER NOT NULL,
+      keyword_id INTEGER NOT NULL,
+      flow_in_time INTEGER NOT NULL,
+      purchaser INTEGER NOT NULL,
+      PRIMARY KEY (app_id, profile_id)
+    );
+    CREATE TABLE stats_apple_ads (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      day INTEGER NOT NULL,
+      campaign_id INTEGER NOT NULL,
+      ad_group_id INTEGER NOT NULL,
+      keyword_id INTEGER NOT NULL,
+      installs INTEGER NOT NULL DEFAULT 0,
+      flow_in_time INTEGER NOT NULL DEFAULT 0,
+      purchasers INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, day, campaign_id, ad_group_id, keyword_id)
+    );
+    CREATE TABLE stats_apple_ads_revenue (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      day INTEGER NOT NULL,
+      campaign_id INTEGER NOT NULL,
+      ad_group_id INTEGER NOT NULL,
+      keyword_id INTEGER NOT NULL,
+      currency TEXT NOT NULL,
+      gross INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, day, campaign_id, ad_group_id, keyword_id, currency)
+    );
+    """,
   ]
 
   /// PostgreSQL's schema: the same tables and indexes, in PostgreSQL's types.
@@ -230,6 +330,106 @@ enum Migrations {
     );
     CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id);
     CREATE INDEX profiles_by_customer ON profiles(app_id, customer_user_id) WHERE customer_user_id IS NOT NULL;
+    """,
+    """
+    CREATE INDEX events_by_profile ON events(app_id, profile_id, received_at);
+    ALTER TABLE app_store_transactions ADD COLUMN attr_placement TEXT NOT NULL DEFAULT '';
+    ALTER TABLE app_store_transactions ADD COLUMN attr_audience TEXT NOT NULL DEFAULT '';
+    ALTER TABLE app_store_transactions ADD COLUMN attr_variation TEXT NOT NULL DEFAULT '';
+    ALTER TABLE app_store_transactions ADD COLUMN attr_profile TEXT;
+    CREATE TABLE stats_daily (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      day BIGINT NOT NULL,
+      impressions BIGINT NOT NULL DEFAULT 0,
+      viewers BIGINT NOT NULL DEFAULT 0,
+      purchasers BIGINT NOT NULL DEFAULT 0,
+      trials BIGINT NOT NULL DEFAULT 0,
+      trial_conversions BIGINT NOT NULL DEFAULT 0,
+      refunds BIGINT NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, placement_id, audience_id, variation_id, day)
+    );
+    CREATE TABLE stats_revenue (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      day BIGINT NOT NULL,
+      currency TEXT NOT NULL,
+      gross BIGINT NOT NULL DEFAULT 0,
+      refunded BIGINT NOT NULL DEFAULT 0,
+      transactions BIGINT NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, placement_id, audience_id, variation_id, day, currency)
+    );
+    CREATE TABLE stats_viewers (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      variation_id TEXT NOT NULL,
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      first_day BIGINT NOT NULL,
+      PRIMARY KEY (app_id, variation_id, profile_id)
+    );
+    CREATE TABLE stats_purchasers (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      variation_id TEXT NOT NULL,
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      first_day BIGINT NOT NULL,
+      PRIMARY KEY (app_id, variation_id, profile_id)
+    );
+    CREATE TABLE stats_trials (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      original_transaction_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      trial_day BIGINT,
+      converted_day BIGINT,
+      PRIMARY KEY (app_id, original_transaction_id)
+    );
+    CREATE TABLE first_launch_reports (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      aa_flow_in_time BIGINT NOT NULL,
+      reported_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, profile_id)
+    );
+    CREATE TABLE stats_aa_profiles (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      day BIGINT NOT NULL,
+      campaign_id BIGINT NOT NULL,
+      ad_group_id BIGINT NOT NULL,
+      keyword_id BIGINT NOT NULL,
+      flow_in_time BIGINT NOT NULL,
+      purchaser BIGINT NOT NULL,
+      PRIMARY KEY (app_id, profile_id)
+    );
+    CREATE TABLE stats_apple_ads (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      day BIGINT NOT NULL,
+      campaign_id BIGINT NOT NULL,
+      ad_group_id BIGINT NOT NULL,
+      keyword_id BIGINT NOT NULL,
+      installs BIGINT NOT NULL DEFAULT 0,
+      flow_in_time BIGINT NOT NULL DEFAULT 0,
+      purchasers BIGINT NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, day, campaign_id, ad_group_id, keyword_id)
+    );
+    CREATE TABLE stats_apple_ads_revenue (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      day BIGINT NOT NULL,
+      campaign_id BIGINT NOT NULL,
+      ad_group_id BIGINT NOT NULL,
+      keyword_id BIGINT NOT NULL,
+      currency TEXT NOT NULL,
+      gross BIGINT NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, day, campaign_id, ad_group_id, keyword_id, currency)
+    );
     """,
   ]
 }

@@ -30,7 +30,8 @@ extension RelationalStore {
         }
         var originals: [String] = []
         for stored in facts.transactions {
-          try Self.upsert(db, appId: appId, stored, at: at)
+          let profileId = try Self.purchaser(db, appId: appId, stored.payload, claimant: facts.claimant)
+          try upsert(db, appId: appId, stored, profileId: profileId, at: at)
           if !originals.contains(stored.payload.originalTransactionId) {
             originals.append(stored.payload.originalTransactionId)
           }
@@ -154,25 +155,70 @@ extension RelationalStore {
     return profile
   }
 
-  /// One row per transaction id: a newer signed version (a refund, an upgrade mark) replaces it.
-  private static func upsert(_ db: any SQLConnection, appId: Int64, _ stored: StoredTransaction, at: Date) throws {
+  /// One row per transaction id: a newer signed version (a refund, an upgrade mark) replaces
+  /// it. Credit for the purchase is decided when it is first stored; the rollups follow.
+  private func upsert(
+    _ db: any SQLConnection, appId: Int64, _ stored: StoredTransaction, profileId: String?, at: Date
+  ) throws {
     let payload = stored.payload
-    let signedAt = SQLValue.real(Double(payload.signedDate) / 1000)
+    let signedAt = Double(payload.signedDate) / 1000
+    let credit = try Self.attribution(db, appId: appId, stored, profileId: profileId)
+    // Insert first: of two instances storing the same transaction at once, one inserts and the
+    // other (after waiting for it) takes the update path.
     try db.query(
       """
       INSERT INTO app_store_transactions (app_id, transaction_id, original_transaction_id, product_id,
-      app_account_token, signed_at, variation_id, payload, jws, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (app_id, transaction_id) DO UPDATE SET signed_at = excluded.signed_at, payload = excluded.payload,
-      jws = excluded.jws, variation_id = COALESCE(app_store_transactions.variation_id, excluded.variation_id)
-      WHERE excluded.signed_at > app_store_transactions.signed_at
-      OR (app_store_transactions.variation_id IS NULL AND excluded.variation_id IS NOT NULL)
+      app_account_token, signed_at, variation_id, payload, jws, received_at, attr_placement, attr_audience,
+      attr_variation, attr_profile) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
       """,
       [
         .integer(appId), .text(payload.transactionId), .text(payload.originalTransactionId), .text(payload.productId),
-        payload.appAccountToken.map { SQLValue.text($0.lowercased()) } ?? .null, signedAt,
-        stored.variationId.map(SQLValue.text) ?? .null, json(payload), .text(stored.jws),
+        payload.appAccountToken.map { SQLValue.text($0.lowercased()) } ?? .null, .real(signedAt),
+        stored.variationId.map(SQLValue.text) ?? .null, Self.json(payload), .text(stored.jws),
         .real(at.timeIntervalSince1970),
+        .text(credit.placementId), .text(credit.audienceId), .text(credit.variationId),
+        credit.profileId.map(SQLValue.text) ?? .null,
       ])
+    if db.changes == 1 {
+      try Self.rollTransaction(db, appId: appId, old: nil, new: payload, credit)
+      return
+    }
+    guard
+      let existing = try db.query(
+        "SELECT payload, signed_at, attr_placement, attr_audience, attr_variation, attr_profile, variation_id "
+          + "FROM app_store_transactions WHERE app_id = ? AND transaction_id = ?\(dialect.lockRow)",
+        [.integer(appId), .text(payload.transactionId)]
+      ).first
+    else { throw StoreError.database("transaction \(payload.transactionId) vanished inside its transaction") }
+    if signedAt > (existing[1].double ?? 0) {
+      let old = try WireCoding.decoder.decode(TransactionPayload.self, from: existing[0].data ?? Data())
+      try db.query(
+        "UPDATE app_store_transactions SET signed_at = ?, payload = ?, jws = ? WHERE app_id = ? AND transaction_id = ?",
+        [.real(signedAt), Self.json(payload), .text(stored.jws), .integer(appId), .text(payload.transactionId)])
+      let stored = PurchaseAttribution(
+        placementId: existing[2].string ?? "", audienceId: existing[3].string ?? "",
+        variationId: existing[4].string ?? "", profileId: existing[5].string)
+      try Self.rollTransaction(db, appId: appId, old: old, new: payload, stored)
+    }
+    if existing[6].string == nil, let variation = stored.variationId {
+      // The SDK names the variation; a notification that came first could not.
+      try db.query(
+        "UPDATE app_store_transactions SET variation_id = ? WHERE app_id = ? AND transaction_id = ?",
+        [.text(variation), .integer(appId), .text(payload.transactionId)])
+    }
+  }
+
+  /// The profile a transaction belongs to: the one sending it, else its subscription's owner,
+  /// else the profile named by its appAccountToken.
+  private static func purchaser(
+    _ db: any SQLConnection, appId: Int64, _ payload: TransactionPayload, claimant: String?
+  ) throws -> String? {
+    if let claimant { return claimant }
+    if let owner = try owners(db, appId: appId, original: payload.originalTransactionId).first { return owner }
+    if let token = payload.appAccountToken?.lowercased(), try profile(db, appId: appId, id: token) != nil {
+      return token
+    }
+    return nil
   }
 
   private static func owners(_ db: any SQLConnection, appId: Int64, original: String) throws -> [String] {

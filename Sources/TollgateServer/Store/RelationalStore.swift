@@ -379,6 +379,7 @@ extension RelationalStore {
           profile.version += 1
           profile.updatedAt = at
           try Self.save(db, appId: job.appId, profile)
+          if status == .applied { try Self.rollAppleAdsInstall(db, appId: job.appId, profile) }
           return profile
         }
       }
@@ -409,7 +410,9 @@ extension RelationalStore {
               .text(event.placementId), .text(event.audienceId), .text(event.variationId),
               .text(event.flowId), .real(event.receivedAt.timeIntervalSince1970),
             ])
-          inserted += db.changes
+          guard db.changes == 1 else { continue }
+          inserted += 1
+          try Self.rollImpression(db, appId: appId, event)
         }
         return inserted
       }

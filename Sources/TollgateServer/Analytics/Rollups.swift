@@ -1,0 +1,70 @@
+import Foundation
+
+/// A UTC day number (days since 1970-01-01): the grain of every rollup.
+public enum StatsDay {
+  public static func of(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 / 86_400).rounded(.down)) }
+  public static func of(milliseconds: Int64) -> Int64 {
+    milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
+  }
+  public static func date(_ day: Int64) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400) }
+}
+
+/// Which paywall a purchase is credited to: the variation the SDK named, else the last flow
+/// the profile saw within 24 h before buying; renewals and refunds follow their original.
+/// Empty ids mean "unattributed".
+public struct PurchaseAttribution: Sendable, Hashable {
+  public var placementId = ""
+  public var audienceId = ""
+  public var variationId = ""
+  /// The profile the purchase belongs to, when known.
+  public var profileId: String?
+
+  public init(placementId: String = "", audienceId: String = "", variationId: String = "", profileId: String? = nil) {
+    self.placementId = placementId
+    self.audienceId = audienceId
+    self.variationId = variationId
+    self.profileId = profileId
+  }
+
+  /// A variation id as the server issues them: `placement:audience:flow`.
+  init?(variationId: String, profileId: String?) {
+    let parts = variationId.split(separator: ":", omittingEmptySubsequences: false)
+    guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
+    self.init(
+      placementId: String(parts[0]), audienceId: String(parts[1]), variationId: variationId, profileId: profileId)
+  }
+
+  public var isAttributed: Bool { !variationId.isEmpty }
+
+  /// How long before a purchase a shown flow still gets the credit.
+  public static let window: TimeInterval = 24 * 3600
+}
+
+/// Whether a subscription began with a free trial, and when it first paid after it: one
+/// definition for the live rollups and the rebuild.
+public struct TrialFacts: Sendable, Hashable {
+  public var trialDay: Int64?
+  public var convertedDay: Int64?
+
+  public static func of(_ transactions: [TransactionPayload]) -> TrialFacts {
+    let ordered = transactions.sorted { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
+    guard let first = ordered.first, first.isFreeTrial else { return TrialFacts() }
+    let paid = ordered.dropFirst().first { !$0.isFreeTrial && $0.purchaseDate >= first.purchaseDate }
+    return TrialFacts(
+      trialDay: StatsDay.of(milliseconds: first.purchaseDate),
+      convertedDay: paid.map { StatsDay.of(milliseconds: $0.purchaseDate) })
+  }
+}
+
+extension TransactionPayload {
+  /// An introductory free trial.
+  var isFreeTrial: Bool { offerType == 1 && offerDiscountType == "FREE_TRIAL" }
+  /// Not a renewal: a purchase a person made (a trial start counts).
+  var isPurchase: Bool {
+    transactionReason != "RENEWAL" && (transactionId == originalTransactionId || transactionReason == "PURCHASE")
+  }
+  var purchaseDay: Int64 { StatsDay.of(milliseconds: purchaseDate) }
+  var revocationDay: Int64? { revocationDate.map { StatsDay.of(milliseconds: $0) } }
+  /// ISO 4217 code, or `XXX` when Apple sent none.
+  var currencyCode: String { currency ?? "XXX" }
+}

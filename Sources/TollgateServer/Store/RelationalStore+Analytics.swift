@@ -1,0 +1,448 @@
+import Foundation
+import TollgateAPI
+
+/// Rollups, kept as facts arrive, in the same transaction as the facts. Each counter is a sum
+/// of per-fact contributions; where a contribution depends on other facts (a viewer's first
+/// day, a purchaser's first day, a trial's conversion) its row is recomputed and the
+/// difference applied, so the arrival order never changes the figures. The rebuild computes
+/// the same rows from raw facts independently; both must agree exactly.
+extension RelationalStore {
+  // MARK: Live updates
+
+  /// A newly recorded `flow_shown` event.
+  static func rollImpression(_ db: any SQLConnection, appId: Int64, _ event: EventRecord) throws {
+    let day = StatsDay.of(event.receivedAt)
+    let key = VariationKey(placement: event.placementId, audience: event.audienceId, variation: event.variationId)
+    try bump(db, appId: appId, key, day: day, impressions: 1)
+    let known = try db.query(
+      "SELECT first_day FROM stats_viewers WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
+      [.integer(appId), .text(event.variationId), .text(event.profileId)]
+    ).first?[0].int
+    if let known {
+      guard day < known else { return }
+      try db.query(
+        "UPDATE stats_viewers SET first_day = ? WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
+        [.integer(day), .integer(appId), .text(event.variationId), .text(event.profileId)])
+      try bump(db, appId: appId, key, day: known, viewers: -1)
+    } else {
+      try db.query(
+        """
+        INSERT INTO stats_viewers (app_id, variation_id, profile_id, placement_id, audience_id, first_day)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """,
+        [
+          .integer(appId), .text(event.variationId), .text(event.profileId), .text(event.placementId),
+          .text(event.audienceId), .integer(day),
+        ])
+    }
+    try bump(db, appId: appId, key, day: day, viewers: 1)
+  }
+
+  /// Which paywall gets the credit for a transaction first stored now.
+  static func attribution(
+    _ db: any SQLConnection, appId: Int64, _ stored: StoredTransaction, profileId: String?
+  ) throws -> PurchaseAttribution {
+    let payload = stored.payload
+    // Renewals, upgrades and refunds follow their subscription's first transaction.
+    if let row = try db.query(
+      """
+      SELECT attr_placement, attr_audience, attr_variation, attr_profile FROM app_store_transactions
+      WHERE app_id = ? AND original_transaction_id = ? AND transaction_id <> ?
+      ORDER BY signed_at LIMIT 1
+      """, [.integer(appId), .text(payload.originalTransactionId), .text(payload.transactionId)]
+    ).first {
+      return PurchaseAttribution(
+        placementId: row[0].string ?? "", audienceId: row[1].string ?? "", variationId: row[2].string ?? "",
+        profileId: row[3].string ?? profileId)
+    }
+    if let named = stored.variationId, let credited = PurchaseAttribution(variationId: named, profileId: profileId) {
+      return credited
+    }
+    guard let profileId else { return PurchaseAttribution() }
+    let purchased = Double(payload.purchaseDate) / 1000
+    if let row = try db.query(
+      """
+      SELECT placement_id, audience_id, variation_id FROM events
+      WHERE app_id = ? AND profile_id = ? AND received_at <= ? AND received_at >= ?
+      ORDER BY received_at DESC, seq DESC LIMIT 1
+      """,
+      [.integer(appId), .text(profileId), .real(purchased), .real(purchased - PurchaseAttribution.window)]
+    ).first {
+      return PurchaseAttribution(
+        placementId: row[0].string ?? "", audienceId: row[1].string ?? "", variationId: row[2].string ?? "",
+        profileId: profileId)
+    }
+    return PurchaseAttribution(profileId: profileId)
+  }
+
+  /// A transaction stored for the first time (`old` nil) or replaced by a newer signed version.
+  static func rollTransaction(
+    _ db: any SQLConnection, appId: Int64, old: TransactionPayload?, new: TransactionPayload,
+    _ credit: PurchaseAttribution
+  ) throws {
+    let key = VariationKey(placement: credit.placementId, audience: credit.audienceId, variation: credit.variationId)
+    let price = new.price ?? 0
+    if old == nil {
+      try bumpRevenue(
+        db, appId: appId, key, day: new.purchaseDay, currency: new.currencyCode, gross: price, transactions: 1)
+    }
+    // Refunds count on the day of the refund; a reversed refund takes it back.
+    if old?.revocationDay != new.revocationDay {
+      if let day = old?.revocationDay {
+        try bump(db, appId: appId, key, day: day, refunds: -1)
+        try bumpRevenue(db, appId: appId, key, day: day, currency: new.currencyCode, refunded: -(old?.price ?? 0))
+      }
+      if let day = new.revocationDay {
+        try bump(db, appId: appId, key, day: day, refunds: 1)
+        try bumpRevenue(db, appId: appId, key, day: day, currency: new.currencyCode, refunded: price)
+      }
+    }
+    guard old == nil else { return }
+    if new.isPurchase, credit.isAttributed, let profileId = credit.profileId {
+      try rollFirstDay(
+        db, table: "stats_purchasers", appId: appId, key, profileId: profileId, day: new.purchaseDay,
+        counter: "purchasers")
+    }
+    try rollTrial(db, appId: appId, original: new.originalTransactionId, key)
+    if let profileId = credit.profileId {
+      try rollAppleAdsPurchase(db, appId: appId, profileId: profileId, new)
+    }
+  }
+
+  /// Moves a profile's first day for a variation to the earliest seen, adjusting the counter.
+  private static func rollFirstDay(
+    _ db: any SQLConnection, table: String, appId: Int64, _ key: VariationKey, profileId: String, day: Int64,
+    counter: String
+  ) throws {
+    let known = try db.query(
+      "SELECT first_day FROM \(table) WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
+      [.integer(appId), .text(key.variation), .text(profileId)]
+    ).first?[0].int
+    if let known {
+      guard day < known else { return }
+      try db.query(
+        "UPDATE \(table) SET first_day = ? WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
+        [.integer(day), .integer(appId), .text(key.variation), .text(profileId)])
+      try bump(db, appId: appId, key, day: known, counters: [counter: -1])
+    } else {
+      try db.query(
+        """
+        INSERT INTO \(table) (app_id, variation_id, profile_id, placement_id, audience_id, first_day)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """,
+        [
+          .integer(appId), .text(key.variation), .text(profileId), .text(key.placement), .text(key.audience),
+          .integer(day),
+        ])
+    }
+    try bump(db, appId: appId, key, day: day, counters: [counter: 1])
+  }
+
+  /// Recomputes a subscription's trial facts from all its transactions and applies the change.
+  private static func rollTrial(_ db: any SQLConnection, appId: Int64, original: String, _ key: VariationKey) throws {
+    let transactions = try db.query(
+      "SELECT payload FROM app_store_transactions WHERE app_id = ? AND original_transaction_id = ?",
+      [.integer(appId), .text(original)]
+    ).map { try WireCoding.decoder.decode(TransactionPayload.self, from: $0[0].data ?? Data()) }
+    let facts = TrialFacts.of(transactions)
+    let row = try db.query(
+      """
+      SELECT placement_id, audience_id, variation_id, trial_day, converted_day FROM stats_trials
+      WHERE app_id = ? AND original_transaction_id = ?
+      """, [.integer(appId), .text(original)]
+    ).first
+    let before = TrialFacts(trialDay: row?[3].int, convertedDay: row?[4].int)
+    let owner =
+      row.map {
+        VariationKey(placement: $0[0].string ?? "", audience: $0[1].string ?? "", variation: $0[2].string ?? "")
+      }
+      ?? key
+    guard facts != before else { return }
+    if let day = before.trialDay { try bump(db, appId: appId, owner, day: day, counters: ["trials": -1]) }
+    if let day = before.convertedDay {
+      try bump(db, appId: appId, owner, day: day, counters: ["trial_conversions": -1])
+    }
+    if let day = facts.trialDay { try bump(db, appId: appId, owner, day: day, counters: ["trials": 1]) }
+    if let day = facts.convertedDay { try bump(db, appId: appId, owner, day: day, counters: ["trial_conversions": 1]) }
+    try db.query(
+      """
+      INSERT INTO stats_trials (app_id, original_transaction_id, placement_id, audience_id, variation_id, trial_day,
+      converted_day) VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET trial_day = excluded.trial_day,
+      converted_day = excluded.converted_day
+      """,
+      [
+        .integer(appId), .text(original), .text(owner.placement), .text(owner.audience), .text(owner.variation),
+        facts.trialDay.map(SQLValue.integer) ?? .null, facts.convertedDay.map(SQLValue.integer) ?? .null,
+      ])
+  }
+
+  /// A purchase by a profile that came from Apple Ads: its campaign's revenue and purchasers.
+  private static func rollAppleAdsPurchase(
+    _ db: any SQLConnection, appId: Int64, profileId: String, _ transaction: TransactionPayload
+  ) throws {
+    guard
+      let row = try db.query(
+        "SELECT day, campaign_id, ad_group_id, keyword_id, purchaser FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
+        [.integer(appId), .text(profileId)]
+      ).first
+    else { return }
+    let group = AppleAdsKey(
+      day: row[0].int ?? 0, campaign: row[1].int ?? 0, adGroup: row[2].int ?? 0, keyword: row[3].int ?? 0)
+    try bumpAppleAdsRevenue(db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
+    if transaction.isPurchase, row[4].int == 0 {
+      try db.query(
+        "UPDATE stats_aa_profiles SET purchaser = 1 WHERE app_id = ? AND profile_id = ?",
+        [.integer(appId), .text(profileId)])
+      try bumpAppleAds(db, appId: appId, group, purchasers: 1)
+    }
+  }
+
+  /// Apple Ads attribution just applied to a profile: an install of its campaign, with what
+  /// the profile did before it was known to come from Apple Ads.
+  static func rollAppleAdsInstall(_ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord) throws {
+    guard let payload = profile.attribution.appleAds?.payload, let campaign = payload.campaignId else { return }
+    let group = AppleAdsKey(
+      day: StatsDay.of(profile.createdAt), campaign: campaign, adGroup: payload.adGroupId ?? 0,
+      keyword: payload.keywordId ?? 0)
+    let key: [SQLValue] = [.integer(appId), .text(profile.id)]
+    let inTime =
+      try db.query(
+        "SELECT 1 FROM first_launch_reports WHERE app_id = ? AND profile_id = ? AND aa_flow_in_time = 1", key
+      ).isEmpty ? 0 : 1
+    let transactions = try db.query(
+      "SELECT payload FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key
+    ).map { try WireCoding.decoder.decode(TransactionPayload.self, from: $0[0].data ?? Data()) }
+    let purchaser = transactions.contains { $0.isPurchase } ? 1 : 0
+    try db.query(
+      """
+      INSERT INTO stats_aa_profiles (app_id, profile_id, day, campaign_id, ad_group_id, keyword_id, flow_in_time,
+      purchaser) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+      """,
+      key + [
+        .integer(group.day), .integer(group.campaign), .integer(group.adGroup), .integer(group.keyword),
+        .integer(Int64(inTime)), .integer(Int64(purchaser)),
+      ])
+    guard db.changes == 1 else { return }
+    try bumpAppleAds(db, appId: appId, group, installs: 1, flowInTime: Int64(inTime), purchasers: Int64(purchaser))
+    for transaction in transactions {
+      try bumpAppleAdsRevenue(
+        db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
+    }
+  }
+
+  // MARK: Counters
+
+  static func bump(
+    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, impressions: Int64 = 0,
+    viewers: Int64 = 0, refunds: Int64 = 0
+  ) throws {
+    try bump(
+      db, appId: appId, key, day: day, counters: ["impressions": impressions, "viewers": viewers, "refunds": refunds])
+  }
+
+  static var dailyCounters: [String] {
+    ["impressions", "viewers", "purchasers", "trials", "trial_conversions", "refunds"]
+  }
+
+  static func bump(_ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, counters: [String: Int64])
+    throws
+  {
+    let values = dailyCounters.map { counters[$0] ?? 0 }
+    guard values.contains(where: { $0 != 0 }) else { return }
+    try db.query(
+      """
+      INSERT INTO stats_daily (app_id, placement_id, audience_id, variation_id, day, \(dailyCounters.joined(separator: ", ")))
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, placement_id, audience_id, variation_id, day) DO UPDATE SET
+      \(dailyCounters.map { "\($0) = stats_daily.\($0) + excluded.\($0)" }.joined(separator: ", "))
+      """,
+      [.integer(appId), .text(key.placement), .text(key.audience), .text(key.variation), .integer(day)]
+        + values.map(SQLValue.integer))
+  }
+
+  static func bumpRevenue(
+    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, currency: String, gross: Int64 = 0,
+    refunded: Int64 = 0, transactions: Int64 = 0
+  ) throws {
+    try db.query(
+      """
+      INSERT INTO stats_revenue (app_id, placement_id, audience_id, variation_id, day, currency, gross, refunded,
+      transactions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, placement_id, audience_id, variation_id, day, currency) DO UPDATE SET
+      gross = stats_revenue.gross + excluded.gross, refunded = stats_revenue.refunded + excluded.refunded,
+      transactions = stats_revenue.transactions + excluded.transactions
+      """,
+      [
+        .integer(appId), .text(key.placement), .text(key.audience), .text(key.variation), .integer(day),
+        .text(currency), .integer(gross), .integer(refunded), .integer(transactions),
+      ])
+  }
+
+  static func bumpAppleAds(
+    _ db: any SQLConnection, appId: Int64, _ key: AppleAdsKey, installs: Int64 = 0, flowInTime: Int64 = 0,
+    purchasers: Int64 = 0
+  ) throws {
+    try db.query(
+      """
+      INSERT INTO stats_apple_ads (app_id, day, campaign_id, ad_group_id, keyword_id, installs, flow_in_time, purchasers)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, day, campaign_id, ad_group_id, keyword_id) DO UPDATE SET
+      installs = stats_apple_ads.installs + excluded.installs,
+      flow_in_time = stats_apple_ads.flow_in_time + excluded.flow_in_time,
+      purchasers = stats_apple_ads.purchasers + excluded.purchasers
+      """,
+      [
+        .integer(appId), .integer(key.day), .integer(key.campaign), .integer(key.adGroup), .integer(key.keyword),
+        .integer(installs), .integer(flowInTime), .integer(purchasers),
+      ])
+  }
+
+  static func bumpAppleAdsRevenue(
+    _ db: any SQLConnection, appId: Int64, _ key: AppleAdsKey, currency: String, gross: Int64
+  ) throws {
+    try db.query(
+      """
+      INSERT INTO stats_apple_ads_revenue (app_id, day, campaign_id, ad_group_id, keyword_id, currency, gross)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, day, campaign_id, ad_group_id, keyword_id, currency) DO UPDATE SET
+      gross = stats_apple_ads_revenue.gross + excluded.gross
+      """,
+      [
+        .integer(appId), .integer(key.day), .integer(key.campaign), .integer(key.adGroup), .integer(key.keyword),
+        .text(currency), .integer(gross),
+      ])
+  }
+
+  // MARK: Reads
+
+  public func recordFirstLaunch(appId: Int64, profileId: String, aaFlowInTime: Bool, at: Date) throws {
+    try with { db in
+      try db.transaction {
+        try db.query(
+          """
+          INSERT INTO first_launch_reports (app_id, profile_id, aa_flow_in_time, reported_at) VALUES (?, ?, ?, ?)
+          ON CONFLICT DO NOTHING
+          """, [.integer(appId), .text(profileId), .integer(aaFlowInTime ? 1 : 0), .real(at.timeIntervalSince1970)])
+        guard db.changes == 1, aaFlowInTime,
+          let row = try db.query(
+            "SELECT day, campaign_id, ad_group_id, keyword_id, flow_in_time FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
+            [.integer(appId), .text(profileId)]
+          ).first, row[4].int == 0
+        else { return }
+        try db.query(
+          "UPDATE stats_aa_profiles SET flow_in_time = 1 WHERE app_id = ? AND profile_id = ?",
+          [.integer(appId), .text(profileId)])
+        try Self.bumpAppleAds(
+          db, appId: appId,
+          AppleAdsKey(
+            day: row[0].int ?? 0, campaign: row[1].int ?? 0, adGroup: row[2].int ?? 0, keyword: row[3].int ?? 0),
+          flowInTime: 1)
+      }
+    }
+  }
+
+  public func placementStats(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationCounts] {
+    try with { db in
+      let range: [SQLValue] = [
+        .integer(appId), .text(placementId), .integer(days.lowerBound), .integer(days.upperBound),
+      ]
+      var rows: [String: VariationCounts] = [:]
+      for row in try db.query(
+        """
+        SELECT audience_id, variation_id, CAST(SUM(impressions) AS BIGINT), CAST(SUM(viewers) AS BIGINT),
+        CAST(SUM(purchasers) AS BIGINT), CAST(SUM(trials) AS BIGINT), CAST(SUM(trial_conversions) AS BIGINT),
+        CAST(SUM(refunds) AS BIGINT)
+        FROM stats_daily WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
+        GROUP BY audience_id, variation_id
+        """, range)
+      {
+        var counts = VariationCounts(
+          placementId: placementId, audienceId: row[0].string ?? "", variationId: row[1].string ?? "")
+        counts.impressions = row[2].int ?? 0
+        counts.viewers = row[3].int ?? 0
+        counts.purchasers = row[4].int ?? 0
+        counts.trials = row[5].int ?? 0
+        counts.trialConversions = row[6].int ?? 0
+        counts.refunds = row[7].int ?? 0
+        rows[counts.variationId] = counts
+      }
+      for row in try db.query(
+        """
+        SELECT audience_id, variation_id, currency, CAST(SUM(gross) AS BIGINT), CAST(SUM(refunded) AS BIGINT),
+        CAST(SUM(transactions) AS BIGINT)
+        FROM stats_revenue WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
+        GROUP BY audience_id, variation_id, currency
+        """, range)
+      {
+        let variation = row[1].string ?? ""
+        var counts =
+          rows[variation]
+          ?? VariationCounts(placementId: placementId, audienceId: row[0].string ?? "", variationId: variation)
+        counts.revenue[row[2].string ?? "XXX"] = MoneyFigures(
+          gross: row[3].int ?? 0, refunded: row[4].int ?? 0, transactions: row[5].int ?? 0)
+        rows[variation] = counts
+      }
+      return rows.values.sorted { ($0.audienceId, $0.variationId) < ($1.audienceId, $1.variationId) }
+    }
+  }
+
+  public func appleAdsStats(appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping) throws
+    -> [AppleAdsCounts]
+  {
+    let columns: String
+    switch grouping {
+    case .campaign: columns = "campaign_id"
+    case .adGroup: columns = "campaign_id, ad_group_id"
+    case .keyword: columns = "campaign_id, ad_group_id, keyword_id"
+    }
+    let width = columns.split(separator: ",").count
+    func key(_ row: [SQLValue]) -> AppleAdsCounts {
+      AppleAdsCounts(
+        campaignId: row[0].int ?? 0, adGroupId: width > 1 ? row[1].int : nil, keywordId: width > 2 ? row[2].int : nil)
+    }
+    return try with { db in
+      let range: [SQLValue] = [.integer(appId), .integer(days.lowerBound), .integer(days.upperBound)]
+      var rows: [AppleAdsCounts] = []
+      var index: [AppleAdsCounts: Int] = [:]
+      for row in try db.query(
+        """
+        SELECT \(columns), CAST(SUM(installs) AS BIGINT), CAST(SUM(flow_in_time) AS BIGINT), CAST(SUM(purchasers) AS BIGINT)
+        FROM stats_apple_ads WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY \(columns) ORDER BY \(columns)
+        """, range)
+      {
+        var counts = key(row)
+        index[counts] = rows.count
+        counts.installs = row[width].int ?? 0
+        counts.flowInTime = row[width + 1].int ?? 0
+        counts.purchasers = row[width + 2].int ?? 0
+        rows.append(counts)
+      }
+      for row in try db.query(
+        """
+        SELECT \(columns), currency, CAST(SUM(gross) AS BIGINT) FROM stats_apple_ads_revenue
+        WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY \(columns), currency
+        """, range)
+      {
+        guard let position = index[key(row)] else { continue }
+        rows[position].revenue[row[width].string ?? "XXX"] = row[width + 1].int ?? 0
+      }
+      return rows
+    }
+  }
+}
+
+/// A rollup row's variation.
+struct VariationKey: Hashable {
+  var placement: String
+  var audience: String
+  var variation: String
+}
+
+/// A rollup row's Apple Ads group (install day, campaign, ad group, keyword; 0 when absent).
+struct AppleAdsKey: Hashable {
+  var day: Int64
+  var campaign: Int64
+  var adGroup: Int64
+  var keyword: Int64
+}
