@@ -138,13 +138,17 @@ extension RelationalStore {
     try bump(db, appId: appId, key, day: day, counters: [counter: 1])
   }
 
-  /// Recomputes a subscription's trial facts from all its transactions and applies the change.
+  /// Recomputes a subscription's trial facts from all its transactions and applies the
+  /// change. The credit goes to the subscription's first transaction's paywall.
   private static func rollTrial(_ db: any SQLConnection, appId: Int64, original: String, _ key: VariationKey) throws {
-    let transactions = try db.query(
-      "SELECT payload FROM app_store_transactions WHERE app_id = ? AND original_transaction_id = ?",
-      [.integer(appId), .text(original)]
-    ).map { try WireCoding.decoder.decode(TransactionPayload.self, from: $0[0].data ?? Data()) }
+    let rows = try db.query(
+      """
+      SELECT payload, attr_placement, attr_audience, attr_variation FROM app_store_transactions
+      WHERE app_id = ? AND original_transaction_id = ?
+      """, [.integer(appId), .text(original)])
+    let transactions = try rows.map { try WireCoding.decoder.decode(TransactionPayload.self, from: $0[0].data ?? Data()) }
     let facts = TrialFacts.of(transactions)
+    let owner = trialOwner(zip(transactions, rows.map { VariationKey(placement: $0[1].string ?? "", audience: $0[2].string ?? "", variation: $0[3].string ?? "") }))
     let row = try db.query(
       """
       SELECT placement_id, audience_id, variation_id, trial_day, converted_day FROM stats_trials
@@ -152,29 +156,33 @@ extension RelationalStore {
       """, [.integer(appId), .text(original)]
     ).first
     let before = TrialFacts(trialDay: row?[3].int, convertedDay: row?[4].int)
-    let owner =
-      row.map {
-        VariationKey(placement: $0[0].string ?? "", audience: $0[1].string ?? "", variation: $0[2].string ?? "")
-      }
-      ?? key
-    guard facts != before else { return }
-    if let day = before.trialDay { try bump(db, appId: appId, owner, day: day, counters: ["trials": -1]) }
-    if let day = before.convertedDay {
-      try bump(db, appId: appId, owner, day: day, counters: ["trial_conversions": -1])
+    let previous = row.map { VariationKey(placement: $0[0].string ?? "", audience: $0[1].string ?? "", variation: $0[2].string ?? "") }
+    guard facts != before || (previous != nil && previous != owner) else { return }
+    if let previous {
+      if let day = before.trialDay { try bump(db, appId: appId, previous, day: day, counters: ["trials": -1]) }
+      if let day = before.convertedDay { try bump(db, appId: appId, previous, day: day, counters: ["trial_conversions": -1]) }
     }
     if let day = facts.trialDay { try bump(db, appId: appId, owner, day: day, counters: ["trials": 1]) }
     if let day = facts.convertedDay { try bump(db, appId: appId, owner, day: day, counters: ["trial_conversions": 1]) }
+    guard facts.trialDay != nil || row != nil else { return }
     try db.query(
       """
       INSERT INTO stats_trials (app_id, original_transaction_id, placement_id, audience_id, variation_id, trial_day,
       converted_day) VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET trial_day = excluded.trial_day,
+      ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET placement_id = excluded.placement_id,
+      audience_id = excluded.audience_id, variation_id = excluded.variation_id, trial_day = excluded.trial_day,
       converted_day = excluded.converted_day
       """,
       [
         .integer(appId), .text(original), .text(owner.placement), .text(owner.audience), .text(owner.variation),
         facts.trialDay.map(SQLValue.integer) ?? .null, facts.convertedDay.map(SQLValue.integer) ?? .null,
       ])
+  }
+
+  /// The paywall a subscription's trial is credited to: its earliest transaction's.
+  static func trialOwner<S: Sequence>(_ transactions: S) -> VariationKey where S.Element == (TransactionPayload, VariationKey) {
+    transactions.min { ($0.0.purchaseDate, $0.0.transactionId) < ($1.0.purchaseDate, $1.0.transactionId) }?.1
+      ?? VariationKey(placement: "", audience: "", variation: "")
   }
 
   /// A purchase by a profile that came from Apple Ads: its campaign's revenue and purchasers.

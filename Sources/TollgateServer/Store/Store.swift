@@ -283,6 +283,18 @@ public protocol Store: Sendable {
   /// A profile's stored transactions, newest first (admin lookups).
   func transactions(appId: Int64, profileId: String) throws -> [StoredTransaction]
 
+  /// Records what the SDK reports of a first launch: whether the Apple Ads-targeted flow
+  /// arrived before the timeout (the first report of a profile counts).
+  func recordFirstLaunch(appId: Int64, profileId: String, aaFlowInTime: Bool, at: Date) throws
+  /// A placement's counters per variation over a range of UTC days, from the rollups.
+  func placementStats(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationCounts]
+  /// Apple Ads counters over a range of install days, grouped as asked, from the rollups.
+  func appleAdsStats(appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping) throws -> [AppleAdsCounts]
+  /// Every rollup row of the app as text lines (rows that netted out to zero left out), sorted.
+  func rollupSnapshot(appId: Int64) throws -> [String]
+  /// Recomputes the app's rollups from raw rows, in one transaction.
+  func rebuildRollups(appId: Int64) throws
+
   /// Finishes pending work and releases the database.
   func close()
 }

@@ -1,0 +1,184 @@
+import Foundation
+import TollgateAPI
+
+/// The rollups recomputed from raw rows (events, transactions, profiles, first-launch
+/// reports), independently of the live updates: `tollgate rollups rebuild` runs it, and the
+/// tests compare both.
+extension RelationalStore {
+  /// Tables derived from raw rows, dropped and rewritten by a rebuild.
+  static var rollupTables: [String] {
+    [
+      "stats_daily", "stats_revenue", "stats_viewers", "stats_purchasers", "stats_trials", "stats_aa_profiles",
+      "stats_apple_ads", "stats_apple_ads_revenue",
+    ]
+  }
+
+  public func rollupSnapshot(appId: Int64) throws -> [String] {
+    try with { db in
+      var lines: [String] = []
+      for table in Self.rollupTables {
+        for row in try db.query("SELECT * FROM \(table) WHERE app_id = ?", [.integer(appId)]) {
+          let cells = row.map { value -> String in
+            switch value {
+            case .null: return "∅"
+            case .integer(let number): return String(number)
+            case .real(let number): return String(number)
+            case .text(let text): return Int64(text).map(String.init) ?? text
+            case .blob(let data): return data.base64EncodedString()
+            }
+          }
+          // Counter rows that netted out to zero say nothing; a rebuild does not write them.
+          let counters = Self.counterColumns[table] ?? 0
+          if counters > 0, cells.suffix(counters).allSatisfy({ $0 == "0" }) { continue }
+          lines.append("\(table) \(cells.joined(separator: " "))")
+        }
+      }
+      return lines.sorted()
+    }
+  }
+
+  /// How many trailing columns of each table are counters.
+  static var counterColumns: [String: Int] {
+    ["stats_daily": 6, "stats_revenue": 3, "stats_apple_ads": 3, "stats_apple_ads_revenue": 1]
+  }
+
+  public func rebuildRollups(appId: Int64) throws {
+    try with { db in
+      try db.transaction {
+        for table in Self.rollupTables { try db.query("DELETE FROM \(table) WHERE app_id = ?", [.integer(appId)]) }
+        let app: [SQLValue] = [.integer(appId)]
+        var daily: [DayKey: [String: Int64]] = [:]
+        var money: [MoneyKey: MoneyFigures] = [:]
+        var viewers: [ProfileKey: (VariationKey, Int64)] = [:]
+        var purchasers: [ProfileKey: (VariationKey, Int64)] = [:]
+
+        for row in try db.query(
+          "SELECT placement_id, audience_id, variation_id, profile_id, received_at FROM events WHERE app_id = ?", app)
+        {
+          let key = VariationKey(placement: row[0].string ?? "", audience: row[1].string ?? "", variation: row[2].string ?? "")
+          let day = StatsDay.of(Date(timeIntervalSince1970: row[4].double ?? 0))
+          daily[DayKey(key: key, day: day), default: [:]]["impressions", default: 0] += 1
+          let viewer = ProfileKey(variation: key.variation, profile: row[3].string ?? "")
+          if let known = viewers[viewer], known.1 <= day { continue }
+          viewers[viewer] = (key, day)
+        }
+        for (_, (key, day)) in viewers { daily[DayKey(key: key, day: day), default: [:]]["viewers", default: 0] += 1 }
+
+        var byOriginal: [String: [(TransactionPayload, VariationKey)]] = [:]
+        var byProfile: [String: [TransactionPayload]] = [:]
+        for row in try db.query(
+          """
+          SELECT payload, attr_placement, attr_audience, attr_variation, attr_profile FROM app_store_transactions
+          WHERE app_id = ?
+          """, app)
+        {
+          let payload = try WireCoding.decoder.decode(TransactionPayload.self, from: row[0].data ?? Data())
+          let key = VariationKey(placement: row[1].string ?? "", audience: row[2].string ?? "", variation: row[3].string ?? "")
+          let price = payload.price ?? 0
+          money[MoneyKey(key: key, day: payload.purchaseDay, currency: payload.currencyCode), default: MoneyFigures()]
+            .gross += price
+          money[MoneyKey(key: key, day: payload.purchaseDay, currency: payload.currencyCode), default: MoneyFigures()]
+            .transactions += 1
+          if let day = payload.revocationDay {
+            daily[DayKey(key: key, day: day), default: [:]]["refunds", default: 0] += 1
+            money[MoneyKey(key: key, day: day, currency: payload.currencyCode), default: MoneyFigures()].refunded += price
+          }
+          let profile = row[4].string
+          if payload.isPurchase, !key.variation.isEmpty, let profile {
+            let purchaser = ProfileKey(variation: key.variation, profile: profile)
+            if purchasers[purchaser].map({ $0.1 > payload.purchaseDay }) ?? true {
+              purchasers[purchaser] = (key, payload.purchaseDay)
+            }
+          }
+          byOriginal[payload.originalTransactionId, default: []].append((payload, key))
+          if let profile { byProfile[profile, default: []].append(payload) }
+        }
+        for (_, (key, day)) in purchasers { daily[DayKey(key: key, day: day), default: [:]]["purchasers", default: 0] += 1 }
+
+        for (original, transactions) in byOriginal {
+          let facts = TrialFacts.of(transactions.map(\.0))
+          guard let trialDay = facts.trialDay else { continue }
+          let owner = Self.trialOwner(transactions)
+          daily[DayKey(key: owner, day: trialDay), default: [:]]["trials", default: 0] += 1
+          if let day = facts.convertedDay { daily[DayKey(key: owner, day: day), default: [:]]["trial_conversions", default: 0] += 1 }
+          try db.query(
+            """
+            INSERT INTO stats_trials (app_id, original_transaction_id, placement_id, audience_id, variation_id,
+            trial_day, converted_day) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            app + [
+              .text(original), .text(owner.placement), .text(owner.audience), .text(owner.variation), .integer(trialDay),
+              facts.convertedDay.map(SQLValue.integer) ?? .null,
+            ])
+        }
+
+        for (table, map) in [("stats_viewers", viewers), ("stats_purchasers", purchasers)] {
+          for (who, (key, day)) in map {
+            try db.query(
+              """
+              INSERT INTO \(table) (app_id, variation_id, profile_id, placement_id, audience_id, first_day)
+              VALUES (?, ?, ?, ?, ?, ?)
+              """, app + [.text(who.variation), .text(who.profile), .text(key.placement), .text(key.audience), .integer(day)])
+          }
+        }
+        for (where_, counters) in daily {
+          try Self.bump(db, appId: appId, where_.key, day: where_.day, counters: counters)
+        }
+        for (where_, figures) in money {
+          try Self.bumpRevenue(
+            db, appId: appId, where_.key, day: where_.day, currency: where_.currency, gross: figures.gross,
+            refunded: figures.refunded, transactions: figures.transactions)
+        }
+
+        let reported = Set(
+          try db.query("SELECT profile_id FROM first_launch_reports WHERE app_id = ? AND aa_flow_in_time = 1", app)
+            .compactMap { $0[0].string })
+        for row in try db.query(
+          "SELECT id, created_at, attribution FROM profiles WHERE app_id = ? AND applied_sources LIKE ?",
+          app + [.text("%\"\(appleAdsSource)\"%")])
+        {
+          let attribution = try WireCoding.decoder.decode(ProfileAttribution.self, from: row[2].data ?? Data("{}".utf8))
+          guard let payload = attribution.appleAds?.payload, let campaign = payload.campaignId, let profile = row[0].string
+          else { continue }
+          let group = AppleAdsKey(
+            day: StatsDay.of(Date(timeIntervalSince1970: row[1].double ?? 0)), campaign: campaign,
+            adGroup: payload.adGroupId ?? 0, keyword: payload.keywordId ?? 0)
+          let transactions = byProfile[profile] ?? []
+          let inTime: Int64 = reported.contains(profile) ? 1 : 0
+          let purchaser: Int64 = transactions.contains { $0.isPurchase } ? 1 : 0
+          try db.query(
+            """
+            INSERT INTO stats_aa_profiles (app_id, profile_id, day, campaign_id, ad_group_id, keyword_id, flow_in_time,
+            purchaser) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            app + [
+              .text(profile), .integer(group.day), .integer(group.campaign), .integer(group.adGroup),
+              .integer(group.keyword), .integer(inTime), .integer(purchaser),
+            ])
+          try Self.bumpAppleAds(db, appId: appId, group, installs: 1, flowInTime: inTime, purchasers: purchaser)
+          for transaction in transactions {
+            try Self.bumpAppleAdsRevenue(
+              db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Rebuild map keys.
+private struct DayKey: Hashable {
+  var key: VariationKey
+  var day: Int64
+}
+
+private struct MoneyKey: Hashable {
+  var key: VariationKey
+  var day: Int64
+  var currency: String
+}
+
+private struct ProfileKey: Hashable {
+  var variation: String
+  var profile: String
+}

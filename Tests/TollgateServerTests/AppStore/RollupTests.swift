@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+import TollgateAPI
+
+@testable import TollgateServer
+
+/// The rollups answer the stats routes; they are kept live as facts arrive, in any order, and
+/// a rebuild from raw rows must agree with them exactly (SQLite and PostgreSQL).
+@Suite("Rollups")
+struct RollupTests {
+  typealias F = StoreKitFixtures
+
+  /// A seeded generator, so a failure can be replayed.
+  struct Seeded: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return state
+    }
+  }
+
+  static let variations = [
+    "onboarding:default:standard", "onboarding:apple_ads_brand:aa_offer", "onboarding:apple_ads_brand:aa_offer_b",
+    "settings_upgrade:default:standard",
+  ]
+
+  /// Random installs, views, purchases (some credited by the SDK, some by the last view, some
+  /// not at all), renewals, trials, refunds and Apple Ads attribution, delivered shuffled.
+  func populate(_ store: any Store, appId: Int64, seed: UInt64, profiles count: Int = 40) throws {
+    var random = Seeded(state: seed)
+    let profiles = (0..<count).map { index in String(format: "00000000-0000-4000-8000-%012d", index) }
+    for (index, id) in profiles.enumerated() {
+      _ = try store.insertProfile(
+        appId: appId, ProfileRecord(id: id, createdAt: F.date(Double(index % 5)), updatedAt: F.date(0)))
+    }
+    enum Fact {
+      case view(String, String, Double)
+      case buy(String, TransactionPayload, String?)
+      case notify(TransactionPayload)
+      case attribute(String, Int64, Int64?, Int64?)
+      case report(String, Bool)
+    }
+    var facts: [Fact] = []
+    var transactionId = 10_000
+    for profile in profiles {
+      let variation = Self.variations.randomElement(using: &random)!
+      for _ in 0..<Int.random(in: 0...4, using: &random) {
+        facts.append(.view(profile, variation, Double.random(in: 0...6, using: &random)))
+      }
+      if Bool.random(using: &random) {
+        facts.append(
+          .attribute(
+            profile, [542_370_539, 542_370_540].randomElement(using: &random)!, Int64.random(in: 1...2, using: &random),
+            Bool.random(using: &random) ? nil : 7))
+        facts.append(.report(profile, Bool.random(using: &random)))
+      }
+      guard Int.random(in: 0..<3, using: &random) > 0 else { continue }
+      transactionId += 10
+      let original = String(transactionId)
+      let day = Double.random(in: 0...6, using: &random)
+      let trial = Bool.random(using: &random)
+      let first = F.transaction(
+        original, original: original, purchased: day, expires: day + 7, offerType: trial ? 1 : nil,
+        discount: trial ? "FREE_TRIAL" : nil, price: trial ? 0 : [9_990, 4_990].randomElement(using: &random)!)
+      var withCurrency = first
+      withCurrency.currency = Bool.random(using: &random) ? "USD" : "EUR"
+      let named = Int.random(in: 0..<3, using: &random) == 0 ? nil : variation
+      facts.append(.buy(profile, withCurrency, named))
+      if Bool.random(using: &random) {
+        var renewal = F.transaction(
+          String(transactionId + 1), original: original, purchased: day + 7, expires: day + 37, price: 9_990)
+        renewal.currency = withCurrency.currency
+        facts.append(Bool.random(using: &random) ? .notify(renewal) : .buy(profile, renewal, nil))
+      }
+      if Int.random(in: 0..<4, using: &random) == 0 {
+        var refunded = withCurrency
+        refunded.signedDate += 86_400_000
+        refunded.revocationDate = refunded.purchaseDate + 86_400_000
+        facts.append(.notify(refunded))
+      }
+    }
+    facts.shuffle(using: &random)
+    let derive: (PurchaseHistory) -> ProfilePurchases = {
+      PurchaseDerivation.derive($0, levels: F.levels, now: F.date(3))
+    }
+    for fact in facts {
+      switch fact {
+      case .view(let profile, let variation, let day):
+        let parts = variation.split(separator: ":").map(String.init)
+        _ = try store.recordEvents(
+          appId: appId,
+          [
+            EventRecord(
+              eventId: UUID().uuidString, profileId: profile, placementId: parts[0], audienceId: parts[1],
+              variationId: variation, flowId: parts[2], receivedAt: F.date(day))
+          ])
+      case .buy(let profile, let transaction, let variation):
+        _ = try store.recordAppStoreFacts(
+          appId: appId,
+          AppStoreFacts(
+            transactions: [StoredTransaction(payload: transaction, jws: "jws", variationId: variation)],
+            claimant: profile), at: F.date(Double(transaction.purchaseDate - F.milliseconds(0)) / 86_400_000),
+          derive: derive)
+      case .notify(let transaction):
+        let fact = NotificationFact(
+          type: "DID_RENEW", signedDate: transaction.signedDate, originalTransactionId: transaction.originalTransactionId)
+        _ = try store.recordAppStoreFacts(
+          appId: appId,
+          AppStoreFacts(
+            transactions: [StoredTransaction(payload: transaction, jws: "jws")],
+            notification: StoredNotification(uuid: UUID().uuidString, fact: fact, payload: Data("{}".utf8), jws: "jws")),
+          at: F.date(6), derive: derive)
+      case .attribute(let profile, let campaign, let adGroup, let keyword):
+        let (job, _) = try store.enqueueAttribution(
+          appId: appId, profileId: profile, token: "t-\(profile)", tokenHash: "h-\(profile)", at: F.date(0))
+        var payload = AppleAdsPayload(attribution: true)
+        payload.campaignId = campaign
+        payload.adGroupId = adGroup
+        payload.keywordId = keyword
+        _ = try store.finishAttribution(job, .final(.applied, payload: payload, attempts: 1, error: nil), at: F.date(0))
+      case .report(let profile, let inTime):
+        try store.recordFirstLaunch(appId: appId, profileId: profile, aaFlowInTime: inTime, at: F.date(0))
+      }
+    }
+  }
+
+  @Test(
+    "live rollups and a rebuild from raw rows agree exactly, whatever the arrival order",
+    arguments: StoreFactory.available, [1, 2, 3] as [UInt64])
+  func rebuildAgrees(factory: StoreFactory, seed: UInt64) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "rollups")
+    try populate(store, appId: app.id, seed: seed)
+    let live = try store.rollupSnapshot(appId: app.id)
+    #expect(live.count > 50)
+    try store.rebuildRollups(appId: app.id)
+    let rebuilt = try store.rollupSnapshot(appId: app.id)
+    #expect(rebuilt == live)
+    if rebuilt != live {
+      Issue.record("only live: \(Set(live).subtracting(rebuilt).sorted())\nonly rebuilt: \(Set(rebuilt).subtracting(live).sorted())")
+    }
+  }
+
+  @Test("the stats queries read the rollups over a day range", arguments: StoreFactory.available)
+  func ranges(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "ranges")
+    let viewer = "00000000-0000-4000-8000-000000000001"
+    let buyer = "00000000-0000-4000-8000-000000000002"
+    for id in [viewer, buyer] {
+      _ = try store.insertProfile(appId: app.id, ProfileRecord(id: id, createdAt: F.date(0), updatedAt: F.date(0)))
+    }
+    let variation = "onboarding:default:standard"
+    // Fixture days counted from the first UTC midnight after the fixtures' start.
+    let day0 = StatsDay.of(F.date(0)) + 1
+    let shift = (Double(day0) * 86_400 - F.start) / 86_400
+    func view(_ profile: String, _ day: Double) throws {
+      _ = try store.recordEvents(
+        appId: app.id,
+        [
+          EventRecord(
+            eventId: UUID().uuidString, profileId: profile, placementId: "onboarding", audienceId: "default",
+            variationId: variation, flowId: "standard", receivedAt: F.date(shift + day))
+        ])
+    }
+    try view(viewer, 0.5)
+    try view(viewer, 2.5)
+    try view(buyer, 1.5)
+    // No variation named: credited to the flow the buyer saw 12 hours before.
+    _ = try store.recordAppStoreFacts(
+      appId: app.id,
+      AppStoreFacts(
+        transactions: [
+          StoredTransaction(payload: F.transaction("1000", purchased: shift + 2, expires: shift + 32), jws: "jws")
+        ],
+        claimant: buyer), at: F.date(shift + 2),
+      derive: { PurchaseDerivation.derive($0, levels: F.levels, now: F.date(shift + 2)) })
+    let all = try #require(
+      try store.placementStats(appId: app.id, placementId: "onboarding", days: day0...(day0 + 10)).first)
+    #expect(all.impressions == 3)
+    #expect(all.viewers == 2)
+    #expect(all.purchasers == 1)
+    #expect(all.revenue["USD"] == MoneyFigures(gross: 9_990, refunded: 0, transactions: 1))
+    let late = try #require(
+      try store.placementStats(appId: app.id, placementId: "onboarding", days: (day0 + 2)...(day0 + 10)).first)
+    #expect(late.impressions == 1)
+    #expect(late.viewers == 0, "the viewer first saw it on day 0")
+    #expect(late.purchasers == 1)
+    #expect(try store.placementStats(appId: app.id, placementId: "onboarding", days: (day0 + 3)...(day0 + 10)).isEmpty)
+  }
+}
