@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+@testable import TollgateServer
+
+/// The decision statistic against values SciPy computed independently
+/// (`Fixtures/experiments/compute.py` → `cases.json`).
+@Suite("Experiment statistics")
+struct ExperimentStatisticsTests {
+  struct Fixture: Decodable {
+    struct Case: Decodable {
+      let variations: [[Int64]]
+      let credibleIntervals: [[Double]]
+      let probabilityToBeBest: [Double]
+
+      enum CodingKeys: String, CodingKey {
+        case variations
+        case credibleIntervals = "credible_intervals"
+        case probabilityToBeBest = "probability_to_be_best"
+      }
+    }
+    let cases: [Case]
+  }
+
+  static let fixture = try! JSONDecoder().decode(
+    Fixture.self, from: Data(contentsOf: repositoryRoot.appendingPathComponent("Fixtures/experiments/cases.json")))
+
+  @Test("credible intervals and probabilities to be best match the independent computation")
+  func fixtures() {
+    for (number, fixture) in Self.fixture.cases.enumerated() {
+      let arms = fixture.variations.map { (viewers: $0[0], purchasers: $0[1]) }
+      for (arm, expected) in zip(arms, fixture.credibleIntervals) {
+        let interval = ConversionStatistics.credibleInterval(viewers: arm.viewers, purchasers: arm.purchasers)
+        #expect(abs(interval.lower - expected[0]) < 1e-9, "case \(number) \(arm)")
+        #expect(abs(interval.upper - expected[1]) < 1e-9, "case \(number) \(arm)")
+      }
+      let best = ConversionStatistics.probabilityToBeBest(arms)
+      for (value, expected) in zip(best, fixture.probabilityToBeBest) {
+        #expect(abs(value - expected) < 1e-5, "case \(number): \(best) vs \(fixture.probabilityToBeBest)")
+      }
+    }
+  }
+
+  @Test("the distribution function and its quantiles invert each other")
+  func inverse() {
+    for (a, b) in [(1.0, 1.0), (2.0, 5.0), (101.0, 901.0), (1501.0, 48_501.0)] {
+      for p in [0.001, 0.025, 0.5, 0.975, 0.999] {
+        let x = BetaDistribution.quantile(p, a, b)
+        #expect(abs(BetaDistribution.cumulative(x, a, b) - p) < 1e-9)
+      }
+    }
+  }
+}
