@@ -1,7 +1,9 @@
 /// One analytics event; today only `flow_shown`.
 public struct EventPayload: Codable, Sendable, Hashable {
-  /// The only event type the server accepts so far.
+  /// A flow was shown: an impression of its variation.
   public static let flowShown = "flow_shown"
+  /// What the first launch's Apple Ads race answered with (`source`); not an impression.
+  public static let firstLaunchFlow = "first_launch_flow"
 
   /// Client-generated id; the server records each id once, so retries never double-count.
   public var eventId: String?
@@ -13,12 +15,16 @@ public struct EventPayload: Codable, Sendable, Hashable {
   public var placementId: String
   /// The variation shown (`variation_id` of the flow response).
   public var variationId: String
+  /// With `first_launch_flow`: which path answered (`segmented`, `default_audience`, `cache`,
+  /// `fallback`).
+  public var source: String?
 
   /// Creates an event.
   public init(
     eventId: String? = nil, type: String = EventPayload.flowShown, profileId: String,
-    placementId: String, variationId: String
+    placementId: String, variationId: String, source: String? = nil
   ) {
+    self.source = source
     self.eventId = eventId
     self.type = type
     self.profileId = profileId
@@ -32,6 +38,7 @@ public struct EventPayload: Codable, Sendable, Hashable {
     case profileId = "profile_id"
     case placementId = "placement_id"
     case variationId = "variation_id"
+    case source
   }
 }
 

@@ -110,7 +110,7 @@ struct EndToEndTests {
     await runtime.events.drained()
     let (status, stats) = try await live.admin("v1/admin/stats/placements/onboarding")
     #expect(status == 200)
-    let rows = stats?.objectValue?["variations"]?.arrayValue ?? []
+    let rows = stats?.objectValue?["audiences"]?.arrayValue?.first?.objectValue?["variations"]?.arrayValue ?? []
     #expect(rows.count == 1)
     #expect(rows.first?.objectValue?["variation_id"] == .string(flow.variationId))
     #expect(rows.first?.objectValue?["impressions"] == .int(2))

@@ -91,6 +91,15 @@ final class AdaptyRuntime: Sendable {
         variationId: flow.variationId))
   }
 
+  /// Reports what the first launch's attribution race answered with (durably, like events).
+  func reportFirstLaunch(_ flow: AdaptyFlow) async {
+    let profileId = await profiles.profileId
+    await events.enqueue(
+      EventPayload(
+        eventId: UUID().uuidString.lowercased(), type: EventPayload.firstLaunchFlow, profileId: profileId,
+        placementId: flow.placement.id, variationId: flow.variationId, source: flow.source.rawValue))
+  }
+
   /// Stops background work; the disk state stays for the next launch.
   func shutdown() async {
     background.cancelAll()

@@ -22,14 +22,19 @@ extension Adapty {
   /// default-audience flow is fetched in parallel and answers if that request fails or is
   /// late; the cache and the fallback file answer when the network fails. On later
   /// launches (attribution already applied) it returns at once. `AdaptyFlow.source` says
-  /// which path answered.
+  /// which path answered; the first launch's answer is reported to the server (which counts,
+  /// per Apple Ads campaign, the installs that got their targeted flow in time).
   public nonisolated static func getFlow(
     placementId: String, locale: String? = nil, awaitingAttribution provider: AdaptyExternalAttributionProvider,
     timeout: TimeInterval
   ) async throws(AdaptyError) -> AdaptyFlow {
     let runtime = try await Facade.shared.runtime()
-    return try await runtime.placements.flowAwaitingAttribution(
+    let races =
+      await runtime.profiles.cachedProfile?.appliedExternalAttributionProviders.contains(provider) != true
+    let flow = try await runtime.placements.flowAwaitingAttribution(
       placementId: placementId, locale: locale, provider: provider, timeout: timeout)
+    if races, provider == .appleAds { await runtime.reportFirstLaunch(flow) }
+    return flow
   }
 
   /// The placement's default-audience flow: needs no profile, the same for every user, so

@@ -17,6 +17,8 @@ public struct CompiledConfig: Sendable {
     let id: String
     let name: String
     let rule: Rule
+    /// The rule reads `attribution.*`: its flows are attribution-targeted.
+    var targetsAttribution = false
   }
 
   /// One weighted arm of an experiment.
@@ -65,12 +67,27 @@ public struct CompiledConfig: Sendable {
   public internal(set) var appStore: AppStoreSettings?
   /// `access_levels`: what each product unlocks.
   public internal(set) var accessLevels: [AccessLevelDefinition] = []
+  /// `reporting`: one currency for revenue figures, with the operator's rates.
+  public internal(set) var reporting: ReportingSettings?
   /// `settings.access_level_sharing`.
   public internal(set) var accessLevelSharing = AccessLevelSharing.transfer
   let flows: [String: Flow]
   let audiences: [String: Audience]
   let placements: [String: Placement]
   let variationOwners: [String: VariationOwner]
+
+  /// The experiment name of a placement's audience, when its target runs one.
+  func experimentName(placement: String, audience: String) -> String? {
+    for target in placements[placement]?.targets ?? [] where target.audienceId == audience {
+      if case .experiment(let name, _) = target.choice { return name }
+    }
+    return nil
+  }
+
+  /// The display name of an audience id (`All Users` for the default).
+  func audienceName(_ id: String) -> String {
+    id == Self.defaultAudienceId ? Self.defaultAudienceName : audiences[id]?.name ?? id
+  }
 
   /// The ids of every placement, sorted.
   public var placementIds: [String] { placements.keys.sorted() }

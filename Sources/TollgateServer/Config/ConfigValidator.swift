@@ -22,6 +22,13 @@ public enum ConfigValidator {
     return config
   }
 
+  /// Every key a rule's JSON uses, operators included.
+  static func names(_ json: JSONValue) -> [String] {
+    if let object = json.objectValue { return object.flatMap { [$0.key] + names($0.value) } }
+    if let array = json.arrayValue { return array.flatMap(names) }
+    return []
+  }
+
   /// The validation state: problems found so far.
   private struct Validation {
     var problems: [APIError.Detail] = []
@@ -86,7 +93,7 @@ public enum ConfigValidator {
       guard
         let root = object(
           json, at: "$", required: ["flows", "placements"],
-          optional: ["audiences", "settings", "app_store", "access_levels"])
+          optional: ["audiences", "settings", "app_store", "access_levels", "reporting"])
       else { return nil }
       var allowTestAttribution = false
       var sharing = AccessLevelSharing.transfer
@@ -108,6 +115,7 @@ public enum ConfigValidator {
         }
       }
       let appStore = root["app_store"].flatMap { appStoreSettings($0) }
+      let reporting = root["reporting"].flatMap { reportingSettings($0) }
       var accessLevels: [AccessLevelDefinition] = []
       for (index, item) in array(root["access_levels"], at: "$.access_levels").enumerated() {
         let path = "$.access_levels[\(index)]"
@@ -168,8 +176,10 @@ public enum ConfigValidator {
         rules = RuleCompiler()
         let rule = object["rule"].flatMap { rules.compile($0, at: "\(path).rule") }
         problems += rules.problems
-        if let rule {
-          audiences[id] = .init(id: id, name: string(object["name"], at: "\(path).name") ?? id, rule: rule)
+        if let rule, let ruleJSON = object["rule"] {
+          audiences[id] = .init(
+            id: id, name: string(object["name"], at: "\(path).name") ?? id, rule: rule,
+            targetsAttribution: ConfigValidator.names(ruleJSON).contains { $0.hasPrefix("attribution.") })
         }
       }
 
@@ -272,7 +282,40 @@ public enum ConfigValidator {
       config.appStore = appStore
       config.accessLevels = accessLevels
       config.accessLevelSharing = sharing
+      config.reporting = reporting
       return config
+    }
+
+    /// `reporting`: one currency to convert revenue into, with the operator's own rates.
+    mutating func reportingSettings(_ json: JSONValue) -> ReportingSettings? {
+      let path = "$.reporting"
+      guard let object = object(json, at: path, required: ["currency"], optional: ["rates"]) else { return nil }
+      let pattern = "^[A-Z]{3}$"
+      guard let currency = string(object["currency"], at: "\(path).currency") else { return nil }
+      guard currency.range(of: pattern, options: .regularExpression) != nil else {
+        fail("\(path).currency", "an ISO 4217 code such as USD")
+        return nil
+      }
+      var rates: [String: Double] = [:]
+      if let table = object["rates"] {
+        guard let entries = table.objectValue else {
+          fail("\(path).rates", "must be an object of currency → rate")
+          return nil
+        }
+        for (code, value) in entries {
+          let ratePath = "\(path).rates.\(code)"
+          guard code.range(of: pattern, options: .regularExpression) != nil else {
+            fail(ratePath, "an ISO 4217 code such as EUR")
+            continue
+          }
+          guard let rate = value.numberValue, rate > 0, rate.isFinite else {
+            fail(ratePath, "how many \(currency) one \(code) is worth: a positive number")
+            continue
+          }
+          rates[code] = rate
+        }
+      }
+      return ReportingSettings(currency: currency, rates: rates)
     }
 
     /// `app_store`: the bundle id and environments signed data must name.

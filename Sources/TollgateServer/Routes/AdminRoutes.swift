@@ -26,16 +26,6 @@ struct ConfigPayload: Codable, Sendable {
 }
 
 /// `GET /v1/admin/stats/placements/{id}`.
-struct PlacementStatsPayload: Codable, Sendable {
-  var placementId: String
-  var variations: [ImpressionRow]
-
-  enum CodingKeys: String, CodingKey {
-    case variations
-    case placementId = "placement_id"
-  }
-}
-
 extension Endpoints {
   func addAdminRoutes(to router: inout Router) {
     router.add("GET", "/v1/admin/app") { [self] request in
@@ -74,10 +64,23 @@ extension Endpoints {
     router.add("GET", "/v1/admin/stats/placements/{placementId}") { [self] request in
       let appId = try auth.appId(for: request, needs: .secretKey)
       let placementId = request.parameter("placementId")
-      let rows = try store.impressions(appId: appId, placementId: placementId)
-      let configured = try configs.entry(appId: appId)?.config.placements[placementId] != nil
-      guard configured || !rows.isEmpty else { throw Self.placementNotFound(placementId) }
-      return .json(PlacementStatsPayload(placementId: placementId, variations: rows))
+      let days = try ReportRange.days(from: request.query["from"], to: request.query["to"], now: time.now())
+      let config = try configs.entry(appId: appId)?.config
+      let counts = try store.placementStats(appId: appId, placementId: placementId, days: days)
+      guard config?.placements[placementId] != nil || !counts.isEmpty else { throw Self.placementNotFound(placementId) }
+      return .json(PlacementReport.build(placementId: placementId, days: days, counts: counts, config: config))
+    }
+
+    router.add("GET", "/v1/admin/stats/apple-ads") { [self] request in
+      let appId = try auth.appId(for: request, needs: .secretKey)
+      let days = try ReportRange.days(from: request.query["from"], to: request.query["to"], now: time.now())
+      let name = request.query["by"] ?? AppleAdsGrouping.campaign.rawValue
+      guard let grouping = AppleAdsGrouping(rawValue: name) else {
+        throw HTTPError(400, "bad_parameter", "by is campaign, ad_group or keyword.")
+      }
+      let counts = try store.appleAdsStats(appId: appId, days: days, by: grouping)
+      return .json(
+        AppleAdsReport.build(days: days, by: grouping, counts: counts, config: try configs.entry(appId: appId)?.config))
     }
   }
 }

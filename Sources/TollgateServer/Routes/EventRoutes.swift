@@ -4,6 +4,8 @@ import TollgateAPI
 extension Endpoints {
   /// Events in one batch, at most.
   static let maxEventsPerBatch = 100
+  /// `first_launch_flow` sources: `AdaptyFlow.Source` raw values.
+  static let flowSources: Set<String> = ["segmented", "default_audience", "cache", "fallback"]
 
   func addEventRoutes(to router: inout Router) {
     router.add("POST", RoutePaths.events) { [self] request in
@@ -18,11 +20,16 @@ extension Endpoints {
       let now = time.now()
       var problems: [APIError.Detail] = []
       var records: [EventRecord] = []
+      var launches: [(profile: String, aaFlowInTime: Bool)] = []
       for (index, event) in batch.events.enumerated() {
         let path = "$.events[\(index)]"
-        guard event.type == EventPayload.flowShown else {
+        guard event.type == EventPayload.flowShown || event.type == EventPayload.firstLaunchFlow else {
           problems.append(.init(path: "\(path).type", message: "unknown event type \(event.type)"))
           continue
+        }
+        if event.type == EventPayload.firstLaunchFlow, !Self.flowSources.contains(event.source ?? "") {
+          problems.append(
+            .init(path: "\(path).source", message: "one of \(Self.flowSources.sorted().joined(separator: ", "))"))
         }
         if let eventId = event.eventId, !(1...64).contains(eventId.count) {
           problems.append(.init(path: "\(path).event_id", message: "event ids are 1–64 characters"))
@@ -40,6 +47,13 @@ extension Endpoints {
               message: "variation \(event.variationId) is not part of placement \(event.placementId)"))
           continue
         }
+        if event.type == EventPayload.firstLaunchFlow {
+          // The Apple Ads-targeted flow reached the app in time: the segmented answer, for an
+          // audience that reads attribution.
+          let targeted = config?.audiences[owner.audienceId]?.targetsAttribution ?? false
+          launches.append((profile.id, event.source == "segmented" && targeted))
+          continue
+        }
         records.append(
           EventRecord(
             eventId: event.eventId, profileId: profile.id, placementId: owner.placementId,
@@ -49,8 +63,12 @@ extension Endpoints {
       // All or nothing: a batch with one bad event is rejected whole, so a retry after
       // fixing it cannot double-count the rest.
       guard problems.isEmpty else { throw HTTPError.validation(problems) }
-      let accepted = try store.recordEvents(appId: appId, records)
-      return .json(EventBatchResponse(accepted: accepted, duplicates: records.count - accepted))
+      let accepted = records.isEmpty ? 0 : try store.recordEvents(appId: appId, records)
+      for launch in launches {
+        try store.recordFirstLaunch(appId: appId, profileId: launch.profile, aaFlowInTime: launch.aaFlowInTime, at: now)
+      }
+      return .json(
+        EventBatchResponse(accepted: accepted + launches.count, duplicates: records.count - accepted))
     }
   }
 }

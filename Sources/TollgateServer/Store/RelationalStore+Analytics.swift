@@ -146,9 +146,16 @@ extension RelationalStore {
       SELECT payload, attr_placement, attr_audience, attr_variation FROM app_store_transactions
       WHERE app_id = ? AND original_transaction_id = ?
       """, [.integer(appId), .text(original)])
-    let transactions = try rows.map { try WireCoding.decoder.decode(TransactionPayload.self, from: $0[0].data ?? Data()) }
+    let transactions = try rows.map {
+      try WireCoding.decoder.decode(TransactionPayload.self, from: $0[0].data ?? Data())
+    }
     let facts = TrialFacts.of(transactions)
-    let owner = trialOwner(zip(transactions, rows.map { VariationKey(placement: $0[1].string ?? "", audience: $0[2].string ?? "", variation: $0[3].string ?? "") }))
+    let owner = trialOwner(
+      zip(
+        transactions,
+        rows.map {
+          VariationKey(placement: $0[1].string ?? "", audience: $0[2].string ?? "", variation: $0[3].string ?? "")
+        }))
     let row = try db.query(
       """
       SELECT placement_id, audience_id, variation_id, trial_day, converted_day FROM stats_trials
@@ -156,11 +163,15 @@ extension RelationalStore {
       """, [.integer(appId), .text(original)]
     ).first
     let before = TrialFacts(trialDay: row?[3].int, convertedDay: row?[4].int)
-    let previous = row.map { VariationKey(placement: $0[0].string ?? "", audience: $0[1].string ?? "", variation: $0[2].string ?? "") }
+    let previous = row.map {
+      VariationKey(placement: $0[0].string ?? "", audience: $0[1].string ?? "", variation: $0[2].string ?? "")
+    }
     guard facts != before || (previous != nil && previous != owner) else { return }
     if let previous {
       if let day = before.trialDay { try bump(db, appId: appId, previous, day: day, counters: ["trials": -1]) }
-      if let day = before.convertedDay { try bump(db, appId: appId, previous, day: day, counters: ["trial_conversions": -1]) }
+      if let day = before.convertedDay {
+        try bump(db, appId: appId, previous, day: day, counters: ["trial_conversions": -1])
+      }
     }
     if let day = facts.trialDay { try bump(db, appId: appId, owner, day: day, counters: ["trials": 1]) }
     if let day = facts.convertedDay { try bump(db, appId: appId, owner, day: day, counters: ["trial_conversions": 1]) }
@@ -180,7 +191,8 @@ extension RelationalStore {
   }
 
   /// The paywall a subscription's trial is credited to: its earliest transaction's.
-  static func trialOwner<S: Sequence>(_ transactions: S) -> VariationKey where S.Element == (TransactionPayload, VariationKey) {
+  static func trialOwner<S: Sequence>(_ transactions: S) -> VariationKey
+  where S.Element == (TransactionPayload, VariationKey) {
     transactions.min { ($0.0.purchaseDate, $0.0.transactionId) < ($1.0.purchaseDate, $1.0.transactionId) }?.1
       ?? VariationKey(placement: "", audience: "", variation: "")
   }

@@ -55,7 +55,8 @@ extension RelationalStore {
         for row in try db.query(
           "SELECT placement_id, audience_id, variation_id, profile_id, received_at FROM events WHERE app_id = ?", app)
         {
-          let key = VariationKey(placement: row[0].string ?? "", audience: row[1].string ?? "", variation: row[2].string ?? "")
+          let key = VariationKey(
+            placement: row[0].string ?? "", audience: row[1].string ?? "", variation: row[2].string ?? "")
           let day = StatsDay.of(Date(timeIntervalSince1970: row[4].double ?? 0))
           daily[DayKey(key: key, day: day), default: [:]]["impressions", default: 0] += 1
           let viewer = ProfileKey(variation: key.variation, profile: row[3].string ?? "")
@@ -73,7 +74,8 @@ extension RelationalStore {
           """, app)
         {
           let payload = try WireCoding.decoder.decode(TransactionPayload.self, from: row[0].data ?? Data())
-          let key = VariationKey(placement: row[1].string ?? "", audience: row[2].string ?? "", variation: row[3].string ?? "")
+          let key = VariationKey(
+            placement: row[1].string ?? "", audience: row[2].string ?? "", variation: row[3].string ?? "")
           let price = payload.price ?? 0
           money[MoneyKey(key: key, day: payload.purchaseDay, currency: payload.currencyCode), default: MoneyFigures()]
             .gross += price
@@ -81,7 +83,8 @@ extension RelationalStore {
             .transactions += 1
           if let day = payload.revocationDay {
             daily[DayKey(key: key, day: day), default: [:]]["refunds", default: 0] += 1
-            money[MoneyKey(key: key, day: day, currency: payload.currencyCode), default: MoneyFigures()].refunded += price
+            money[MoneyKey(key: key, day: day, currency: payload.currencyCode), default: MoneyFigures()].refunded +=
+              price
           }
           let profile = row[4].string
           if payload.isPurchase, !key.variation.isEmpty, let profile {
@@ -93,21 +96,26 @@ extension RelationalStore {
           byOriginal[payload.originalTransactionId, default: []].append((payload, key))
           if let profile { byProfile[profile, default: []].append(payload) }
         }
-        for (_, (key, day)) in purchasers { daily[DayKey(key: key, day: day), default: [:]]["purchasers", default: 0] += 1 }
+        for (_, (key, day)) in purchasers {
+          daily[DayKey(key: key, day: day), default: [:]]["purchasers", default: 0] += 1
+        }
 
         for (original, transactions) in byOriginal {
           let facts = TrialFacts.of(transactions.map(\.0))
           guard let trialDay = facts.trialDay else { continue }
           let owner = Self.trialOwner(transactions)
           daily[DayKey(key: owner, day: trialDay), default: [:]]["trials", default: 0] += 1
-          if let day = facts.convertedDay { daily[DayKey(key: owner, day: day), default: [:]]["trial_conversions", default: 0] += 1 }
+          if let day = facts.convertedDay {
+            daily[DayKey(key: owner, day: day), default: [:]]["trial_conversions", default: 0] += 1
+          }
           try db.query(
             """
             INSERT INTO stats_trials (app_id, original_transaction_id, placement_id, audience_id, variation_id,
             trial_day, converted_day) VALUES (?, ?, ?, ?, ?, ?, ?)
             """,
             app + [
-              .text(original), .text(owner.placement), .text(owner.audience), .text(owner.variation), .integer(trialDay),
+              .text(original), .text(owner.placement), .text(owner.audience), .text(owner.variation),
+              .integer(trialDay),
               facts.convertedDay.map(SQLValue.integer) ?? .null,
             ])
         }
@@ -118,7 +126,10 @@ extension RelationalStore {
               """
               INSERT INTO \(table) (app_id, variation_id, profile_id, placement_id, audience_id, first_day)
               VALUES (?, ?, ?, ?, ?, ?)
-              """, app + [.text(who.variation), .text(who.profile), .text(key.placement), .text(key.audience), .integer(day)])
+              """,
+              app + [
+                .text(who.variation), .text(who.profile), .text(key.placement), .text(key.audience), .integer(day),
+              ])
           }
         }
         for (where_, counters) in daily {
@@ -138,7 +149,8 @@ extension RelationalStore {
           app + [.text("%\"\(appleAdsSource)\"%")])
         {
           let attribution = try WireCoding.decoder.decode(ProfileAttribution.self, from: row[2].data ?? Data("{}".utf8))
-          guard let payload = attribution.appleAds?.payload, let campaign = payload.campaignId, let profile = row[0].string
+          guard let payload = attribution.appleAds?.payload, let campaign = payload.campaignId,
+            let profile = row[0].string
           else { continue }
           let group = AppleAdsKey(
             day: StatsDay.of(Date(timeIntervalSince1970: row[1].double ?? 0)), campaign: campaign,

@@ -419,21 +419,6 @@ extension RelationalStore {
     }
   }
 
-  public func impressions(appId: Int64, placementId: String) throws -> [ImpressionRow] {
-    try with { db in
-      try db.query(
-        """
-        SELECT audience_id, variation_id, flow_id, COUNT(*) FROM events
-        WHERE app_id = ? AND placement_id = ?
-        GROUP BY audience_id, variation_id, flow_id ORDER BY audience_id, variation_id
-        """, [.integer(appId), .text(placementId)]
-      ).map { row in
-        ImpressionRow(
-          audienceId: row[0].string ?? "", variationId: row[1].string ?? "",
-          flowId: row[2].string ?? "", impressions: row[3].int ?? 0)
-      }
-    }
-  }
 }
 
 /// Column lists shared by several statements.

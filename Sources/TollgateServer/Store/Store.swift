@@ -171,25 +171,6 @@ public struct EventRecord: Sendable, Hashable {
   public var receivedAt: Date
 }
 
-/// Impressions of one variation.
-public struct ImpressionRow: Sendable, Hashable, Codable {
-  /// The audience.
-  public var audienceId: String
-  /// The variation.
-  public var variationId: String
-  /// The flow.
-  public var flowId: String
-  /// `flow_shown` events recorded.
-  public var impressions: Int64
-
-  enum CodingKeys: String, CodingKey {
-    case impressions
-    case audienceId = "audience_id"
-    case variationId = "variation_id"
-    case flowId = "flow_id"
-  }
-}
-
 /// Failures of a store that callers handle.
 public enum StoreError: Error, Equatable, CustomStringConvertible {
   /// An app with this name exists already.
@@ -266,8 +247,6 @@ public protocol Store: Sendable {
 
   /// Records events, skipping ids seen before; returns how many were new.
   func recordEvents(appId: Int64, _ events: [EventRecord]) throws -> Int
-  /// Impressions of a placement, by audience and variation.
-  func impressions(appId: Int64, placementId: String) throws -> [ImpressionRow]
 
   /// Records verified App Store facts and what they change, in one transaction: the
   /// notification (nothing at all when its `notificationUUID` was recorded before), each

@@ -103,7 +103,8 @@ struct RollupTests {
           derive: derive)
       case .notify(let transaction):
         let fact = NotificationFact(
-          type: "DID_RENEW", signedDate: transaction.signedDate, originalTransactionId: transaction.originalTransactionId)
+          type: "DID_RENEW", signedDate: transaction.signedDate,
+          originalTransactionId: transaction.originalTransactionId)
         _ = try store.recordAppStoreFacts(
           appId: appId,
           AppStoreFacts(
@@ -138,7 +139,9 @@ struct RollupTests {
     let rebuilt = try store.rollupSnapshot(appId: app.id)
     #expect(rebuilt == live)
     if rebuilt != live {
-      Issue.record("only live: \(Set(live).subtracting(rebuilt).sorted())\nonly rebuilt: \(Set(rebuilt).subtracting(live).sorted())")
+      Issue.record(
+        "only live: \(Set(live).subtracting(rebuilt).sorted())\nonly rebuilt: \(Set(rebuilt).subtracting(live).sorted())"
+      )
     }
   }
 
