@@ -22,6 +22,13 @@ enum CommandLineTool {
       keys create --app NAME      create the app if needed and print a new public + secret key
       import FILE --app NAME      validate FILE and apply it as the app's next revision
       export-fallback --app NAME  print the app's fallback file (for setFallback(fileURL:))
+      report placement ID --app NAME [--from DAY] [--to DAY] [--format table|json|csv]
+                                  conversion, revenue and probability to be best per audience
+                                  and variation (UTC days YYYY-MM-DD; default the last 30 days)
+      report apple-ads --app NAME [--by campaign|ad_group|keyword] [--from DAY] [--to DAY] [--format …]
+                                  installs, first-launch targeting, purchasers and revenue
+      rollups rebuild --app NAME  recompute the report figures from raw rows and say whether the
+                                  live figures agreed
       demo [--config FILE]        first-launch timeline: server, Apple Ads stand-in and simulated
                                   devices in one process
       storekit-sign --keys DIR [FILE]
@@ -52,6 +59,9 @@ enum CommandLineTool {
       case ["export-fallback"]: try exportFallback(&options)
       case ["apple-ads-sandbox"]: try await appleAdsSandbox(&options)
       case ["storekit-sign"]: try storeKitSign(&options)
+      case ["report", "placement"]: try Reports.placement(&options)
+      case ["report", "apple-ads"]: try Reports.appleAds(&options)
+      case ["rollups", "rebuild"]: try Reports.rebuild(&options)
       case ["demo"]:
         let config = options.value("--config", env: nil) ?? "examples/sample-config.json"
         try options.finish()

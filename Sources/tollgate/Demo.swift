@@ -22,9 +22,11 @@ enum Demo {
     let appleURL = try sandbox.start()
     var settings = HTTPServer.Settings()
     settings.port = 0
+    // Purchases are signed by a local chain with Apple's OIDs: this demo server trusts it.
+    let signer = try StoreKitSigner(appleNames: false)
     let server = Server(
       store: store, settings: settings, logger: Logger(level: .error), apple: AppleAdsClient(url: appleURL),
-      attributionInterval: 0.1)
+      attributionInterval: 0.1, appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)))
     let port = try server.start()
     defer {
       server.stop()
@@ -56,6 +58,15 @@ enum Demo {
     say("\n4. Device C, first launch with the network down; the app bundles a fallback file")
     let closed = URL(string: "http://127.0.0.1:9")!
     try await scenario("C", configuration("C", token: "sbx|campaign=1", server: closed), fallbackFile: fallbackFile)
+
+    let installs = 1_600
+    say("\n5. \(installs) installs through the SDK routes (Apple Ads brand and generic campaigns, organic), some buy")
+    var revenue = DemoRevenue(base: base, keys: keys, signer: signer)
+    try await revenue.run(installs: installs)
+    let report = try await revenue.admin("/v1/admin/stats/placements/onboarding", as: PlacementReport.self)
+    say("\n$ tollgate report placement onboarding --app demo\n" + Reports.table(report))
+    let campaigns = try await revenue.admin("/v1/admin/stats/apple-ads?by=keyword", as: AppleAdsReport.self)
+    say("\n$ tollgate report apple-ads --app demo --by keyword\n" + Reports.appleAdsTable(campaigns))
   }
 
   private static func scenario(_ name: String, _ configuration: AdaptyConfiguration, fallbackFile: URL? = nil)

@@ -9,11 +9,11 @@ struct Options {
 
   init(_ arguments: [String]) throws {
     var index = 0
-    // The first word is the command; `keys` takes a second (`keys create`).
+    // The first word is the command; `keys`, `report` and `rollups` take a second (`keys create`).
     if let first = arguments.first, !first.hasPrefix("-") {
       command = [first]
       index = 1
-      if first == "keys", arguments.count > 1, !arguments[1].hasPrefix("-") {
+      if ["keys", "report", "rollups"].contains(first), arguments.count > 1, !arguments[1].hasPrefix("-") {
         command.append(arguments[1])
         index = 2
       }

@@ -11,6 +11,7 @@ import TollgateAPI
 /// `sbx|campaign=542370539|delay_ms=1000|not_found=2|fail=1|status=400|attribution=false|dev`
 ///
 /// - `campaign=N`: the campaign id (other ids derive from it); default 542370539.
+/// - `ad_group=N`, `keyword=N`: those ids instead; `keyword=none` for a search-match install.
 /// - `delay_ms=N`: answer after N ms (the connection is suspended, no thread waits).
 /// - `not_found=K`: answer 404 to the first K calls for this token, then 200.
 /// - `fail=K`: answer 500 to the first K calls, then go on.
@@ -95,7 +96,9 @@ public final class AppleAdsSandbox: Sendable {
     let campaign = dev ? 1_234_567_890 : (script["campaign"].flatMap(Int64.init) ?? 542_370_539)
     let payload = AppleAdsPayload(
       attribution: true, orgId: dev ? 1_234_567_890 : 40_669_820, campaignId: campaign,
-      adGroupId: dev ? 1_234_567_890 : campaign + 1, keywordId: dev ? 12_323_222 : campaign + 2,
+      adGroupId: dev ? 1_234_567_890 : (script["ad_group"].flatMap(Int64.init) ?? campaign + 1),
+      keywordId: dev
+        ? 12_323_222 : script["keyword"] == "none" ? nil : (script["keyword"].flatMap(Int64.init) ?? campaign + 2),
       adId: dev ? 1_234_567_890 : campaign + 3, countryOrRegion: "US", conversionType: "Download",
       claimType: "Click", clickDate: "2024-10-08T17:17Z")
     var response = Response.json(bytes: (try? JSONEncoder().encode(payload)) ?? Data())
