@@ -169,4 +169,46 @@ struct CommandLineTests {
     let printed = String(decoding: server.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(printed.contains("secret key (admin): tg_sec_"))
   }
+
+  @Test("report placement prints the rollups as a table, JSON or CSV; rollups rebuild agrees with them")
+  func reports() throws {
+    let database = temporaryDirectory().appendingPathComponent("report.sqlite").path
+    let cli = CLI(database: database)
+    #expect(try cli.run(["keys", "create", "--app", "shop"]).status == 0)
+    let sample = repositoryRoot.appendingPathComponent("examples/sample-config.json").path
+    #expect(try cli.run(["import", sample, "--app", "shop"]).status == 0)
+    do {
+      let store = try SQLiteStore(path: database)
+      defer { store.close() }
+      let app = try #require(try store.app(named: "shop"))
+      let now = Date()
+      for index in 0..<3 {
+        let id = "00000000-0000-4000-8000-00000000000\(index)"
+        _ = try store.insertProfile(appId: app.id, ProfileRecord(id: id, createdAt: now, updatedAt: now))
+        _ = try store.recordEvents(
+          appId: app.id,
+          [
+            EventRecord(
+              eventId: "e\(index)", profileId: id, placementId: "onboarding", audienceId: "default",
+              variationId: "onboarding:default:standard", flowId: "standard", receivedAt: now)
+          ])
+      }
+    }
+    let table = try cli.run(["report", "placement", "onboarding", "--app", "shop"])
+    #expect(table.status == 0, "\(table.stderr)")
+    #expect(table.stdout.contains("All Users"))
+    #expect(table.stdout.contains("standard"))
+    let json = try cli.run(["report", "placement", "onboarding", "--app", "shop", "--format", "json"])
+    let report = try JSONDecoder().decode(PlacementReport.self, from: Data(json.stdout.utf8))
+    #expect(report.audiences.first?.variations.first?.uniqueViewers == 3)
+    let csv = try cli.run(["report", "placement", "onboarding", "--app", "shop", "--format", "csv"])
+    #expect(csv.stdout.split(separator: "\n").count == 2)
+    #expect(csv.stdout.hasPrefix("audience_id,variation_id,unique_viewers"))
+    let rebuild = try cli.run(["rollups", "rebuild", "--app", "shop"])
+    #expect(rebuild.status == 0)
+    #expect(rebuild.stdout.contains("the live rollups agreed exactly"))
+    #expect(try cli.run(["report", "placement", "nope", "--app", "shop"]).status == 1)
+    #expect(try cli.run(["report", "placement", "onboarding", "--app", "shop", "--from", "29-11-2026"]).status == 1)
+    #expect(try cli.run(["report", "apple-ads", "--app", "shop", "--by", "country"]).status == 2)
+  }
 }
