@@ -18,10 +18,16 @@ enum BenchCommand {
         try await AttributionIngestion.run(
           base: options["--url"] ?? "http://127.0.0.1:8080", key: options["--key"] ?? "",
           tokens: Int(options["--tokens"] ?? "") ?? 2_000)
+      case "stats":
+        try StatsQuery.run(
+          database: options["--database"] ?? "stats.sqlite",
+          config: options["--config"] ?? "examples/sample-config.json",
+          impressions: Int(options["--impressions"] ?? "") ?? 1_000_000,
+          purchases: Int(options["--purchases"] ?? "") ?? 50_000)
       case "sdk":
         try await FirstLaunch.run(config: options["--config"] ?? "examples/sample-config.json")
       default:
-        FileHandle.standardError.write(Data("usage: tollgate-bench seed|attribution|sdk [options]\n".utf8))
+        FileHandle.standardError.write(Data("usage: tollgate-bench seed|attribution|stats|sdk [options]\n".utf8))
         return 2
       }
       return 0

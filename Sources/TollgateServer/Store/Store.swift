@@ -169,6 +169,19 @@ public struct EventRecord: Sendable, Hashable {
   public var flowId: String
   /// When it was received.
   public var receivedAt: Date
+
+  public init(
+    eventId: String?, profileId: String, placementId: String, audienceId: String, variationId: String, flowId: String,
+    receivedAt: Date
+  ) {
+    self.eventId = eventId
+    self.profileId = profileId
+    self.placementId = placementId
+    self.audienceId = audienceId
+    self.variationId = variationId
+    self.flowId = flowId
+    self.receivedAt = receivedAt
+  }
 }
 
 /// Failures of a store that callers handle.
