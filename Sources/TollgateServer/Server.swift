@@ -15,6 +15,8 @@ public final class Server: Sendable {
 
   /// Wires the service to an HTTP server; nothing listens until `start()`.
   private let attributionInterval: TimeInterval?
+  /// How often the webhook outbox is looked at (nil: tests drive the worker).
+  private let webhookInterval: TimeInterval?
 
   /// Wires the service to an HTTP server. `apple` resolves Apple Ads tokens (Apple's API,
   /// or the stand-in); `attributionInterval` is how often pending tokens are retried (nil:
@@ -23,11 +25,15 @@ public final class Server: Sendable {
     store: any Store, settings: HTTPServer.Settings, time: any TimeSource = SystemTimeSource(),
     logger: Logger = Logger(), apple: any AppleAdsResolving = AppleAdsClient(),
     attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionInterval: TimeInterval? = 0.5,
-    attributionBudget: TimeInterval = 1.5, appStoreVerifier: SignedDataVerifier = SignedDataVerifier()
+    attributionBudget: TimeInterval = 1.5, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
+    secrets: SecretBox? = nil, webhookSender: any WebhookSending = URLSessionWebhookSender(),
+    webhookInterval: TimeInterval? = 0.5
   ) {
     let service = Service(
       store: store, time: time, logger: logger, apple: apple, attributionPolicy: attributionPolicy,
-      attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier)
+      attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier, secrets: secrets,
+      webhookSender: webhookSender)
+    self.webhookInterval = webhookInterval
     self.attributionInterval = attributionInterval
     self.service = service
     self.store = store
@@ -51,6 +57,10 @@ public final class Server: Sendable {
       // Jobs left pending by an earlier process resume at once.
       service.attribution.kick()
     }
+    if let webhookInterval {
+      service.webhooks.start(interval: webhookInterval)
+      service.webhooks.kick()
+    }
     return port
   }
 
@@ -62,6 +72,7 @@ public final class Server: Sendable {
       timer = nil
     }
     service.attribution.stop()
+    service.webhooks.stop()
     service.finishWaits()
     http.shutdown()
     store.close()

@@ -14,6 +14,8 @@ enum CommandLineTool {
           --threads N             worker threads           (TOLLGATE_THREADS, default: cores, min 2)
           --log-level LEVEL       debug|info|warn|error    (TOLLGATE_LOG_LEVEL, default info)
           --apple-ads-url URL     Apple's attribution API  (TOLLGATE_APPLE_ADS_URL, default Apple's)
+          --secrets-key KEY|FILE  seals webhook signing secrets (TOLLGATE_SECRETS_KEY; default:
+                                  secrets.key beside the SQLite file, created on first use)
           --app-store-root-ca FILE trust this root instead of Apple Root CA - G3 for signed
                                   transactions and notifications (TOLLGATE_APP_STORE_ROOT_CA;
                                   tests and demos only: the server warns)
@@ -29,8 +31,10 @@ enum CommandLineTool {
                                   installs, first-launch targeting, purchasers and revenue
       rollups rebuild --app NAME  recompute the report figures from raw rows and say whether the
                                   live figures agreed
-      demo [--config FILE]        first-launch timeline: server, Apple Ads stand-in and simulated
-                                  devices in one process
+      demo [--config FILE] [--installs N]
+                                  first-launch timeline: server, Apple Ads stand-in and simulated
+                                  devices in one process; then N installs (default 1600) that
+                                  view and buy, the reports, and a webhook to a local receiver
       storekit-sign --keys DIR [FILE]
                                   sign a transaction, renewal info or notification (JSON from
                                   FILE or stdin) the way the App Store does, with a local chain
@@ -64,8 +68,9 @@ enum CommandLineTool {
       case ["rollups", "rebuild"]: try Reports.rebuild(&options)
       case ["demo"]:
         let config = options.value("--config", env: nil) ?? "examples/sample-config.json"
+        let installs = options.value("--installs", env: nil).flatMap(Int.init) ?? 1_600
         try options.finish()
-        try await Demo.run(configPath: config)
+        try await Demo.run(configPath: config, installs: installs)
       case ["help"], []:
         print(usage)
       default:
@@ -111,6 +116,7 @@ enum CommandLineTool {
     }
     let rootFile = options.value("--app-store-root-ca", env: "TOLLGATE_APP_STORE_ROOT_CA")
     let databasePath = options.databasePath
+    let secrets = try secretsBox(&options, databasePath: databasePath)
     try options.finish()
 
     let logger = Logger(level: level)
@@ -134,8 +140,9 @@ enum CommandLineTool {
       try SampleApp.prepare(store: store, configPath: sampleConfig, databasePath: databasePath, settings: settings)
     }
     let server = Server(
-      store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL), appStoreVerifier: verifier
-    )
+      store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL),
+      appStoreVerifier: verifier,
+      secrets: secrets)
     let port = try server.start()
     let shownDatabase = StoreLocation.isPostgres(databasePath) ? "PostgreSQL" : databasePath
     logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(shownDatabase))")
@@ -155,6 +162,21 @@ enum CommandLineTool {
     say("start the server with: tollgate serve --apple-ads-url \(url)")
     _ = await Signals.next([SIGINT, SIGTERM])
     sandbox.stop()
+  }
+
+  /// The key that seals webhook signing secrets: `--secrets-key` / `TOLLGATE_SECRETS_KEY` (32
+  /// bytes in hex or base64, or a file holding them), else `secrets.key` beside the SQLite
+  /// file (created on first use, mode 0600); PostgreSQL instances share one key this way.
+  static func secretsBox(_ options: inout Options, databasePath: String) throws -> SecretBox {
+    let option = options.value("--secrets-key", env: "TOLLGATE_SECRETS_KEY")
+    let directory =
+      StoreLocation.isPostgres(databasePath)
+      ? URL(fileURLWithPath: "data") : URL(fileURLWithPath: databasePath).deletingLastPathComponent()
+    do {
+      return try SecretBox.load(option: option, defaultFile: directory.appendingPathComponent("secrets.key"))
+    } catch {
+      throw Failure("--secrets-key: \(error)", status: 1)
+    }
   }
 
   static func storeKitSign(_ options: inout Options) throws {
@@ -198,17 +220,22 @@ enum CommandLineTool {
   static func importConfig(_ options: inout Options) throws {
     guard let file = options.positional() else { throw Failure("import needs a FILE") }
     let appName = try options.required("--app")
-    let store = try StoreLocation.open(options.databasePath, connections: 1)
+    let databasePath = options.databasePath
+    let box = try secretsBox(&options, databasePath: databasePath)
+    let store = try StoreLocation.open(databasePath, connections: 1)
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else {
       throw Failure.missing("no app named \(appName); create it with: tollgate keys create --app \(appName)")
     }
     let data = try Data(contentsOf: URL(fileURLWithPath: file))
-    let config = try ConfigImporter(store: store).apply(data, appId: app.id)
+    let (config, secrets) = try ConfigImporter(store: store, secrets: box).applyReturningSecrets(data, appId: app.id)
     print(
       "applied \(file) to \(appName) as revision \(config.revision): placements \(config.placementIds.joined(separator: ", "))"
     )
+    for (webhook, secret) in secrets.sorted(by: { $0.key < $1.key }) {
+      print("webhook \(webhook) signing secret: \(secret)    (shown once; verify Tollgate-Signature with it)")
+    }
   }
 
   static func exportFallback(_ options: inout Options) throws {

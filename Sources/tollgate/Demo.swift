@@ -9,7 +9,7 @@ enum Demo {
   static let placement = "onboarding"
   static let timeout: TimeInterval = 3
 
-  static func run(configPath: String) async throws {
+  static func run(configPath: String, installs: Int) async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-demo-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try SQLiteStore(path: directory.appendingPathComponent("tollgate.sqlite").path)
@@ -59,7 +59,6 @@ enum Demo {
     let closed = URL(string: "http://127.0.0.1:9")!
     try await scenario("C", configuration("C", token: "sbx|campaign=1", server: closed), fallbackFile: fallbackFile)
 
-    let installs = 1_600
     say("\n5. \(installs) installs through the SDK routes (Apple Ads brand and generic campaigns, organic), some buy")
     var revenue = DemoRevenue(base: base, keys: keys, signer: signer)
     try await revenue.run(installs: installs)

@@ -71,7 +71,7 @@ final class LiveServer: Sendable {
     let server = Server(
       store: store, settings: settings, logger: Logger(level: .warn), apple: AppleAdsClient(url: appleURL),
       attributionPolicy: fastPolicy, attributionInterval: 0.05,
-      appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)))
+      appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)), webhookInterval: nil)
     return (server, try server.start())
   }
 

@@ -84,7 +84,8 @@ struct CommandLineTests {
   @Test("demo prints the four first-launch scenarios with the flow each device got")
   func demo() throws {
     let outcome = try CLI(database: "unused").runPlain([
-      "demo", "--config", repositoryRoot.appendingPathComponent("examples/sample-config.json").path,
+      "demo", "--config", repositoryRoot.appendingPathComponent("examples/sample-config.json").path, "--installs",
+      "40",
     ])
     #expect(outcome.status == 0, "\(outcome.stderr)")
     let lines = outcome.stdout.split(separator: "\n").filter { $0.contains(" flow \"") }
@@ -94,6 +95,8 @@ struct CommandLineTests {
     #expect(lines[1].contains("device B: flow \"standard\""))
     #expect(lines[2].contains("device A: flow \"aa_offer"))
     #expect(lines[3].contains("bundled fallback file"))
+    #expect(outcome.stdout.contains("$ tollgate report placement onboarding --app demo"))
+    #expect(outcome.stdout.contains("$ tollgate report apple-ads --app demo --by keyword"))
     #expect(outcome.stdout.contains("profile v2 delivered, applied sources [\"apple_ads\"]"))
   }
 

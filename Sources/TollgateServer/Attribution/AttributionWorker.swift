@@ -21,23 +21,18 @@ public final class AttributionWorker: Sendable {
   let logger: Logger
   let policy: AttributionPolicy
   let allowsTestAttribution: @Sendable (Int64) -> Bool
+  /// An app's webhooks (an applied attribution is an event).
+  let webhooks: @Sendable (Int64) -> [WebhookConfig]
   let onChange: @Sendable (ProfileRecord, Int64) -> Void
   private let outcomes = Mutex<[String: Int]>([:])
-  private let loop = Mutex<LoopState>(LoopState())
-  /// Entered while a pass runs, so `stop()` can let it store its outcomes.
-  private let passes = DispatchGroup()
-
-  private struct LoopState {
-    var timer: (any DispatchSourceTimer)?
-    var running = false
-    var again = false
-  }
+  private let loop = BackgroundPasses()
 
   /// Creates a worker; `onChange` hears about every profile an outcome changed.
   public init(
     store: any Store, apple: any AppleAdsResolving, time: any TimeSource, logger: Logger,
     policy: AttributionPolicy = AttributionPolicy(), concurrency: Int = 4, maxQueue: Int = 10_000,
     allowsTestAttribution: @escaping @Sendable (Int64) -> Bool = { _ in false },
+    webhooks: @escaping @Sendable (Int64) -> [WebhookConfig] = { _ in [] },
     onChange: @escaping @Sendable (ProfileRecord, Int64) -> Void = { _, _ in }
   ) {
     self.store = store
@@ -48,7 +43,9 @@ public final class AttributionWorker: Sendable {
     self.concurrency = concurrency
     self.maxQueue = maxQueue
     self.allowsTestAttribution = allowsTestAttribution
+    self.webhooks = webhooks
     self.onChange = onChange
+    loop.bind { [weak self] in await self?.processDue() ?? 0 }
   }
 
   /// One pass: claims the due jobs and resolves them. Returns how many it handled.
@@ -79,7 +76,7 @@ public final class AttributionWorker: Sendable {
     outcomes.withLock { $0[label, default: 0] += 1 }
     logger.info("attribution: profile \(job.profileId): \(label) after attempt \(job.attempts + 1)")
     do {
-      if let changed = try store.finishAttribution(job, outcome, at: time.now()) {
+      if let changed = try store.finishAttribution(job, outcome, at: time.now(), webhooks: webhooks(job.appId)) {
         onChange(changed, job.appId)
       }
     } catch {
@@ -89,59 +86,17 @@ public final class AttributionWorker: Sendable {
   }
 
   /// Starts passes every `interval` seconds (and at once after `kick()`).
-  public func start(interval: TimeInterval = 0.5) {
-    loop.withLock { state in
-      let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-      timer.schedule(deadline: .now() + interval, repeating: interval)
-      timer.setEventHandler { [self] in kick() }
-      timer.resume()
-      state.timer = timer
-    }
-  }
+  public func start(interval: TimeInterval = 0.5) { loop.start(interval: interval) }
 
   /// Runs a pass now (a new token arrived); passes never overlap.
-  public func kick() {
-    let start = loop.withLock { state -> Bool in
-      if state.running {
-        state.again = true
-        return false
-      }
-      state.running = true
-      return true
-    }
-    guard start else { return }
-    passes.enter()
-    Task {
-      defer { passes.leave() }
-      while true {
-        while await processDue() > 0 {}
-        let again = loop.withLock { state -> Bool in
-          if state.again {
-            state.again = false
-            return true
-          }
-          state.running = false
-          return false
-        }
-        if !again { break }
-      }
-    }
-  }
+  public func kick() { loop.kick() }
 
   /// Waits (up to `timeout` seconds) until no pass started by `kick()` is running.
-  public func waitUntilIdle(timeout: TimeInterval = 10) {
-    _ = passes.wait(timeout: .now() + timeout)
-  }
+  public func waitUntilIdle(timeout: TimeInterval = 10) { loop.waitUntilIdle(timeout: timeout) }
 
   /// Stops the timer and waits (up to 10 s) for a running pass to store its outcomes;
   /// pending jobs stay in the table for the next start.
-  public func stop() {
-    loop.withLock { state in
-      state.timer?.cancel()
-      state.timer = nil
-    }
-    waitUntilIdle()
-  }
+  public func stop() { loop.stop() }
 
   /// Outcomes so far by label (`applied`, `retry`, …), for `/metrics`.
   public var outcomeCounts: [String: Int] { outcomes.withLock { $0 } }

@@ -93,7 +93,7 @@ public enum ConfigValidator {
       guard
         let root = object(
           json, at: "$", required: ["flows", "placements"],
-          optional: ["audiences", "settings", "app_store", "access_levels", "reporting"])
+          optional: ["audiences", "settings", "app_store", "access_levels", "reporting", "webhooks"])
       else { return nil }
       var allowTestAttribution = false
       var sharing = AccessLevelSharing.transfer
@@ -116,6 +116,35 @@ public enum ConfigValidator {
       }
       let appStore = root["app_store"].flatMap { appStoreSettings($0) }
       let reporting = root["reporting"].flatMap { reportingSettings($0) }
+      var webhooks: [WebhookConfig] = []
+      for (index, item) in array(root["webhooks"], at: "$.webhooks").enumerated() {
+        let path = "$.webhooks[\(index)]"
+        guard let object = object(item, at: path, required: ["id", "url", "events"]),
+          let id = id(object["id"], at: "\(path).id")
+        else { continue }
+        if webhooks.contains(where: { $0.id == id }) { fail("\(path).id", "duplicate webhook id \(id)") }
+        guard let text = string(object["url"], at: "\(path).url") else { continue }
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+          fail("\(path).url", "an http(s) URL")
+          continue
+        }
+        var events: Set<WebhookEventType> = []
+        for (position, name) in array(object["events"], at: "\(path).events").enumerated() {
+          guard let name = string(name, at: "\(path).events[\(position)]") else { continue }
+          if name == "*" {
+            events.formUnion(WebhookEventType.allCases)
+          } else if let type = WebhookEventType(rawValue: name) {
+            events.insert(type)
+          } else {
+            fail(
+              "\(path).events[\(position)]",
+              "unknown event \(name) (expected * or one of \(WebhookEventType.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
+          }
+        }
+        if events.isEmpty { fail("\(path).events", "name at least one event") }
+        webhooks.append(WebhookConfig(id: id, url: url, events: events))
+      }
       var accessLevels: [AccessLevelDefinition] = []
       for (index, item) in array(root["access_levels"], at: "$.access_levels").enumerated() {
         let path = "$.access_levels[\(index)]"
@@ -283,6 +312,7 @@ public enum ConfigValidator {
       config.accessLevels = accessLevels
       config.accessLevelSharing = sharing
       config.reporting = reporting
+      config.webhooks = webhooks
       return config
     }
 

@@ -11,6 +11,13 @@ struct AppInfoPayload: Codable, Sendable {
 struct ConfigAppliedPayload: Codable, Sendable {
   var revision: Int64
   var placements: [String]
+  /// Signing secrets of webhooks new in this revision: shown this once.
+  var webhookSecrets: [String: String]?
+
+  enum CodingKeys: String, CodingKey {
+    case revision, placements
+    case webhookSecrets = "webhook_secrets"
+  }
 }
 
 /// `GET /v1/admin/config`.
@@ -39,10 +46,13 @@ extension Endpoints {
     router.add("PUT", "/v1/admin/config") { [self] request in
       let appId = try auth.appId(for: request, needs: .secretKey)
       try Endpoints.requireJSON(request)
-      let config = try ConfigImporter(store: store, time: time).apply(request.body, appId: appId)
+      let (config, secrets) = try ConfigImporter(store: store, time: time, secrets: self.secrets)
+        .applyReturningSecrets(request.body, appId: appId)
       configs.install(appId: appId, config: config)
       logger.info("app \(appId): configuration revision \(config.revision) applied")
-      return .json(ConfigAppliedPayload(revision: config.revision, placements: config.placementIds))
+      return .json(
+        ConfigAppliedPayload(
+          revision: config.revision, placements: config.placementIds, webhookSecrets: secrets.isEmpty ? nil : secrets))
     }
 
     router.add("GET", "/v1/admin/config") { [self] request in

@@ -81,7 +81,8 @@ extension Endpoints {
     let reconfigured = config.map { profile.purchases.levelsKey != PurchaseDerivation.key($0.accessLevels) } ?? false
     if lapsed || reconfigured {
       let derive = derivation(config)
-      if let changed = try store.rederivePurchases(appId: appId, profileId: profile.id, at: time.now(), derive: derive)
+      if let changed = try store.rederivePurchases(
+        appId: appId, profileId: profile.id, at: time.now(), webhooks: config?.webhooks ?? [], derive: derive)
       {
         announce([changed], appId: appId)
         return changed

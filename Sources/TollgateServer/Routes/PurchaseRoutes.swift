@@ -21,9 +21,11 @@ extension Endpoints {
         AppStoreFacts(
           transactions: [
             StoredTransaction(payload: transaction, jws: body.signedTransaction, variationId: body.variationId)
-          ], claimant: profile.id, sharing: config.compiled.accessLevelSharing), at: time.now(),
+          ], claimant: profile.id, sharing: config.compiled.accessLevelSharing, webhooks: config.compiled.webhooks),
+        at: time.now(),
         derive: derivation(config.compiled))
       announce(outcome.changed, appId: appId)
+      if !config.compiled.webhooks.isEmpty { webhooks.kick() }
       return .json(Self.payload(outcome.claimant ?? profile))
     }
 
@@ -53,10 +55,11 @@ extension Endpoints {
         },
         notification: StoredNotification(
           uuid: notification.notificationUUID, fact: fact, payload: WireCoding.encode(notification),
-          jws: body.signedPayload))
+          jws: body.signedPayload), webhooks: config.compiled.webhooks)
       let outcome = try store.recordAppStoreFacts(
         appId: app.id, facts, at: time.now(), derive: derivation(config.compiled))
       announce(outcome.changed, appId: app.id)
+      if !config.compiled.webhooks.isEmpty { webhooks.kick() }
       let label = [notification.notificationType, notification.subtype].compactMap { $0 }.joined(separator: "/")
       if outcome.duplicate {
         logger.info("App Store notification \(notification.notificationUUID) (\(label)) was recorded before")

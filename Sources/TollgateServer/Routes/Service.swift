@@ -14,11 +14,13 @@ public final class Service: Sendable {
     store: any Store, time: any TimeSource = SystemTimeSource(), logger: Logger = Logger(),
     defaultMaxAge: Int = 60, apple: any AppleAdsResolving = AppleAdsClient(),
     attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionBudget: TimeInterval = 1.5,
-    appStoreVerifier: SignedDataVerifier = SignedDataVerifier()
+    appStoreVerifier: SignedDataVerifier = SignedDataVerifier(), secrets: SecretBox? = nil,
+    webhookSender: any WebhookSending = URLSessionWebhookSender()
   ) {
     let endpoints = Endpoints(
       store: store, time: time, logger: logger, defaultMaxAge: defaultMaxAge, apple: apple,
-      attributionPolicy: attributionPolicy, attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier)
+      attributionPolicy: attributionPolicy, attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier,
+      secrets: secrets, webhookSender: webhookSender)
     var router = Router()
     endpoints.addOperationsRoutes(to: &router)
     endpoints.addProfileRoutes(to: &router)
@@ -26,6 +28,7 @@ public final class Service: Sendable {
     endpoints.addEventRoutes(to: &router)
     endpoints.addAttributionRoutes(to: &router)
     endpoints.addPurchaseRoutes(to: &router)
+    endpoints.addWebhookRoutes(to: &router)
     endpoints.addAdminRoutes(to: &router)
     self.endpoints = endpoints
     self.router = router
@@ -76,6 +79,9 @@ public final class Service: Sendable {
   /// The attribution worker (tests run its passes by hand).
   public var attribution: AttributionWorker { endpoints.attribution }
 
+  /// The webhook delivery worker (tests run its passes by hand).
+  public var webhooks: WebhookWorker { endpoints.webhooks }
+
   /// Answers every long poll at once (before shutdown: suspended connections must resume).
   public func finishWaits() { endpoints.waits.finishAll() }
 }
@@ -118,17 +124,26 @@ final class Endpoints: Sendable {
   let attributionBudget: TimeInterval
   /// Verifies Apple-signed transactions and notifications.
   let appStoreVerifier: SignedDataVerifier
+  /// Seals webhook signing secrets.
+  let secrets: SecretBox?
+  /// Delivers the webhook outbox.
+  let webhooks: WebhookWorker
 
   init(
     store: any Store, time: any TimeSource, logger: Logger, defaultMaxAge: Int, apple: any AppleAdsResolving,
-    attributionPolicy: AttributionPolicy, attributionBudget: TimeInterval, appStoreVerifier: SignedDataVerifier
+    attributionPolicy: AttributionPolicy, attributionBudget: TimeInterval, appStoreVerifier: SignedDataVerifier,
+    secrets: SecretBox?, webhookSender: any WebhookSending
   ) {
     self.store = store
     self.appStoreVerifier = appStoreVerifier
+    self.secrets = secrets
     self.time = time
     self.logger = logger
     let configs = ConfigCache(store: store)
     self.configs = configs
+    webhooks = WebhookWorker(
+      store: store, time: time, logger: logger, secrets: secrets, sender: webhookSender,
+      webhooks: { appId in (try? configs.entry(appId: appId))??.config.webhooks ?? [] })
     self.auth = Authenticator(store: store)
     self.defaultMaxAge = defaultMaxAge
     self.attributionBudget = attributionBudget
@@ -137,6 +152,7 @@ final class Endpoints: Sendable {
     attribution = AttributionWorker(
       store: store, apple: apple, time: time, logger: logger, policy: attributionPolicy,
       allowsTestAttribution: { appId in (try? configs.entry(appId: appId))??.config.allowTestAttribution ?? false },
+      webhooks: { appId in (try? configs.entry(appId: appId))??.config.webhooks ?? [] },
       onChange: { profile, appId in waits.changed(.init(appId: appId, profileId: profile.id)) })
   }
 

@@ -216,6 +216,36 @@ enum Migrations {
       PRIMARY KEY (app_id, day, campaign_id, ad_group_id, keyword_id, currency)
     );
     """,
+    """
+    CREATE TABLE webhook_secrets (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      webhook_id TEXT NOT NULL,
+      sealed TEXT NOT NULL,
+      created_at REAL NOT NULL,
+      PRIMARY KEY (app_id, webhook_id)
+    );
+    CREATE TABLE webhook_deliveries (
+      seq INTEGER PRIMARY KEY,
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      event_id TEXT NOT NULL,
+      webhook_id TEXT NOT NULL,
+      profile_id TEXT NOT NULL,
+      event_type TEXT NOT NULL,
+      body TEXT NOT NULL,
+      status TEXT NOT NULL DEFAULT 'pending',
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at REAL NOT NULL,
+      lease_until REAL NOT NULL DEFAULT 0,
+      deadline REAL NOT NULL,
+      last_status INTEGER,
+      last_error TEXT,
+      created_at REAL NOT NULL,
+      delivered_at REAL,
+      UNIQUE (app_id, webhook_id, event_id)
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
+    CREATE INDEX webhook_deliveries_order ON webhook_deliveries(app_id, webhook_id, profile_id, seq);
+    """,
   ]
 
   /// PostgreSQL's schema: the same tables and indexes, in PostgreSQL's types.
@@ -430,6 +460,36 @@ enum Migrations {
       gross BIGINT NOT NULL DEFAULT 0,
       PRIMARY KEY (app_id, day, campaign_id, ad_group_id, keyword_id, currency)
     );
+    """,
+    """
+    CREATE TABLE webhook_secrets (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      webhook_id TEXT NOT NULL,
+      sealed TEXT NOT NULL,
+      created_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, webhook_id)
+    );
+    CREATE TABLE webhook_deliveries (
+      seq BIGSERIAL PRIMARY KEY,
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      event_id TEXT NOT NULL,
+      webhook_id TEXT NOT NULL,
+      profile_id TEXT NOT NULL,
+      event_type TEXT NOT NULL,
+      body TEXT NOT NULL,
+      status TEXT NOT NULL DEFAULT 'pending',
+      attempts BIGINT NOT NULL DEFAULT 0,
+      next_attempt_at DOUBLE PRECISION NOT NULL,
+      lease_until DOUBLE PRECISION NOT NULL DEFAULT 0,
+      deadline DOUBLE PRECISION NOT NULL,
+      last_status BIGINT,
+      last_error TEXT,
+      created_at DOUBLE PRECISION NOT NULL,
+      delivered_at DOUBLE PRECISION,
+      UNIQUE (app_id, webhook_id, event_id)
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
+    CREATE INDEX webhook_deliveries_order ON webhook_deliveries(app_id, webhook_id, profile_id, seq);
     """,
   ]
 }

@@ -12,6 +12,7 @@ public final class PostgresStore: RelationalStore {
   let dialect = SQLDialect(
     lockRow: " FOR UPDATE",
     relaxTransaction: "SET LOCAL synchronous_commit TO OFF",
+    skipLocked: " FOR UPDATE SKIP LOCKED",
     claimJobs: """
       UPDATE attribution_jobs SET next_attempt_at = ?
       WHERE (app_id, profile_id, token_hash) IN (

@@ -29,9 +29,10 @@ extension RelationalStore {
           }
         }
         var originals: [String] = []
+        var events: [PendingWebhookEvent] = []
         for stored in facts.transactions {
           let profileId = try Self.purchaser(db, appId: appId, stored.payload, claimant: facts.claimant)
-          try upsert(db, appId: appId, stored, profileId: profileId, at: at)
+          events += try upsert(db, appId: appId, stored, profileId: profileId, at: at)
           if !originals.contains(stored.payload.originalTransactionId) {
             originals.append(stored.payload.originalTransactionId)
           }
@@ -87,10 +88,12 @@ extension RelationalStore {
         }
         if let claimant = facts.claimant { affected.insert(claimant) }
         for profileId in affected.sorted() {
-          if let changed = try rederive(db, appId: appId, profileId: profileId, at: at, derive: derive) {
+          if let (before, changed) = try rederive(db, appId: appId, profileId: profileId, at: at, derive: derive) {
             outcome.changed.append(changed)
+            events += WebhookData.changes(profileId: profileId, from: before, to: changed.purchases)
           }
         }
+        try Self.enqueueWebhookEvents(db, appId: appId, events, to: facts.webhooks, at: at)
         if let claimant = facts.claimant {
           outcome.claimant =
             try outcome.changed.first { $0.id == claimant } ?? Self.profile(db, appId: appId, id: claimant)
@@ -101,10 +104,17 @@ extension RelationalStore {
   }
 
   public func rederivePurchases(
-    appId: Int64, profileId: String, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
+    appId: Int64, profileId: String, at: Date, webhooks: [WebhookConfig], derive: (PurchaseHistory) -> ProfilePurchases
   ) throws -> ProfileRecord? {
     try with { db in
-      try db.transaction { try rederive(db, appId: appId, profileId: profileId, at: at, derive: derive) }
+      try db.transaction {
+        guard let (before, changed) = try rederive(db, appId: appId, profileId: profileId, at: at, derive: derive)
+        else { return nil }
+        try Self.enqueueWebhookEvents(
+          db, appId: appId, WebhookData.changes(profileId: profileId, from: before, to: changed.purchases),
+          to: webhooks, at: at)
+        return changed
+      }
     }
   }
 
@@ -128,7 +138,7 @@ extension RelationalStore {
   /// saves them, with a new version, when they changed.
   private func rederive(
     _ db: any SQLConnection, appId: Int64, profileId: String, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
-  ) throws -> ProfileRecord? {
+  ) throws -> (before: ProfilePurchases, after: ProfileRecord)? {
     guard var profile = try Self.profile(db, appId: appId, id: profileId, lock: dialect.lockRow) else { return nil }
     let key: [SQLValue] = [.integer(appId), .text(profileId)]
     let decoder = WireCoding.decoder
@@ -148,18 +158,20 @@ extension RelationalStore {
     ).map { try decoder.decode(NotificationFact.self, from: $0[0].data ?? Data()) }
     let purchases = derive(PurchaseHistory(transactions: transactions, notifications: notifications))
     guard purchases != profile.purchases else { return nil }
+    let before = profile.purchases
     profile.purchases = purchases
     profile.version += 1
     profile.updatedAt = at
     try Self.save(db, appId: appId, profile)
-    return profile
+    return (before, profile)
   }
 
   /// One row per transaction id: a newer signed version (a refund, an upgrade mark) replaces
   /// it. Credit for the purchase is decided when it is first stored; the rollups follow.
+  @discardableResult
   private func upsert(
     _ db: any SQLConnection, appId: Int64, _ stored: StoredTransaction, profileId: String?, at: Date
-  ) throws {
+  ) throws -> [PendingWebhookEvent] {
     let payload = stored.payload
     let signedAt = Double(payload.signedDate) / 1000
     let credit = try Self.attribution(db, appId: appId, stored, profileId: profileId)
@@ -181,7 +193,20 @@ extension RelationalStore {
       ])
     if db.changes == 1 {
       try Self.rollTransaction(db, appId: appId, old: nil, new: payload, credit)
-      return
+      let type: WebhookEventType =
+        payload.type != TransactionPayload.autoRenewable
+        ? .nonSubscriptionPurchased
+        : !payload.isPurchase ? .subscriptionRenewed : payload.isFreeTrial ? .trialStarted : .subscriptionStarted
+      var events = [
+        PendingWebhookEvent(
+          type: type, profileId: credit.profileId ?? "", data: WebhookData.transaction(payload, credit: credit))
+      ]
+      if payload.revocationDate != nil {
+        events.append(
+          .init(
+            type: .refund, profileId: credit.profileId ?? "", data: WebhookData.transaction(payload, credit: credit)))
+      }
+      return events
     }
     guard
       let existing = try db.query(
@@ -190,6 +215,7 @@ extension RelationalStore {
         [.integer(appId), .text(payload.transactionId)]
       ).first
     else { throw StoreError.database("transaction \(payload.transactionId) vanished inside its transaction") }
+    var events: [PendingWebhookEvent] = []
     if signedAt > (existing[1].double ?? 0) {
       let old = try WireCoding.decoder.decode(TransactionPayload.self, from: existing[0].data ?? Data())
       try db.query(
@@ -199,6 +225,11 @@ extension RelationalStore {
         placementId: existing[2].string ?? "", audienceId: existing[3].string ?? "",
         variationId: existing[4].string ?? "", profileId: existing[5].string)
       try Self.rollTransaction(db, appId: appId, old: old, new: payload, stored)
+      if old.revocationDate == nil, payload.revocationDate != nil {
+        events.append(
+          .init(
+            type: .refund, profileId: stored.profileId ?? "", data: WebhookData.transaction(payload, credit: stored)))
+      }
     }
     if existing[6].string == nil, let variation = stored.variationId {
       // The SDK names the variation; a notification that came first could not.
@@ -206,6 +237,7 @@ extension RelationalStore {
         "UPDATE app_store_transactions SET variation_id = ? WHERE app_id = ? AND transaction_id = ?",
         [.text(variation), .integer(appId), .text(payload.transactionId)])
     }
+    return events
   }
 
   /// The profile a transaction belongs to: the one sending it, else its subscription's owner,

@@ -17,6 +17,8 @@ struct SQLDialect: Sendable {
   let lockRow: String
   /// Run first in a transaction whose commit need not wait for the disk.
   let relaxTransaction: String?
+  /// Appended to a claiming subquery so concurrent workers skip each other's rows.
+  let skipLocked: String
   /// Claims due attribution jobs: parameters (lease end, now, limit); returns job columns.
   let claimJobs: String
 }
@@ -330,9 +332,9 @@ extension RelationalStore {
     }
   }
 
-  public func finishAttribution(_ job: AttributionJob, _ outcome: AttributionOutcome, at: Date) throws
-    -> ProfileRecord?
-  {
+  public func finishAttribution(
+    _ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig]
+  ) throws -> ProfileRecord? {
     try with { db in
       try db.transaction { () throws -> ProfileRecord? in
         let key: [SQLValue] = [.integer(job.appId), .text(job.profileId), .text(job.tokenHash)]
@@ -379,7 +381,13 @@ extension RelationalStore {
           profile.version += 1
           profile.updatedAt = at
           try Self.save(db, appId: job.appId, profile)
-          if status == .applied { try Self.rollAppleAdsInstall(db, appId: job.appId, profile) }
+          if status == .applied, let payload {
+            try Self.rollAppleAdsInstall(db, appId: job.appId, profile)
+            let data = JSONValue.object(["source": .string(appleAdsSource), "apple_ads": WebhookData.json(payload)])
+            try Self.enqueueWebhookEvents(
+              db, appId: job.appId, [.init(type: .attributionApplied, profileId: profile.id, data: data)], to: webhooks,
+              at: at)
+          }
           return profile
         }
       }

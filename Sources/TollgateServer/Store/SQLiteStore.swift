@@ -9,6 +9,7 @@ public final class SQLiteStore: RelationalStore {
   let dialect = SQLDialect(
     lockRow: "",
     relaxTransaction: nil,
+    skipLocked: "",
     claimJobs: """
       UPDATE attribution_jobs SET next_attempt_at = ?
       WHERE rowid IN (SELECT rowid FROM attribution_jobs WHERE status = 'pending' AND next_attempt_at <= ?

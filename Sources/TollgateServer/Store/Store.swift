@@ -254,7 +254,8 @@ public protocol Store: Sendable {
   func claimAttributionJobs(now: Date, lease: TimeInterval, limit: Int) throws -> [AttributionJob]
   /// Stores the worker's decision; a final `applied` adds the source to the profile (and
   /// bumps its version) in the same transaction. Returns the profile when it changed.
-  func finishAttribution(_ job: AttributionJob, _ outcome: AttributionOutcome, at: Date) throws -> ProfileRecord?
+  func finishAttribution(_ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig])
+    throws -> ProfileRecord?
   /// Pending jobs.
   func attributionQueueDepth() throws -> Int
 
@@ -270,8 +271,9 @@ public protocol Store: Sendable {
     appId: Int64, _ facts: AppStoreFacts, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
   ) throws -> AppStoreFactsOutcome
   /// Re-derives one profile's purchases (an expiry came due); returns it when it changed.
-  func rederivePurchases(appId: Int64, profileId: String, at: Date, derive: (PurchaseHistory) -> ProfilePurchases)
-    throws -> ProfileRecord?
+  func rederivePurchases(
+    appId: Int64, profileId: String, at: Date, webhooks: [WebhookConfig], derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> ProfileRecord?
   /// A profile's stored transactions, newest first (admin lookups).
   func transactions(appId: Int64, profileId: String) throws -> [StoredTransaction]
 
@@ -286,6 +288,24 @@ public protocol Store: Sendable {
   func rollupSnapshot(appId: Int64) throws -> [String]
   /// Recomputes the app's rollups from raw rows, in one transaction.
   func rebuildRollups(appId: Int64) throws
+
+  /// Creates signing secrets for the webhooks that have none; returns the new ones in clear
+  /// (shown once), sealed with `box` in the database.
+  func ensureWebhookSecrets(appId: Int64, ids: [String], box: SecretBox, at: Date) throws -> [String: String]
+  /// Replaces a webhook's secret; returns the new one in clear.
+  func rotateWebhookSecret(appId: Int64, id: String, box: SecretBox, at: Date) throws -> String
+  /// A webhook's secret in clear.
+  func webhookSecret(appId: Int64, id: String, box: SecretBox) throws -> String?
+  /// Takes up to `limit` due deliveries — for each webhook and profile only the oldest
+  /// undelivered one, so a profile's events arrive in order — and leases them for `lease`
+  /// seconds, so no other worker sends them meanwhile.
+  func claimWebhookDeliveries(now: Date, lease: TimeInterval, limit: Int) throws -> [WebhookDelivery]
+  /// Records an attempt's outcome.
+  func finishWebhookDelivery(id: Int64, _ outcome: WebhookAttemptOutcome, at: Date) throws
+  /// The app's deliveries, newest first, optionally of one status.
+  func webhookDeliveries(appId: Int64, status: String?, limit: Int) throws -> [WebhookDelivery]
+  /// Puts a delivery back in line for another 72 hours; false when there is no such delivery.
+  func redeliverWebhook(appId: Int64, id: Int64, at: Date) throws -> Bool
 
   /// Finishes pending work and releases the database.
   func close()
@@ -343,15 +363,18 @@ public struct AppStoreFacts: Sendable {
   public var claimant: String?
   /// How a claim on a subscription owned by another profile is settled.
   public var sharing: AccessLevelSharing = .transfer
+  /// The app's webhooks: the changes' events go to their outbox in the same transaction.
+  public var webhooks: [WebhookConfig] = []
 
   public init(
     transactions: [StoredTransaction] = [], notification: StoredNotification? = nil, claimant: String? = nil,
-    sharing: AccessLevelSharing = .transfer
+    sharing: AccessLevelSharing = .transfer, webhooks: [WebhookConfig] = []
   ) {
     self.transactions = transactions
     self.notification = notification
     self.claimant = claimant
     self.sharing = sharing
+    self.webhooks = webhooks
   }
 }
 

@@ -118,7 +118,8 @@ struct RollupTests {
         payload.campaignId = campaign
         payload.adGroupId = adGroup
         payload.keywordId = keyword
-        _ = try store.finishAttribution(job, .final(.applied, payload: payload, attempts: 1, error: nil), at: F.date(0))
+        _ = try store.finishAttribution(
+          job, .final(.applied, payload: payload, attempts: 1, error: nil), at: F.date(0), webhooks: [])
       case .report(let profile, let inTime):
         try store.recordFirstLaunch(appId: appId, profileId: profile, aaFlowInTime: inTime, at: F.date(0))
       }

@@ -195,7 +195,7 @@ struct SubscriptionStateTests {
     /// The profile as a read at `day` sees it (lapses by the clock are applied).
     func profile(at day: Double) throws -> ProfileRecord {
       if let changed = try store.rederivePurchases(
-        appId: appId, profileId: profileId, at: F.date(day), derive: derive(at: day))
+        appId: appId, profileId: profileId, at: F.date(day), webhooks: [], derive: derive(at: day))
       {
         return changed
       }

@@ -73,7 +73,8 @@ final class TestServer: Sendable {
   init(
     directory: URL = temporaryDirectory(), time: ManualTime = ManualTime(), maxBodyBytes: Int = 64 * 1024,
     sandbox: AppleAdsSandbox = AppleAdsSandbox(), attributionBudget: TimeInterval = 0.3,
-    store givenStore: (any Store)? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier()
+    store givenStore: (any Store)? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
+    webhookSender: any WebhookSending = URLSessionWebhookSender()
   ) throws {
     self.sandbox = sandbox
     self.directory = directory
@@ -93,7 +94,8 @@ final class TestServer: Sendable {
     server = Server(
       store: store, settings: settings, time: time,
       logger: Logger(level: .info) { line in log.append(line) }, apple: AppleAdsClient(url: appleURL),
-      attributionInterval: nil, attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier)
+      attributionInterval: nil, attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier,
+      secrets: try SecretBox(key: Array(repeating: 7, count: 32)), webhookSender: webhookSender, webhookInterval: nil)
     port = try server.start()
   }
 

@@ -1,0 +1,81 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs a worker's pass on a timer and whenever `kick()` asks, never two at once: a pass
+/// repeats while it found work, and a kick during a pass runs one more.
+final class BackgroundPasses: Sendable {
+  private struct State {
+    var timer: (any DispatchSourceTimer)?
+    var running = false
+    var again = false
+  }
+
+  private let pass = Mutex<(@Sendable () async -> Int)?>(nil)
+  private let state = Mutex(State())
+  /// Entered while a pass runs, so `stop()` can let it store its outcomes.
+  private let passes = DispatchGroup()
+
+  init() {}
+
+  /// The pass (bound once its owner exists); it returns how much it handled, 0 ends the round.
+  func bind(_ pass: @escaping @Sendable () async -> Int) { self.pass.withLock { $0 = pass } }
+
+  /// Starts passes every `interval` seconds.
+  func start(interval: TimeInterval) {
+    state.withLock { state in
+      let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+      timer.schedule(deadline: .now() + interval, repeating: interval)
+      timer.setEventHandler { [self] in kick() }
+      timer.resume()
+      state.timer = timer
+    }
+  }
+
+  /// Runs a pass now; passes never overlap.
+  func kick() {
+    let start = state.withLock { state -> Bool in
+      if state.running {
+        state.again = true
+        return false
+      }
+      state.running = true
+      return true
+    }
+    guard start else { return }
+    guard let pass = pass.withLock({ $0 }) else {
+      state.withLock { $0.running = false }
+      return
+    }
+    passes.enter()
+    Task {
+      defer { passes.leave() }
+      while true {
+        while await pass() > 0 {}
+        let again = state.withLock { state -> Bool in
+          if state.again {
+            state.again = false
+            return true
+          }
+          state.running = false
+          return false
+        }
+        if !again { break }
+      }
+    }
+  }
+
+  /// Waits (up to `timeout` seconds) until no pass started by `kick()` is running.
+  func waitUntilIdle(timeout: TimeInterval = 10) {
+    _ = passes.wait(timeout: .now() + timeout)
+  }
+
+  /// Stops the timer and waits (up to 10 s) for a running pass.
+  func stop() {
+    state.withLock { state in
+      state.timer?.cancel()
+      state.timer = nil
+    }
+    waitUntilIdle()
+  }
+}
