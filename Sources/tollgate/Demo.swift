@@ -14,7 +14,17 @@ enum Demo {
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try SQLiteStore(path: directory.appendingPathComponent("tollgate.sqlite").path)
     let keys = try KeyIssuer(store: store).issue(appName: "demo")
-    _ = try ConfigImporter(store: store).apply(Data(contentsOf: URL(fileURLWithPath: configPath)), appId: keys.app.id)
+    // The app's backend listens for webhooks; the configuration points one at it.
+    let receiver = try DemoWebhookReceiver()
+    defer { receiver.stop() }
+    var document =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: configPath))) as? [String: Any]
+      ?? [:]
+    document["webhooks"] = [["id": "backend", "url": receiver.url.absoluteString, "events": ["*"]]]
+    let secrets = try SecretBox(key: Digest.randomBytes(32))
+    let (_, created) = try ConfigImporter(store: store, secrets: secrets).applyReturningSecrets(
+      JSONSerialization.data(withJSONObject: document), appId: keys.app.id)
+    receiver.trust(created["backend"] ?? "")
     let fallbackFile = directory.appendingPathComponent("fallback.json")
     try FallbackExport(store: store).fallbackFile(appId: keys.app.id)!.write(to: fallbackFile)
 
@@ -26,7 +36,8 @@ enum Demo {
     let signer = try StoreKitSigner(appleNames: false)
     let server = Server(
       store: store, settings: settings, logger: Logger(level: .error), apple: AppleAdsClient(url: appleURL),
-      attributionInterval: 0.1, appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)))
+      attributionInterval: 0.1, appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)),
+      secrets: secrets)
     let port = try server.start()
     defer {
       server.stop()
@@ -66,6 +77,16 @@ enum Demo {
     say("\n$ tollgate report placement onboarding --app demo\n" + Reports.table(report))
     let campaigns = try await revenue.admin("/v1/admin/stats/apple-ads?by=keyword", as: AppleAdsReport.self)
     say("\n$ tollgate report apple-ads --app demo --by keyword\n" + Reports.appleAdsTable(campaigns))
+
+    while await server.service.webhooks.processDue() > 0 {}
+    let events = receiver.events
+    let counts = Dictionary(grouping: events, by: \.type).map { "\($0.key) \($0.value.count)" }.sorted()
+    say(
+      "\nWebhooks delivered to the app's backend at \(receiver.url): \(events.count) events, "
+        + "\(events.filter(\.valid).count) with a valid Tollgate-Signature (\(counts.joined(separator: ", ")))")
+    if let sample = events.first(where: { $0.type == "subscription_started" }) ?? events.first {
+      say("one of them:\n" + sample.body)
+    }
   }
 
   private static func scenario(_ name: String, _ configuration: AdaptyConfiguration, fallbackFile: URL? = nil)
