@@ -113,7 +113,7 @@ enum Migrations {
       linked_at REAL NOT NULL,
       PRIMARY KEY (app_id, original_transaction_id, profile_id)
     );
-    CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id);
+    CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id, original_transaction_id);
     CREATE INDEX profiles_by_customer ON profiles(app_id, customer_user_id) WHERE customer_user_id IS NOT NULL;
     """,
     """
@@ -122,6 +122,7 @@ enum Migrations {
     ALTER TABLE app_store_transactions ADD COLUMN attr_audience TEXT NOT NULL DEFAULT '';
     ALTER TABLE app_store_transactions ADD COLUMN attr_variation TEXT NOT NULL DEFAULT '';
     ALTER TABLE app_store_transactions ADD COLUMN attr_profile TEXT;
+    CREATE INDEX app_store_transactions_by_profile ON app_store_transactions(app_id, attr_profile);
     CREATE TABLE stats_daily (
       app_id INTEGER NOT NULL REFERENCES apps(id),
       placement_id TEXT NOT NULL,
@@ -358,7 +359,7 @@ enum Migrations {
       linked_at DOUBLE PRECISION NOT NULL,
       PRIMARY KEY (app_id, original_transaction_id, profile_id)
     );
-    CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id);
+    CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id, original_transaction_id);
     CREATE INDEX profiles_by_customer ON profiles(app_id, customer_user_id) WHERE customer_user_id IS NOT NULL;
     """,
     """
@@ -367,6 +368,7 @@ enum Migrations {
     ALTER TABLE app_store_transactions ADD COLUMN attr_audience TEXT NOT NULL DEFAULT '';
     ALTER TABLE app_store_transactions ADD COLUMN attr_variation TEXT NOT NULL DEFAULT '';
     ALTER TABLE app_store_transactions ADD COLUMN attr_profile TEXT;
+    CREATE INDEX app_store_transactions_by_profile ON app_store_transactions(app_id, attr_profile);
     CREATE TABLE stats_daily (
       app_id BIGINT NOT NULL REFERENCES apps(id),
       placement_id TEXT NOT NULL,

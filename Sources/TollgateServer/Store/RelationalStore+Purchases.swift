@@ -122,10 +122,9 @@ extension RelationalStore {
     try with { db in
       try db.query(
         """
-        SELECT t.payload, t.jws, t.variation_id FROM app_store_transactions t
-        JOIN app_store_owners o ON o.app_id = t.app_id AND o.original_transaction_id = t.original_transaction_id
-        WHERE o.app_id = ? AND o.profile_id = ? ORDER BY t.signed_at DESC
-        """, [.integer(appId), .text(profileId)]
+        SELECT payload, jws, variation_id FROM app_store_transactions WHERE app_id = ? AND original_transaction_id IN
+        (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?) ORDER BY signed_at DESC
+        """, [.integer(appId), .integer(appId), .text(profileId)]
       ).map { row in
         StoredTransaction(
           payload: try WireCoding.decoder.decode(TransactionPayload.self, from: row[0].data ?? Data()),
@@ -144,17 +143,15 @@ extension RelationalStore {
     let decoder = WireCoding.decoder
     let transactions = try db.query(
       """
-      SELECT t.payload FROM app_store_transactions t
-      JOIN app_store_owners o ON o.app_id = t.app_id AND o.original_transaction_id = t.original_transaction_id
-      WHERE o.app_id = ? AND o.profile_id = ?
-      """, key
+      SELECT payload FROM app_store_transactions WHERE app_id = ? AND original_transaction_id IN
+      (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?)
+      """, [key[0]] + key
     ).map { try decoder.decode(TransactionPayload.self, from: $0[0].data ?? Data()) }
     let notifications = try db.query(
       """
-      SELECT n.fact FROM app_store_notifications n
-      JOIN app_store_owners o ON o.app_id = n.app_id AND o.original_transaction_id = n.original_transaction_id
-      WHERE o.app_id = ? AND o.profile_id = ?
-      """, key
+      SELECT fact FROM app_store_notifications WHERE app_id = ? AND original_transaction_id IN
+      (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?)
+      """, [key[0]] + key
     ).map { try decoder.decode(NotificationFact.self, from: $0[0].data ?? Data()) }
     let purchases = derive(PurchaseHistory(transactions: transactions, notifications: notifications))
     guard purchases != profile.purchases else { return nil }
