@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 import TollgateAPI
@@ -210,14 +211,20 @@ extension EndToEndTests {
     let output = Pipe()
     child.standardOutput = output
     try child.run()
-    var log = ""
-    while !log.contains("server-has-it") {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      log += String(decoding: chunk, as: UTF8.self)
+    // Blocking reads happen on a Dispatch thread, not a Swift concurrency one.
+    let log = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+      DispatchQueue.global().async {
+        var log = ""
+        while !log.contains("server-has-it") {
+          let chunk = output.fileHandleForReading.availableData
+          if chunk.isEmpty { break }
+          log += String(decoding: chunk, as: UTF8.self)
+        }
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        continuation.resume(returning: log)
+      }
     }
-    kill(child.processIdentifier, SIGKILL)
-    child.waitUntilExit()
     #expect(log.contains("server-has-it 200"), "\(log)")
     #expect(child.terminationReason == .uncaughtSignal)
 

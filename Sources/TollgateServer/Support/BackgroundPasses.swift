@@ -48,7 +48,9 @@ final class BackgroundPasses: Sendable {
       return
     }
     passes.enter()
-    Task {
+    // On Dispatch threads of its own, not Swift's cooperative pool (as wide as the machine's
+    // cores): a caller that blocks on `stop()` can never starve the pass it waits for.
+    Task(executorPreference: DispatchTaskExecutor.shared) { [self] in
       defer { passes.leave() }
       while true {
         while await pass() > 0 {}
@@ -77,5 +79,16 @@ final class BackgroundPasses: Sendable {
       state.timer = nil
     }
     waitUntilIdle()
+  }
+}
+
+/// Runs tasks on a concurrent Dispatch queue instead of the cooperative pool.
+final class DispatchTaskExecutor: TaskExecutor {
+  static let shared = DispatchTaskExecutor()
+  private let queue = DispatchQueue(label: "tollgate.workers", qos: .utility, attributes: .concurrent)
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
   }
 }
