@@ -2,115 +2,197 @@
 /// the missing ones in order, each in its own transaction. Steps are never edited once
 /// released: a change is a new step.
 enum Migrations {
-  static let sqlite: [String] = [
-    """
-    CREATE TABLE apps (
-      id INTEGER PRIMARY KEY,
-      name TEXT NOT NULL UNIQUE,
-      revision INTEGER NOT NULL DEFAULT 0,
-      created_at REAL NOT NULL
-    );
-    CREATE TABLE api_keys (
-      hash TEXT PRIMARY KEY,
-      app_id INTEGER NOT NULL REFERENCES apps(id),
-      kind TEXT NOT NULL CHECK (kind IN ('public', 'secret')),
-      created_at REAL NOT NULL
-    );
-    CREATE TABLE configs (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
-      revision INTEGER NOT NULL,
-      document BLOB NOT NULL,
-      applied_at REAL NOT NULL,
-      PRIMARY KEY (app_id, revision)
-    );
-    CREATE TABLE profiles (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
-      id TEXT NOT NULL,
-      version INTEGER NOT NULL,
-      customer_user_id TEXT,
-      install TEXT NOT NULL,
-      custom_attributes TEXT NOT NULL,
-      applied_sources TEXT NOT NULL,
-      created_at REAL NOT NULL,
-      updated_at REAL NOT NULL,
-      PRIMARY KEY (app_id, id)
-    );
-    CREATE TABLE assignments (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
-      profile_id TEXT NOT NULL,
-      placement_id TEXT NOT NULL,
-      audience_id TEXT NOT NULL,
-      variation_id TEXT NOT NULL,
-      assigned_at REAL NOT NULL,
-      PRIMARY KEY (app_id, profile_id, placement_id, audience_id)
-    );
-    CREATE TABLE events (
-      seq INTEGER PRIMARY KEY,
-      app_id INTEGER NOT NULL REFERENCES apps(id),
-      event_id TEXT,
-      profile_id TEXT NOT NULL,
-      placement_id TEXT NOT NULL,
-      audience_id TEXT NOT NULL,
-      variation_id TEXT NOT NULL,
-      flow_id TEXT NOT NULL,
-      received_at REAL NOT NULL
-    );
-    CREATE UNIQUE INDEX events_dedupe ON events(app_id, event_id) WHERE event_id IS NOT NULL;
-    CREATE INDEX events_by_placement ON events(app_id, placement_id);
-    """,
-    """
-    ALTER TABLE profiles ADD COLUMN attribution TEXT NOT NULL DEFAULT '{"status":{}}';
-    CREATE TABLE attribution_jobs (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
-      profile_id TEXT NOT NULL,
-      token_hash TEXT NOT NULL,
-      token TEXT NOT NULL,
-      status TEXT NOT NULL,
-      attempts INTEGER NOT NULL DEFAULT 0,
-      not_found INTEGER NOT NULL DEFAULT 0,
-      next_attempt_at REAL NOT NULL,
-      last_error TEXT,
-      created_at REAL NOT NULL,
-      updated_at REAL NOT NULL,
-      PRIMARY KEY (app_id, profile_id, token_hash)
-    );
-    CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
-    """,
+  static let sqlite: [String] =
+    [
+      """
+      CREATE TABLE apps (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        revision INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL
+      );
+      CREATE TABLE api_keys (
+        hash TEXT PRIMARY KEY,
+        app_id INTEGER NOT NULL REFERENCES apps(id),
+        kind TEXT NOT NULL CHECK (kind IN ('public', 'secret')),
+        created_at REAL NOT NULL
+      );
+      CREATE TABLE configs (
+        app_id INTEGER NOT NULL REFERENCES apps(id),
+        revision INTEGER NOT NULL,
+        document BLOB NOT NULL,
+        applied_at REAL NOT NULL,
+        PRIMARY KEY (app_id, revision)
+      );
+      CREATE TABLE profiles (
+        app_id INTEGER NOT NULL REFERENCES apps(id),
+        id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        customer_user_id TEXT,
+        install TEXT NOT NULL,
+        custom_attributes TEXT NOT NULL,
+        applied_sources TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (app_id, id)
+      );
+      CREATE TABLE assignments (
+        app_id INTEGER NOT NULL REFERENCES apps(id),
+        profile_id TEXT NOT NULL,
+        placement_id TEXT NOT NULL,
+        audience_id TEXT NOT NULL,
+        variation_id TEXT NOT NULL,
+        assigned_at REAL NOT NULL,
+        PRIMARY KEY (app_id, profile_id, placement_id, audience_id)
+      );
+      CREATE TABLE events (
+        seq INTEGER PRIMARY KEY,
+        app_id INTEGER NOT NULL REFERENCES apps(id),
+        event_id TEXT,
+        profile_id TEXT NOT NULL,
+        placement_id TEXT NOT NULL,
+        audience_id TEXT NOT NULL,
+        variation_id TEXT NOT NULL,
+        flow_id TEXT NOT NULL,
+        received_at REAL NOT NULL
+      );
+      CREATE UNIQUE INDEX events_dedupe ON events(app_id, event_id) WHERE event_id IS NOT NULL;
+      CREATE INDEX events_by_placement ON events(app_id, placement_id);
+      """,
+      """
+      ALTER TABLE profiles ADD COLUMN attribution TEXT NOT NULL DEFAULT '{"status":{}}';
+      CREATE TABLE attribution_jobs (
+        app_id INTEGER NOT NULL REFERENCES apps(id),
+        profile_id TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        token TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        not_found INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at REAL NOT NULL,
+        last_error TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (app_id, profile_id, token_hash)
+      );
+      CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
+      """,
+    ] + later.map { sqliteTypes($0) }
+
+  /// PostgreSQL's schema: the same tables and indexes, in PostgreSQL's types.
+  static let postgres: [String] =
+    [
+      """
+      CREATE TABLE apps (
+        id BIGSERIAL PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        revision BIGINT NOT NULL DEFAULT 0,
+        created_at DOUBLE PRECISION NOT NULL
+      );
+      CREATE TABLE api_keys (
+        hash TEXT PRIMARY KEY,
+        app_id BIGINT NOT NULL REFERENCES apps(id),
+        kind TEXT NOT NULL CHECK (kind IN ('public', 'secret')),
+        created_at DOUBLE PRECISION NOT NULL
+      );
+      CREATE TABLE configs (
+        app_id BIGINT NOT NULL REFERENCES apps(id),
+        revision BIGINT NOT NULL,
+        document TEXT NOT NULL,
+        applied_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (app_id, revision)
+      );
+      CREATE TABLE profiles (
+        app_id BIGINT NOT NULL REFERENCES apps(id),
+        id TEXT NOT NULL,
+        version BIGINT NOT NULL,
+        customer_user_id TEXT,
+        install TEXT NOT NULL,
+        custom_attributes TEXT NOT NULL,
+        applied_sources TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL,
+        attribution TEXT NOT NULL DEFAULT '{"status":{}}',
+        PRIMARY KEY (app_id, id)
+      );
+      CREATE TABLE assignments (
+        app_id BIGINT NOT NULL REFERENCES apps(id),
+        profile_id TEXT NOT NULL,
+        placement_id TEXT NOT NULL,
+        audience_id TEXT NOT NULL,
+        variation_id TEXT NOT NULL,
+        assigned_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (app_id, profile_id, placement_id, audience_id)
+      );
+      CREATE TABLE events (
+        seq BIGSERIAL PRIMARY KEY,
+        app_id BIGINT NOT NULL REFERENCES apps(id),
+        event_id TEXT,
+        profile_id TEXT NOT NULL,
+        placement_id TEXT NOT NULL,
+        audience_id TEXT NOT NULL,
+        variation_id TEXT NOT NULL,
+        flow_id TEXT NOT NULL,
+        received_at DOUBLE PRECISION NOT NULL
+      );
+      CREATE UNIQUE INDEX events_dedupe ON events(app_id, event_id) WHERE event_id IS NOT NULL;
+      CREATE INDEX events_by_placement ON events(app_id, placement_id);
+      CREATE TABLE attribution_jobs (
+        app_id BIGINT NOT NULL REFERENCES apps(id),
+        profile_id TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        token TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts BIGINT NOT NULL DEFAULT 0,
+        not_found BIGINT NOT NULL DEFAULT 0,
+        next_attempt_at DOUBLE PRECISION NOT NULL,
+        last_error TEXT,
+        created_at DOUBLE PRECISION NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (app_id, profile_id, token_hash)
+      );
+      CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
+      """
+    ] + later.map { postgresTypes($0) }
+
+  /// Steps written once for both engines: `{INT}`, `{REAL}` and `{SERIAL}` (an
+  /// auto-numbered primary key) stand for each engine's types.
+  static let later: [String] = [
     """
     ALTER TABLE profiles ADD COLUMN purchases TEXT NOT NULL DEFAULT '{}';
     CREATE TABLE app_store_transactions (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
       transaction_id TEXT NOT NULL,
       original_transaction_id TEXT NOT NULL,
       product_id TEXT NOT NULL,
       app_account_token TEXT,
-      signed_at REAL NOT NULL,
+      signed_at {REAL} NOT NULL,
       variation_id TEXT,
       payload TEXT NOT NULL,
       jws TEXT NOT NULL,
-      received_at REAL NOT NULL,
+      received_at {REAL} NOT NULL,
       PRIMARY KEY (app_id, transaction_id)
     );
     CREATE INDEX app_store_transactions_by_original ON app_store_transactions(app_id, original_transaction_id);
     CREATE TABLE app_store_notifications (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
       notification_uuid TEXT NOT NULL,
       notification_type TEXT NOT NULL,
       subtype TEXT,
       original_transaction_id TEXT,
-      signed_at REAL NOT NULL,
+      signed_at {REAL} NOT NULL,
       fact TEXT NOT NULL,
       payload TEXT NOT NULL,
       jws TEXT NOT NULL,
-      received_at REAL NOT NULL,
+      received_at {REAL} NOT NULL,
       PRIMARY KEY (app_id, notification_uuid)
     );
     CREATE INDEX app_store_notifications_by_original ON app_store_notifications(app_id, original_transaction_id);
     CREATE TABLE app_store_owners (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
       original_transaction_id TEXT NOT NULL,
       profile_id TEXT NOT NULL,
-      linked_at REAL NOT NULL,
+      linked_at {REAL} NOT NULL,
       PRIMARY KEY (app_id, original_transaction_id, profile_id)
     );
     CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id, original_transaction_id);
@@ -124,124 +206,124 @@ enum Migrations {
     ALTER TABLE app_store_transactions ADD COLUMN attr_profile TEXT;
     CREATE INDEX app_store_transactions_by_profile ON app_store_transactions(app_id, attr_profile);
     CREATE TABLE stats_daily (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
       placement_id TEXT NOT NULL,
       audience_id TEXT NOT NULL,
       variation_id TEXT NOT NULL,
-      day INTEGER NOT NULL,
-      impressions INTEGER NOT NULL DEFAULT 0,
-      viewers INTEGER NOT NULL DEFAULT 0,
-      purchasers INTEGER NOT NULL DEFAULT 0,
-      trials INTEGER NOT NULL DEFAULT 0,
-      trial_conversions INTEGER NOT NULL DEFAULT 0,
-      refunds INTEGER NOT NULL DEFAULT 0,
+      day {INT} NOT NULL,
+      impressions {INT} NOT NULL DEFAULT 0,
+      viewers {INT} NOT NULL DEFAULT 0,
+      purchasers {INT} NOT NULL DEFAULT 0,
+      trials {INT} NOT NULL DEFAULT 0,
+      trial_conversions {INT} NOT NULL DEFAULT 0,
+      refunds {INT} NOT NULL DEFAULT 0,
       PRIMARY KEY (app_id, placement_id, audience_id, variation_id, day)
     );
     CREATE TABLE stats_revenue (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
       placement_id TEXT NOT NULL,
       audience_id TEXT NOT NULL,
       variation_id TEXT NOT NULL,
-      day INTEGER NOT NULL,
+      day {INT} NOT NULL,
       currency TEXT NOT NULL,
-      gross INTEGER NOT NULL DEFAULT 0,
-      refunded INTEGER NOT NULL DEFAULT 0,
-      transactions INTEGER NOT NULL DEFAULT 0,
+      gross {INT} NOT NULL DEFAULT 0,
+      refunded {INT} NOT NULL DEFAULT 0,
+      transactions {INT} NOT NULL DEFAULT 0,
       PRIMARY KEY (app_id, placement_id, audience_id, variation_id, day, currency)
     );
     CREATE TABLE stats_viewers (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
       variation_id TEXT NOT NULL,
       profile_id TEXT NOT NULL,
       placement_id TEXT NOT NULL,
       audience_id TEXT NOT NULL,
-      first_day INTEGER NOT NULL,
+      first_day {INT} NOT NULL,
       PRIMARY KEY (app_id, variation_id, profile_id)
     );
     CREATE TABLE stats_purchasers (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
       variation_id TEXT NOT NULL,
       profile_id TEXT NOT NULL,
       placement_id TEXT NOT NULL,
       audience_id TEXT NOT NULL,
-      first_day INTEGER NOT NULL,
+      first_day {INT} NOT NULL,
       PRIMARY KEY (app_id, variation_id, profile_id)
     );
     CREATE TABLE stats_trials (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
       original_transaction_id TEXT NOT NULL,
       placement_id TEXT NOT NULL,
       audience_id TEXT NOT NULL,
       variation_id TEXT NOT NULL,
-      trial_day INTEGER,
-      converted_day INTEGER,
+      trial_day {INT},
+      converted_day {INT},
       PRIMARY KEY (app_id, original_transaction_id)
     );
     CREATE TABLE first_launch_reports (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
       profile_id TEXT NOT NULL,
-      aa_flow_in_time INTEGER NOT NULL,
-      reported_at REAL NOT NULL,
+      aa_flow_in_time {INT} NOT NULL,
+      reported_at {REAL} NOT NULL,
       PRIMARY KEY (app_id, profile_id)
     );
     CREATE TABLE stats_aa_profiles (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
       profile_id TEXT NOT NULL,
-      day INTEGER NOT NULL,
-      campaign_id INTEGER NOT NULL,
-      ad_group_id INTEGER NOT NULL,
-      keyword_id INTEGER NOT NULL,
-      flow_in_time INTEGER NOT NULL,
-      purchaser INTEGER NOT NULL,
+      day {INT} NOT NULL,
+      campaign_id {INT} NOT NULL,
+      ad_group_id {INT} NOT NULL,
+      keyword_id {INT} NOT NULL,
+      flow_in_time {INT} NOT NULL,
+      purchaser {INT} NOT NULL,
       PRIMARY KEY (app_id, profile_id)
     );
     CREATE TABLE stats_apple_ads (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
-      day INTEGER NOT NULL,
-      campaign_id INTEGER NOT NULL,
-      ad_group_id INTEGER NOT NULL,
-      keyword_id INTEGER NOT NULL,
-      installs INTEGER NOT NULL DEFAULT 0,
-      flow_in_time INTEGER NOT NULL DEFAULT 0,
-      purchasers INTEGER NOT NULL DEFAULT 0,
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      day {INT} NOT NULL,
+      campaign_id {INT} NOT NULL,
+      ad_group_id {INT} NOT NULL,
+      keyword_id {INT} NOT NULL,
+      installs {INT} NOT NULL DEFAULT 0,
+      flow_in_time {INT} NOT NULL DEFAULT 0,
+      purchasers {INT} NOT NULL DEFAULT 0,
       PRIMARY KEY (app_id, day, campaign_id, ad_group_id, keyword_id)
     );
     CREATE TABLE stats_apple_ads_revenue (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
-      day INTEGER NOT NULL,
-      campaign_id INTEGER NOT NULL,
-      ad_group_id INTEGER NOT NULL,
-      keyword_id INTEGER NOT NULL,
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      day {INT} NOT NULL,
+      campaign_id {INT} NOT NULL,
+      ad_group_id {INT} NOT NULL,
+      keyword_id {INT} NOT NULL,
       currency TEXT NOT NULL,
-      gross INTEGER NOT NULL DEFAULT 0,
+      gross {INT} NOT NULL DEFAULT 0,
       PRIMARY KEY (app_id, day, campaign_id, ad_group_id, keyword_id, currency)
     );
     """,
     """
     CREATE TABLE webhook_secrets (
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
       webhook_id TEXT NOT NULL,
       sealed TEXT NOT NULL,
-      created_at REAL NOT NULL,
+      created_at {REAL} NOT NULL,
       PRIMARY KEY (app_id, webhook_id)
     );
     CREATE TABLE webhook_deliveries (
-      seq INTEGER PRIMARY KEY,
-      app_id INTEGER NOT NULL REFERENCES apps(id),
+      seq {SERIAL},
+      app_id {INT} NOT NULL REFERENCES apps(id),
       event_id TEXT NOT NULL,
       webhook_id TEXT NOT NULL,
       profile_id TEXT NOT NULL,
       event_type TEXT NOT NULL,
       body TEXT NOT NULL,
       status TEXT NOT NULL DEFAULT 'pending',
-      attempts INTEGER NOT NULL DEFAULT 0,
-      next_attempt_at REAL NOT NULL,
-      lease_until REAL NOT NULL DEFAULT 0,
-      deadline REAL NOT NULL,
-      last_status INTEGER,
+      attempts {INT} NOT NULL DEFAULT 0,
+      next_attempt_at {REAL} NOT NULL,
+      lease_until {REAL} NOT NULL DEFAULT 0,
+      deadline {REAL} NOT NULL,
+      last_status {INT},
       last_error TEXT,
-      created_at REAL NOT NULL,
-      delivered_at REAL,
+      created_at {REAL} NOT NULL,
+      delivered_at {REAL},
       UNIQUE (app_id, webhook_id, event_id)
     );
     CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
@@ -249,249 +331,13 @@ enum Migrations {
     """,
   ]
 
-  /// PostgreSQL's schema: the same tables and indexes, in PostgreSQL's types.
-  static let postgres: [String] = [
-    """
-    CREATE TABLE apps (
-      id BIGSERIAL PRIMARY KEY,
-      name TEXT NOT NULL UNIQUE,
-      revision BIGINT NOT NULL DEFAULT 0,
-      created_at DOUBLE PRECISION NOT NULL
-    );
-    CREATE TABLE api_keys (
-      hash TEXT PRIMARY KEY,
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      kind TEXT NOT NULL CHECK (kind IN ('public', 'secret')),
-      created_at DOUBLE PRECISION NOT NULL
-    );
-    CREATE TABLE configs (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      revision BIGINT NOT NULL,
-      document TEXT NOT NULL,
-      applied_at DOUBLE PRECISION NOT NULL,
-      PRIMARY KEY (app_id, revision)
-    );
-    CREATE TABLE profiles (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      id TEXT NOT NULL,
-      version BIGINT NOT NULL,
-      customer_user_id TEXT,
-      install TEXT NOT NULL,
-      custom_attributes TEXT NOT NULL,
-      applied_sources TEXT NOT NULL,
-      created_at DOUBLE PRECISION NOT NULL,
-      updated_at DOUBLE PRECISION NOT NULL,
-      attribution TEXT NOT NULL DEFAULT '{"status":{}}',
-      PRIMARY KEY (app_id, id)
-    );
-    CREATE TABLE assignments (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      profile_id TEXT NOT NULL,
-      placement_id TEXT NOT NULL,
-      audience_id TEXT NOT NULL,
-      variation_id TEXT NOT NULL,
-      assigned_at DOUBLE PRECISION NOT NULL,
-      PRIMARY KEY (app_id, profile_id, placement_id, audience_id)
-    );
-    CREATE TABLE events (
-      seq BIGSERIAL PRIMARY KEY,
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      event_id TEXT,
-      profile_id TEXT NOT NULL,
-      placement_id TEXT NOT NULL,
-      audience_id TEXT NOT NULL,
-      variation_id TEXT NOT NULL,
-      flow_id TEXT NOT NULL,
-      received_at DOUBLE PRECISION NOT NULL
-    );
-    CREATE UNIQUE INDEX events_dedupe ON events(app_id, event_id) WHERE event_id IS NOT NULL;
-    CREATE INDEX events_by_placement ON events(app_id, placement_id);
-    CREATE TABLE attribution_jobs (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      profile_id TEXT NOT NULL,
-      token_hash TEXT NOT NULL,
-      token TEXT NOT NULL,
-      status TEXT NOT NULL,
-      attempts BIGINT NOT NULL DEFAULT 0,
-      not_found BIGINT NOT NULL DEFAULT 0,
-      next_attempt_at DOUBLE PRECISION NOT NULL,
-      last_error TEXT,
-      created_at DOUBLE PRECISION NOT NULL,
-      updated_at DOUBLE PRECISION NOT NULL,
-      PRIMARY KEY (app_id, profile_id, token_hash)
-    );
-    CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
-    """,
-    """
-    ALTER TABLE profiles ADD COLUMN purchases TEXT NOT NULL DEFAULT '{}';
-    CREATE TABLE app_store_transactions (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      transaction_id TEXT NOT NULL,
-      original_transaction_id TEXT NOT NULL,
-      product_id TEXT NOT NULL,
-      app_account_token TEXT,
-      signed_at DOUBLE PRECISION NOT NULL,
-      variation_id TEXT,
-      payload TEXT NOT NULL,
-      jws TEXT NOT NULL,
-      received_at DOUBLE PRECISION NOT NULL,
-      PRIMARY KEY (app_id, transaction_id)
-    );
-    CREATE INDEX app_store_transactions_by_original ON app_store_transactions(app_id, original_transaction_id);
-    CREATE TABLE app_store_notifications (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      notification_uuid TEXT NOT NULL,
-      notification_type TEXT NOT NULL,
-      subtype TEXT,
-      original_transaction_id TEXT,
-      signed_at DOUBLE PRECISION NOT NULL,
-      fact TEXT NOT NULL,
-      payload TEXT NOT NULL,
-      jws TEXT NOT NULL,
-      received_at DOUBLE PRECISION NOT NULL,
-      PRIMARY KEY (app_id, notification_uuid)
-    );
-    CREATE INDEX app_store_notifications_by_original ON app_store_notifications(app_id, original_transaction_id);
-    CREATE TABLE app_store_owners (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      original_transaction_id TEXT NOT NULL,
-      profile_id TEXT NOT NULL,
-      linked_at DOUBLE PRECISION NOT NULL,
-      PRIMARY KEY (app_id, original_transaction_id, profile_id)
-    );
-    CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id, original_transaction_id);
-    CREATE INDEX profiles_by_customer ON profiles(app_id, customer_user_id) WHERE customer_user_id IS NOT NULL;
-    """,
-    """
-    CREATE INDEX events_by_profile ON events(app_id, profile_id, received_at);
-    ALTER TABLE app_store_transactions ADD COLUMN attr_placement TEXT NOT NULL DEFAULT '';
-    ALTER TABLE app_store_transactions ADD COLUMN attr_audience TEXT NOT NULL DEFAULT '';
-    ALTER TABLE app_store_transactions ADD COLUMN attr_variation TEXT NOT NULL DEFAULT '';
-    ALTER TABLE app_store_transactions ADD COLUMN attr_profile TEXT;
-    CREATE INDEX app_store_transactions_by_profile ON app_store_transactions(app_id, attr_profile);
-    CREATE TABLE stats_daily (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      placement_id TEXT NOT NULL,
-      audience_id TEXT NOT NULL,
-      variation_id TEXT NOT NULL,
-      day BIGINT NOT NULL,
-      impressions BIGINT NOT NULL DEFAULT 0,
-      viewers BIGINT NOT NULL DEFAULT 0,
-      purchasers BIGINT NOT NULL DEFAULT 0,
-      trials BIGINT NOT NULL DEFAULT 0,
-      trial_conversions BIGINT NOT NULL DEFAULT 0,
-      refunds BIGINT NOT NULL DEFAULT 0,
-      PRIMARY KEY (app_id, placement_id, audience_id, variation_id, day)
-    );
-    CREATE TABLE stats_revenue (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      placement_id TEXT NOT NULL,
-      audience_id TEXT NOT NULL,
-      variation_id TEXT NOT NULL,
-      day BIGINT NOT NULL,
-      currency TEXT NOT NULL,
-      gross BIGINT NOT NULL DEFAULT 0,
-      refunded BIGINT NOT NULL DEFAULT 0,
-      transactions BIGINT NOT NULL DEFAULT 0,
-      PRIMARY KEY (app_id, placement_id, audience_id, variation_id, day, currency)
-    );
-    CREATE TABLE stats_viewers (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      variation_id TEXT NOT NULL,
-      profile_id TEXT NOT NULL,
-      placement_id TEXT NOT NULL,
-      audience_id TEXT NOT NULL,
-      first_day BIGINT NOT NULL,
-      PRIMARY KEY (app_id, variation_id, profile_id)
-    );
-    CREATE TABLE stats_purchasers (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      variation_id TEXT NOT NULL,
-      profile_id TEXT NOT NULL,
-      placement_id TEXT NOT NULL,
-      audience_id TEXT NOT NULL,
-      first_day BIGINT NOT NULL,
-      PRIMARY KEY (app_id, variation_id, profile_id)
-    );
-    CREATE TABLE stats_trials (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      original_transaction_id TEXT NOT NULL,
-      placement_id TEXT NOT NULL,
-      audience_id TEXT NOT NULL,
-      variation_id TEXT NOT NULL,
-      trial_day BIGINT,
-      converted_day BIGINT,
-      PRIMARY KEY (app_id, original_transaction_id)
-    );
-    CREATE TABLE first_launch_reports (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      profile_id TEXT NOT NULL,
-      aa_flow_in_time BIGINT NOT NULL,
-      reported_at DOUBLE PRECISION NOT NULL,
-      PRIMARY KEY (app_id, profile_id)
-    );
-    CREATE TABLE stats_aa_profiles (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      profile_id TEXT NOT NULL,
-      day BIGINT NOT NULL,
-      campaign_id BIGINT NOT NULL,
-      ad_group_id BIGINT NOT NULL,
-      keyword_id BIGINT NOT NULL,
-      flow_in_time BIGINT NOT NULL,
-      purchaser BIGINT NOT NULL,
-      PRIMARY KEY (app_id, profile_id)
-    );
-    CREATE TABLE stats_apple_ads (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      day BIGINT NOT NULL,
-      campaign_id BIGINT NOT NULL,
-      ad_group_id BIGINT NOT NULL,
-      keyword_id BIGINT NOT NULL,
-      installs BIGINT NOT NULL DEFAULT 0,
-      flow_in_time BIGINT NOT NULL DEFAULT 0,
-      purchasers BIGINT NOT NULL DEFAULT 0,
-      PRIMARY KEY (app_id, day, campaign_id, ad_group_id, keyword_id)
-    );
-    CREATE TABLE stats_apple_ads_revenue (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      day BIGINT NOT NULL,
-      campaign_id BIGINT NOT NULL,
-      ad_group_id BIGINT NOT NULL,
-      keyword_id BIGINT NOT NULL,
-      currency TEXT NOT NULL,
-      gross BIGINT NOT NULL DEFAULT 0,
-      PRIMARY KEY (app_id, day, campaign_id, ad_group_id, keyword_id, currency)
-    );
-    """,
-    """
-    CREATE TABLE webhook_secrets (
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      webhook_id TEXT NOT NULL,
-      sealed TEXT NOT NULL,
-      created_at DOUBLE PRECISION NOT NULL,
-      PRIMARY KEY (app_id, webhook_id)
-    );
-    CREATE TABLE webhook_deliveries (
-      seq BIGSERIAL PRIMARY KEY,
-      app_id BIGINT NOT NULL REFERENCES apps(id),
-      event_id TEXT NOT NULL,
-      webhook_id TEXT NOT NULL,
-      profile_id TEXT NOT NULL,
-      event_type TEXT NOT NULL,
-      body TEXT NOT NULL,
-      status TEXT NOT NULL DEFAULT 'pending',
-      attempts BIGINT NOT NULL DEFAULT 0,
-      next_attempt_at DOUBLE PRECISION NOT NULL,
-      lease_until DOUBLE PRECISION NOT NULL DEFAULT 0,
-      deadline DOUBLE PRECISION NOT NULL,
-      last_status BIGINT,
-      last_error TEXT,
-      created_at DOUBLE PRECISION NOT NULL,
-      delivered_at DOUBLE PRECISION,
-      UNIQUE (app_id, webhook_id, event_id)
-    );
-    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
-    CREATE INDEX webhook_deliveries_order ON webhook_deliveries(app_id, webhook_id, profile_id, seq);
-    """,
-  ]
+  static func sqliteTypes(_ step: String) -> String {
+    step.replacingOccurrences(of: "{SERIAL}", with: "INTEGER PRIMARY KEY")
+      .replacingOccurrences(of: "{INT}", with: "INTEGER").replacingOccurrences(of: "{REAL}", with: "REAL")
+  }
+
+  static func postgresTypes(_ step: String) -> String {
+    step.replacingOccurrences(of: "{SERIAL}", with: "BIGSERIAL PRIMARY KEY")
+      .replacingOccurrences(of: "{INT}", with: "BIGINT").replacingOccurrences(of: "{REAL}", with: "DOUBLE PRECISION")
+  }
 }
