@@ -14,6 +14,8 @@ enum CommandLineTool {
           --threads N             worker threads           (TOLLGATE_THREADS, default: cores, min 2)
           --log-level LEVEL       debug|info|warn|error    (TOLLGATE_LOG_LEVEL, default info)
           --apple-ads-url URL     Apple's attribution API  (TOLLGATE_APPLE_ADS_URL, default Apple's)
+          --profile-cache N       profiles kept in memory (TOLLGATE_PROFILE_CACHE, default 100000;
+                                  0 turns it off; on PostgreSQL kept coherent with LISTEN/NOTIFY)
           --secrets-key KEY|FILE  seals webhook signing secrets (TOLLGATE_SECRETS_KEY; default:
                                   secrets.key beside the SQLite file, created on first use)
           --app-store-root-ca FILE trust this root instead of Apple Root CA - G3 for signed
@@ -114,6 +116,10 @@ enum CommandLineTool {
       }
       appleURL = url
     }
+    let cacheText = options.value("--profile-cache", env: "TOLLGATE_PROFILE_CACHE") ?? "100000"
+    guard let profileCache = Int(cacheText), profileCache >= 0 else {
+      throw Failure("--profile-cache takes a number of profiles (0 turns the cache off)")
+    }
     let rootFile = options.value("--app-store-root-ca", env: "TOLLGATE_APP_STORE_ROOT_CA")
     let databasePath = options.databasePath
     let secrets = try secretsBox(&options, databasePath: databasePath)
@@ -135,7 +141,7 @@ enum CommandLineTool {
         )
       }
     }
-    let store = try StoreLocation.open(databasePath)
+    let store = try StoreLocation.open(databasePath, profileCache: profileCache)
     if let sampleConfig {
       try SampleApp.prepare(store: store, configPath: sampleConfig, databasePath: databasePath, settings: settings)
     }

@@ -24,6 +24,29 @@ extension Endpoints {
       text += "# HELP tollgate_long_polls_waiting Requests suspended until attribution or their timeout.\n"
       text += "# TYPE tollgate_long_polls_waiting gauge\n"
       text += "tollgate_long_polls_waiting \(waits.count)\n"
+      text += "# HELP tollgate_webhook_attempts_total Webhook delivery attempts by outcome.\n"
+      text += "# TYPE tollgate_webhook_attempts_total counter\n"
+      for (outcome, count) in webhooks.outcomeCounts.sorted(by: { $0.key < $1.key }) {
+        text += "tollgate_webhook_attempts_total{outcome=\"\(outcome)\"} \(count)\n"
+      }
+      if let cache = store.profileCache {
+        let figures = cache.figures
+        text += "# HELP tollgate_profile_cache_capacity Profiles the cache may hold.\n"
+        text += "# TYPE tollgate_profile_cache_capacity gauge\ntollgate_profile_cache_capacity \(cache.capacity)\n"
+        text += "# HELP tollgate_profile_cache_entries Profiles held in memory.\n"
+        text += "# TYPE tollgate_profile_cache_entries gauge\ntollgate_profile_cache_entries \(figures.entries)\n"
+        text += "# TYPE tollgate_profile_cache_hits_total counter\ntollgate_profile_cache_hits_total \(figures.hits)\n"
+        text +=
+          "# TYPE tollgate_profile_cache_misses_total counter\ntollgate_profile_cache_misses_total \(figures.misses)\n"
+        text += "# TYPE tollgate_profile_cache_evictions_total counter\n"
+        text += "tollgate_profile_cache_evictions_total \(figures.evictions)\n"
+        text +=
+          "# HELP tollgate_profile_cache_bypass 1 while other instances' changes cannot be heard (reads skip the cache).\n"
+        text += "# TYPE tollgate_profile_cache_bypass gauge\ntollgate_profile_cache_bypass \(figures.bypass ? 1 : 0)\n"
+        text += "# HELP tollgate_profile_cache_outages_total Times the cache started bypassing.\n"
+        text += "# TYPE tollgate_profile_cache_outages_total counter\n"
+        text += "tollgate_profile_cache_outages_total \(figures.outages)\n"
+      }
       return Response(
         status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
         body: Data(text.utf8))

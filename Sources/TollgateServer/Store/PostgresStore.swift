@@ -13,6 +13,7 @@ public final class PostgresStore: RelationalStore {
     lockRow: " FOR UPDATE",
     relaxTransaction: "SET LOCAL synchronous_commit TO OFF",
     skipLocked: " FOR UPDATE SKIP LOCKED",
+    announceProfile: "SELECT pg_notify('\(ProfileChangeListener.channel)', ?)",
     claimJobs: """
       UPDATE attribution_jobs SET next_attempt_at = ?
       WHERE (app_id, profile_id, token_hash) IN (
@@ -24,7 +25,11 @@ public final class PostgresStore: RelationalStore {
 
   /// Connects to `url` (`postgres://user:password@host:port/database`). `schema` keeps the
   /// tables in their own schema (tests give each store one); it must be a plain identifier.
-  public init(url: String, connections: Int = 8, schema: String? = nil) throws {
+  /// Profiles kept in memory, coherent with the other instances through `LISTEN/NOTIFY`.
+  public let profileCache: ProfileCache?
+  private let listener: ProfileChangeListener?
+
+  public init(url: String, connections: Int = 8, schema: String? = nil, profileCache: Int = 0) throws {
     var setup = ["SET client_min_messages = warning", "SET statement_timeout = 5000", "SET lock_timeout = 5000"]
     if let schema {
       guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
@@ -38,6 +43,20 @@ public final class PostgresStore: RelationalStore {
     try Self.migrate(first)
     let rest = try (1..<max(1, connections)).map { _ in try PostgresConnection(conninfo: conninfo, setup: setup) }
     pool = ConnectionPool([first] + rest, waitLimit: 5)
+    if profileCache > 0 {
+      let cache = ProfileCache(capacity: profileCache)
+      self.profileCache = cache
+      listener = ProfileChangeListener(conninfo: conninfo, cache: cache)
+    } else {
+      self.profileCache = nil
+      listener = nil
+    }
+  }
+
+  public func close() {
+    listener?.stop()
+    relaxedPool.close()
+    pool.close()
   }
 
   private static func migrate(_ connection: PostgresConnection) throws {

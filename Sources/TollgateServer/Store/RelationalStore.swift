@@ -6,6 +6,8 @@ import TollgateAPI
 /// from input; the dialect supplies the few statements that differ.
 protocol RelationalStore: Store {
   var pool: ConnectionPool { get }
+  /// Profiles kept in memory (nil: none).
+  var profileCache: ProfileCache? { get }
   /// Connections for writes that may skip waiting for the disk (see `assign`).
   var relaxedPool: ConnectionPool { get }
   var dialect: SQLDialect { get }
@@ -19,6 +21,9 @@ struct SQLDialect: Sendable {
   let relaxTransaction: String?
   /// Appended to a claiming subquery so concurrent workers skip each other's rows.
   let skipLocked: String
+  /// Tells other instances, inside the changing transaction, that a profile changed
+  /// (parameter: `appId:profileId`); nil where one process owns the database.
+  var announceProfile: String? = nil
   /// Claims due attribution jobs: parameters (lease end, now, limit); returns job columns.
   let claimJobs: String
 }
@@ -168,7 +173,15 @@ extension RelationalStore {
   }
 
   public func profile(appId: Int64, id: String) throws -> ProfileRecord? {
-    try with { db in try Self.profile(db, appId: appId, id: id) }
+    guard let cache = profileCache else { return try with { db in try Self.profile(db, appId: appId, id: id) } }
+    return try cache.profile(appId: appId, id: id) { try with { db in try Self.profile(db, appId: appId, id: id) } }
+  }
+
+  /// After a commit that changed these profiles: this instance forgets them (others heard
+  /// the announcement made inside the transaction).
+  func changed(appId: Int64, _ ids: [String]) {
+    guard let cache = profileCache else { return }
+    for id in ids { cache.invalidate(appId: appId, id: id) }
   }
 
   public func profile(appId: Int64, customerUserId: String) throws -> ProfileRecord? {
@@ -186,19 +199,21 @@ extension RelationalStore {
   public func updateProfile(
     appId: Int64, id: String, at: Date, _ change: (inout ProfileRecord) throws -> Bool
   ) throws -> ProfileRecord? {
-    try with { db in
+    defer { changed(appId: appId, [id]) }
+    return try with { db in
       try db.transaction {
         guard var profile = try Self.profile(db, appId: appId, id: id, lock: dialect.lockRow) else { return nil }
         guard try change(&profile) else { return profile }
         profile.version += 1
         profile.updatedAt = at
-        try Self.save(db, appId: appId, profile)
+        try save(db, appId: appId, profile)
         return profile
       }
     }
   }
 
-  static func save(_ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord) throws {
+  func save(_ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord) throws {
+    if let announce = dialect.announceProfile { try db.query(announce, [.text("\(appId):\(profile.id)")]) }
     let values = Self.values(profile)
     try db.query(
       """
@@ -298,7 +313,8 @@ extension RelationalStore {
   public func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date)
     throws -> (AttributionJob, created: Bool)
   {
-    try with { db in
+    defer { changed(appId: appId, [profileId]) }
+    return try with { db in
       try db.transaction {
         let now = SQLValue.real(at.timeIntervalSince1970)
         try db.query(
@@ -314,7 +330,7 @@ extension RelationalStore {
           profile.attribution.status[appleAdsSource] != .applied
         {
           profile.attribution.status[appleAdsSource] = .pending
-          try Self.save(db, appId: appId, profile)
+          try save(db, appId: appId, profile)
         }
         return (Self.job(rows[0]), created)
       }
@@ -335,7 +351,8 @@ extension RelationalStore {
   public func finishAttribution(
     _ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig]
   ) throws -> ProfileRecord? {
-    try with { db in
+    defer { changed(appId: job.appId, [job.profileId]) }
+    return try with { db in
       try db.transaction { () throws -> ProfileRecord? in
         let key: [SQLValue] = [.integer(job.appId), .text(job.profileId), .text(job.tokenHash)]
         switch outcome {
@@ -380,7 +397,7 @@ extension RelationalStore {
           }
           profile.version += 1
           profile.updatedAt = at
-          try Self.save(db, appId: job.appId, profile)
+          try save(db, appId: job.appId, profile)
           if status == .applied, let payload {
             try Self.rollAppleAdsInstall(db, appId: job.appId, profile)
             let data = JSONValue.object(["source": .string(appleAdsSource), "apple_ads": WebhookData.json(payload)])

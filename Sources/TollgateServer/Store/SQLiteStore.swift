@@ -17,8 +17,13 @@ public final class SQLiteStore: RelationalStore {
       RETURNING \(SQLColumns.job)
       """)
 
-  /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-  public init(path: String, connections: Int = 4) throws {
+  /// Profiles kept in memory; one process owns the file, so every change passes through it.
+  public let profileCache: ProfileCache?
+
+  /// Opens (creating if needed) the database at `path` and brings its schema up to date;
+  /// `profileCache` profiles are kept in memory (0: none).
+  public init(path: String, connections: Int = 4, profileCache: Int = 0) throws {
+    self.profileCache = profileCache > 0 ? ProfileCache(capacity: profileCache) : nil
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let opened = try (0..<max(1, connections)).map { _ in try SQLiteConnection(path: path) }

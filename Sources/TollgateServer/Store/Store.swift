@@ -307,6 +307,9 @@ public protocol Store: Sendable {
   /// Puts a delivery back in line for another 72 hours; false when there is no such delivery.
   func redeliverWebhook(appId: Int64, id: Int64, at: Date) throws -> Bool
 
+  /// The in-memory profile cache, when there is one (its figures go to `/metrics`).
+  var profileCache: ProfileCache? { get }
+
   /// Finishes pending work and releases the database.
   func close()
 }

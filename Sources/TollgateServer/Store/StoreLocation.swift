@@ -6,9 +6,11 @@ public enum StoreLocation {
     database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
   }
 
-  /// The store for `database`.
-  public static func open(_ database: String, connections: Int? = nil) throws -> any Store {
-    if isPostgres(database) { return try PostgresStore(url: database, connections: connections ?? 8) }
-    return try SQLiteStore(path: database, connections: connections ?? 4)
+  /// The store for `database`, keeping `profileCache` profiles in memory (0: none).
+  public static func open(_ database: String, connections: Int? = nil, profileCache: Int = 0) throws -> any Store {
+    if isPostgres(database) {
+      return try PostgresStore(url: database, connections: connections ?? 8, profileCache: profileCache)
+    }
+    return try SQLiteStore(path: database, connections: connections ?? 4, profileCache: profileCache)
   }
 }

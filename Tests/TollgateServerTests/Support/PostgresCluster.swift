@@ -14,9 +14,11 @@ enum PostgresCluster {
   static func freshSchema() -> String { "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "") }
 
   /// A store on a fresh schema (or on `schema`, to share it between instances).
-  static func store(schema: String = freshSchema(), connections: Int = 3) throws -> PostgresStore {
+  static func store(schema: String = freshSchema(), connections: Int = 3, profileCache: Int = 0) throws
+    -> PostgresStore
+  {
     guard let url else { throw StoreError.unavailable("no test cluster") }
-    return try PostgresStore(url: url, connections: connections, schema: schema)
+    return try PostgresStore(url: url, connections: connections, schema: schema, profileCache: profileCache)
   }
 
   /// Stops or starts the cluster (`pg_ctl stop -m fast` / `start`), as an outage would.

@@ -74,13 +74,13 @@ final class TestServer: Sendable {
     directory: URL = temporaryDirectory(), time: ManualTime = ManualTime(), maxBodyBytes: Int = 64 * 1024,
     sandbox: AppleAdsSandbox = AppleAdsSandbox(), attributionBudget: TimeInterval = 0.3,
     store givenStore: (any Store)? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
-    webhookSender: any WebhookSending = URLSessionWebhookSender()
+    webhookSender: any WebhookSending = URLSessionWebhookSender(), profileCache: Int = 0
   ) throws {
     self.sandbox = sandbox
     self.directory = directory
     self.time = time
     databasePath = directory.appendingPathComponent("tollgate.sqlite").path
-    let store = try givenStore ?? SQLiteStore(path: databasePath)
+    let store = try givenStore ?? SQLiteStore(path: databasePath, profileCache: profileCache)
     let issuer = KeyIssuer(store: store, time: time)
     alpha = try issuer.issue(appName: "alpha")
     beta = try issuer.issue(appName: "beta")

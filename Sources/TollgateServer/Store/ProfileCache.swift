@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+
+/// Profiles kept in memory, at most `capacity`, evicted by the CLOCK algorithm (an
+/// approximation of least-recently-used at O(1)). Read-through: a miss reads the database
+/// and fills the entry — unless the profile was invalidated while that read was running
+/// (a per-key generation says so), so a write never loses to a slower read.
+public final class ProfileCache: Sendable {
+  struct Key: Hashable {
+    let appId: Int64
+    let id: String
+  }
+
+  private struct Entry {
+    var profile: ProfileRecord
+    var referenced: Bool
+    var slot: Int
+  }
+
+  private struct State {
+    var entries: [Key: Entry] = [:]
+    var ring: [Key?]
+    var hand = 0
+    /// Bumped on every invalidation; a read that started at another generation does not fill.
+    var generations: [Key: UInt64] = [:]
+    var clock: UInt64 = 0
+  }
+
+  /// How many profiles it keeps at most; 0 turns caching off.
+  public let capacity: Int
+  private let state: Mutex<State>
+  private let hitCount = Atomic<Int>(0)
+  private let missCount = Atomic<Int>(0)
+  private let evictionCount = Atomic<Int>(0)
+  private let bypassing = Atomic<Bool>(false)
+  private let outageCount = Atomic<Int>(0)
+
+  public init(capacity: Int) {
+    self.capacity = max(0, capacity)
+    state = Mutex(State(ring: Array(repeating: nil, count: max(0, capacity))))
+  }
+
+  /// The profile, from memory or through `load` (and then kept).
+  func profile(appId: Int64, id: String, load: () throws -> ProfileRecord?) throws -> ProfileRecord? {
+    guard capacity > 0, !bypassing.load(ordering: .relaxed) else { return try load() }
+    let key = Key(appId: appId, id: id)
+    let (cached, generation) = state.withLock { state -> (ProfileRecord?, UInt64) in
+      if var entry = state.entries[key] {
+        entry.referenced = true
+        state.entries[key] = entry
+        return (entry.profile, 0)
+      }
+      return (nil, state.generations[key] ?? 0)
+    }
+    if let cached {
+      hitCount.wrappingAdd(1, ordering: .relaxed)
+      return cached
+    }
+    missCount.wrappingAdd(1, ordering: .relaxed)
+    guard let profile = try load() else { return nil }
+    state.withLock { state in
+      guard (state.generations[key] ?? 0) == generation, state.entries[key] == nil else { return }
+      insert(&state, key, profile)
+    }
+    return profile
+  }
+
+  /// Forgets a profile (it changed, here or in another instance).
+  public func invalidate(appId: Int64, id: String) {
+    guard capacity > 0 else { return }
+    let key = Key(appId: appId, id: id)
+    state.withLock { state in
+      state.clock &+= 1
+      state.generations[key] = state.clock
+      if let entry = state.entries.removeValue(forKey: key) { state.ring[entry.slot] = nil }
+      // Generations only matter while a read may be running; keep the table small.
+      if state.generations.count > 4 * capacity + 1024 { state.generations = [key: state.clock] }
+    }
+  }
+
+  /// Forgets everything (the change notifications were interrupted).
+  public func clear() {
+    state.withLock { state in
+      state.clock &+= 1
+      state.entries = [:]
+      state.ring = Array(repeating: nil, count: capacity)
+      state.generations = [:]
+    }
+  }
+
+  /// While true, every read goes to the database: nothing says what other instances changed.
+  public var bypass: Bool {
+    get { bypassing.load(ordering: .relaxed) }
+    set {
+      if newValue { clear() }
+      let was = bypassing.exchange(newValue, ordering: .relaxed)
+      if newValue && !was { outageCount.wrappingAdd(1, ordering: .relaxed) }
+    }
+  }
+
+  private func insert(_ state: inout State, _ key: Key, _ profile: ProfileRecord) {
+    while let occupant = state.ring[state.hand] {
+      if state.entries[occupant]?.referenced == true {
+        state.entries[occupant]?.referenced = false
+        state.hand = (state.hand + 1) % capacity
+      } else {
+        state.entries.removeValue(forKey: occupant)
+        state.ring[state.hand] = nil
+        evictionCount.wrappingAdd(1, ordering: .relaxed)
+      }
+    }
+    state.ring[state.hand] = key
+    state.entries[key] = Entry(profile: profile, referenced: false, slot: state.hand)
+    state.hand = (state.hand + 1) % capacity
+  }
+
+  /// Figures for `/metrics`; `outages` counts the times the cache started bypassing.
+  public var figures: (entries: Int, hits: Int, misses: Int, evictions: Int, bypass: Bool, outages: Int) {
+    (
+      state.withLock { $0.entries.count }, hitCount.load(ordering: .relaxed), missCount.load(ordering: .relaxed),
+      evictionCount.load(ordering: .relaxed), bypassing.load(ordering: .relaxed), outageCount.load(ordering: .relaxed)
+    )
+  }
+}
