@@ -30,6 +30,23 @@ final class ConfigCache: Sendable {
       return rendered
     }
 
+    /// Segmented answers as bytes, by variation, A/B test and requested locale: an answer
+    /// depends on nothing else within a revision, so resolution ends in a lookup.
+    private let answers: Mutex<[String: Data]> = Mutex([:])
+
+    /// The bytes of `response()`, rendered once per key.
+    func answer(variationId: String, abTestName: String?, locale: String?, _ response: () -> PlacementFlowResponse)
+      -> Data
+    {
+      let key = "\(variationId)\n\(abTestName ?? "")\n\(locale ?? "")"
+      if let hit = answers.withLock({ $0[key] }) { return hit }
+      let bytes = WireCoding.encode(response())
+      answers.withLock { cache in
+        if cache.count < Self.maxRequestKeys { cache[key] = bytes }
+      }
+      return bytes
+    }
+
     private func render(placementId: String, locale: String?) -> RenderedResponse? {
       guard let placement = config.placements[placementId] else { return nil }
       let flow = config.flows[placement.defaultVariation.flowId]

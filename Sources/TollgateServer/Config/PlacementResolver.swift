@@ -8,10 +8,24 @@ struct PlacementResolver {
   let store: any Store
   let logger: Logger
 
-  func resolve(
-    placementId: String, config: CompiledConfig, appId: Int64, profile: ProfileRecord,
-    locale: String?, now: Date
-  ) throws -> PlacementFlowResponse {
+  /// The answer's bytes, pre-rendered per variation and locale in the config's cache entry.
+  func resolveRendered(
+    placementId: String, entry: ConfigCache.Entry, appId: Int64, profile: ProfileRecord, locale: String?, now: Date
+  ) throws -> Data {
+    let config = entry.config
+    let (audience, abTestName, variation) = try decide(
+      placementId: placementId, config: config, appId: appId, profile: profile, now: now)
+    return entry.answer(variationId: variation.id, abTestName: abTestName, locale: locale) {
+      Self.response(
+        config: config, placementId: placementId, audience: audience, abTestName: abTestName, variation: variation,
+        locale: locale)
+    }
+  }
+
+  /// The audience, A/B test and variation this profile gets in the placement.
+  private func decide(placementId: String, config: CompiledConfig, appId: Int64, profile: ProfileRecord, now: Date)
+    throws -> (audience: (id: String, name: String), abTestName: String?, variation: CompiledConfig.Variation)
+  {
     guard let placement = config.placements[placementId] else {
       throw HTTPError.notFound("placement_not_found", "No placement \(placementId) in this app's configuration.")
     }
@@ -27,19 +41,16 @@ struct PlacementResolver {
       guard matched else { continue }
       switch target.choice {
       case .flow(let variation):
-        return Self.response(
-          config: config, placementId: placementId, audience: (audience.id, audience.name),
-          abTestName: nil, variation: variation, locale: locale)
+        return ((audience.id, audience.name), nil, variation)
       case .experiment(let name, let variations):
         let key = AssignmentKey(
           appId: appId, profileId: profile.id, placementId: placementId, audienceId: audience.id)
-        let variation = try choose(key: key, among: variations, now: now)
-        return Self.response(
-          config: config, placementId: placementId, audience: (audience.id, audience.name),
-          abTestName: name, variation: variation, locale: locale)
+        return ((audience.id, audience.name), name, try choose(key: key, among: variations, now: now))
       }
     }
-    return Self.defaultResponse(config: config, placement: placement, locale: locale)
+    return (
+      (CompiledConfig.defaultAudienceId, CompiledConfig.defaultAudienceName), nil, placement.defaultVariation
+    )
   }
 
   /// The stored variation when it is still part of the experiment; otherwise the

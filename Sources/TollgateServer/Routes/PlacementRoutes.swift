@@ -20,8 +20,8 @@ extension Endpoints {
           let entry = try configEntry(appId: appId, placementId: placementId)
           let resolver = PlacementResolver(store: store, logger: logger)
           return .json(
-            try resolver.resolve(
-              placementId: placementId, config: entry.config, appId: appId, profile: profile,
+            bytes: try resolver.resolveRendered(
+              placementId: placementId, entry: entry, appId: appId, profile: profile,
               locale: locale ?? profile.install.locale, now: time.now()))
         }
       }

@@ -65,6 +65,26 @@ public final class ProfileCache: Sendable {
     return profile
   }
 
+  /// Stored A/B assignments never change (the first stored variation wins), so they stay
+  /// true in every instance; kept up to `capacity`, then started afresh.
+  private let assignments = Mutex<[AssignmentKey: String]>([:])
+
+  func assignment(_ key: AssignmentKey, load: () throws -> String?) throws -> String? {
+    guard capacity > 0 else { return try load() }
+    if let known = assignments.withLock({ $0[key] }) { return known }
+    guard let stored = try load() else { return nil }
+    remember(key, stored)
+    return stored
+  }
+
+  func remember(_ key: AssignmentKey, _ variationId: String) {
+    guard capacity > 0 else { return }
+    assignments.withLock { cache in
+      if cache.count >= capacity { cache = [:] }
+      cache[key] = variationId
+    }
+  }
+
   /// Forgets a profile (it changed, here or in another instance).
   public func invalidate(appId: Int64, id: String) {
     guard capacity > 0 else { return }

@@ -264,6 +264,11 @@ extension RelationalStore {
   // MARK: Assignments
 
   public func assignment(_ key: AssignmentKey) throws -> String? {
+    guard let cache = profileCache else { return try storedAssignment(key) }
+    return try cache.assignment(key) { try storedAssignment(key) }
+  }
+
+  private func storedAssignment(_ key: AssignmentKey) throws -> String? {
     try with { db in
       try db.query(
         """
@@ -278,6 +283,12 @@ extension RelationalStore {
   /// lost to a power cut is recomputed identically: it does not wait for the disk, which
   /// is what makes first-time placement resolution fast.
   public func assign(_ key: AssignmentKey, variationId: String, at: Date) throws -> String {
+    let kept = try storeAssignment(key, variationId: variationId, at: at)
+    profileCache?.remember(key, kept)
+    return kept
+  }
+
+  private func storeAssignment(_ key: AssignmentKey, variationId: String, at: Date) throws -> String {
     try relaxedPool.with { db in
       try db.transaction {
         if let relax = dialect.relaxTransaction { try db.execute(relax) }
