@@ -24,6 +24,8 @@ public final class ProfileCache: Sendable {
     /// Bumped on every invalidation; a read that started at another generation does not fill.
     var generations: [Key: UInt64] = [:]
     var clock: UInt64 = 0
+    /// Bumped when the generation table is dropped: no read running then may fill.
+    var epoch: UInt64 = 0
   }
 
   /// How many profiles it keeps at most; 0 turns caching off.
@@ -44,13 +46,13 @@ public final class ProfileCache: Sendable {
   func profile(appId: Int64, id: String, load: () throws -> ProfileRecord?) throws -> ProfileRecord? {
     guard capacity > 0, !bypassing.load(ordering: .relaxed) else { return try load() }
     let key = Key(appId: appId, id: id)
-    let (cached, generation) = state.withLock { state -> (ProfileRecord?, UInt64) in
+    let (cached, generation, epoch) = state.withLock { state -> (ProfileRecord?, UInt64, UInt64) in
       if var entry = state.entries[key] {
         entry.referenced = true
         state.entries[key] = entry
-        return (entry.profile, 0)
+        return (entry.profile, 0, 0)
       }
-      return (nil, state.generations[key] ?? 0)
+      return (nil, state.generations[key] ?? 0, state.epoch)
     }
     if let cached {
       hitCount.wrappingAdd(1, ordering: .relaxed)
@@ -59,7 +61,9 @@ public final class ProfileCache: Sendable {
     missCount.wrappingAdd(1, ordering: .relaxed)
     guard let profile = try load() else { return nil }
     state.withLock { state in
-      guard (state.generations[key] ?? 0) == generation, state.entries[key] == nil else { return }
+      guard state.epoch == epoch, (state.generations[key] ?? 0) == generation, state.entries[key] == nil else {
+        return
+      }
       insert(&state, key, profile)
     }
     return profile
@@ -94,7 +98,10 @@ public final class ProfileCache: Sendable {
       state.generations[key] = state.clock
       if let entry = state.entries.removeValue(forKey: key) { state.ring[entry.slot] = nil }
       // Generations only matter while a read may be running; keep the table small.
-      if state.generations.count > 4 * capacity + 1024 { state.generations = [key: state.clock] }
+      if state.generations.count > 4 * capacity + 1024 {
+        state.generations = [:]
+        state.epoch &+= 1
+      }
     }
   }
 
@@ -105,6 +112,7 @@ public final class ProfileCache: Sendable {
       state.entries = [:]
       state.ring = Array(repeating: nil, count: capacity)
       state.generations = [:]
+      state.epoch &+= 1
     }
   }
 
