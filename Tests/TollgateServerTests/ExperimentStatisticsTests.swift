@@ -50,4 +50,17 @@ struct ExperimentStatisticsTests {
       }
     }
   }
+
+  @Test("revenue converts into the reporting currency only with configured rates")
+  func conversion() {
+    let reporting = ReportingSettings(currency: "USD", rates: ["EUR": 1.5])
+    let converted = reporting.convert(
+      gross: ["USD": 10, "EUR": 4, "JPY": 1_000], refunded: ["EUR": 2], viewers: 1_000, purchasers: 4)
+    #expect(converted.gross == 16)
+    #expect(converted.refunded == 3)
+    #expect(converted.unconverted == ["JPY"])
+    #expect(converted.perThousandViewers == 16)
+    #expect(converted.arppu == 4)
+    #expect(reporting.convert(gross: [:], viewers: 0, purchasers: 0).perThousandViewers == nil)
+  }
 }

@@ -48,17 +48,7 @@ public struct AppleAdsReport: Codable, Sendable, Hashable {
     let reporting = config?.reporting
     let rows = counts.map { counts -> AppleAdsRow in
       let revenue = counts.revenue.mapValues { Double($0) / 1000 }
-      var converted: ConvertedMoney?
-      if let reporting {
-        var gross = 0.0
-        var unconverted: [String] = []
-        for (currency, amount) in revenue.sorted(by: { $0.key < $1.key }) {
-          if let rate = reporting.rate(currency) { gross += amount * rate } else { unconverted.append(currency) }
-        }
-        converted = ConvertedMoney(
-          currency: reporting.currency, gross: gross, refunded: 0, perThousandViewers: nil,
-          arppu: counts.purchasers > 0 ? gross / Double(counts.purchasers) : nil, unconverted: unconverted)
-      }
+      let converted = reporting?.convert(gross: revenue, viewers: nil, purchasers: counts.purchasers)
       return AppleAdsRow(
         campaignId: counts.campaignId, adGroupId: counts.adGroupId, keywordId: counts.keywordId,
         installs: counts.installs, aaFlowInTime: counts.flowInTime,

@@ -10,6 +10,28 @@ public struct ReportingSettings: Sendable, Hashable {
 
   /// The rate for a currency (1 for the reporting currency itself); nil when unknown.
   func rate(_ code: String) -> Double? { code == currency ? 1 : rates[code] }
+
+  /// Gross and refunded amounts (by currency, in units) in the reporting currency; currencies
+  /// without a rate are left out and named.
+  func convert(
+    gross byCurrency: [String: Double], refunded: [String: Double] = [:], viewers: Int64?, purchasers: Int64
+  ) -> ConvertedMoney {
+    var gross = 0.0
+    var refundedTotal = 0.0
+    var unconverted: [String] = []
+    for (code, amount) in byCurrency.sorted(by: { $0.key < $1.key }) {
+      guard let rate = rate(code) else {
+        unconverted.append(code)
+        continue
+      }
+      gross += amount * rate
+      refundedTotal += (refunded[code] ?? 0) * rate
+    }
+    return ConvertedMoney(
+      currency: currency, gross: gross, refunded: refundedTotal,
+      perThousandViewers: viewers.flatMap { $0 > 0 ? gross * 1000 / Double($0) : nil },
+      arppu: purchasers > 0 ? gross / Double(purchasers) : nil, unconverted: unconverted)
+  }
 }
 
 /// Money figures of one currency, in its units (Apple's milliunits / 1000).
@@ -169,24 +191,9 @@ public struct PlacementReport: Codable, Sendable, Hashable {
         perThousandViewers: viewers > 0 ? gross * 1000 / Double(viewers) : nil,
         arppu: counts.purchasers > 0 ? gross / Double(counts.purchasers) : nil)
     }
-    var converted: ConvertedMoney?
-    if let reporting {
-      var gross = 0.0
-      var refunded = 0.0
-      var unconverted: [String] = []
-      for (currency, money) in revenue.sorted(by: { $0.key < $1.key }) {
-        guard let rate = reporting.rate(currency) else {
-          unconverted.append(currency)
-          continue
-        }
-        gross += money.gross * rate
-        refunded += money.refunded * rate
-      }
-      converted = ConvertedMoney(
-        currency: reporting.currency, gross: gross, refunded: refunded,
-        perThousandViewers: viewers > 0 ? gross * 1000 / Double(viewers) : nil,
-        arppu: counts.purchasers > 0 ? gross / Double(counts.purchasers) : nil, unconverted: unconverted)
-    }
+    let converted = reporting?.convert(
+      gross: revenue.mapValues(\.gross), refunded: revenue.mapValues(\.refunded), viewers: viewers,
+      purchasers: counts.purchasers)
     let interval =
       viewers > 0 ? ConversionStatistics.credibleInterval(viewers: viewers, purchasers: counts.purchasers) : nil
     return VariationReport(
