@@ -82,11 +82,15 @@ public struct PlacementFlowResponse: Codable, Sendable, Hashable {
   public var placement: PlacementInfo
   /// The flow.
   public var flow: FlowPayload
+  /// The profile as it stood when the flow was chosen; only on a request that waited for
+  /// attribution (`wait_for`), so the first launch needs no separate long poll.
+  public var profile: ProfilePayload?
 
   /// Creates a response.
-  public init(placement: PlacementInfo, flow: FlowPayload) {
+  public init(placement: PlacementInfo, flow: FlowPayload, profile: ProfilePayload? = nil) {
     self.placement = placement
     self.flow = flow
+    self.profile = profile
   }
 }
 

@@ -44,18 +44,25 @@ public struct CreateProfileRequest: Codable, Sendable, Hashable {
   public var customerUserId: String?
   /// Install meta.
   public var install: InstallMeta?
+  /// The AdServices attribution token, when the app has one at creation: handed over in
+  /// the same request instead of a separate `POST …/attribution/apple-ads`.
+  public var appleAdsToken: String?
 
   /// Creates a request.
-  public init(profileId: String, customerUserId: String? = nil, install: InstallMeta? = nil) {
+  public init(
+    profileId: String, customerUserId: String? = nil, install: InstallMeta? = nil, appleAdsToken: String? = nil
+  ) {
     self.profileId = profileId
     self.customerUserId = customerUserId
     self.install = install
+    self.appleAdsToken = appleAdsToken
   }
 
   enum CodingKeys: String, CodingKey {
     case profileId = "profile_id"
     case customerUserId = "customer_user_id"
     case install
+    case appleAdsToken = "apple_ads_token"
   }
 }
 

@@ -39,9 +39,19 @@ public final class Server: Sendable {
     self.store = store
     self.logger = logger
     self.http = HTTPServer(settings: settings) { service.handle($0) }
+    // Configs are re-checked once a second, and at once (within a 50 ms tick) when another
+    // instance announces a change over PostgreSQL.
     let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-    timer.schedule(deadline: .now() + 1, repeating: 1)
+    timer.schedule(deadline: .now() + 0.05, repeating: 0.05)
+    let ticks = Mutex((count: 0, announced: store.profileCache?.configChanges ?? 0))
     timer.setEventHandler {
+      let announced = store.profileCache?.configChanges ?? 0
+      let due = ticks.withLock { ticks -> Bool in
+        ticks.count += 1
+        defer { ticks.announced = announced }
+        return ticks.count % 20 == 0 || announced != ticks.announced
+      }
+      guard due else { return }
       do { try service.refreshConfigs() } catch { logger.warn("config refresh: \(error)") }
     }
     refresher = Mutex(timer)
@@ -52,6 +62,21 @@ public final class Server: Sendable {
   public func start() throws -> UInt16 {
     let port = try http.start()
     refresher.withLock { $0?.resume() }
+    // The first requests after a restart find their profiles in memory.
+    if let capacity = store.profileCache?.capacity, capacity > 0 {
+      let store = store
+      let logger = logger
+      DispatchQueue.global(qos: .utility).async {
+        let started = Date()
+        do {
+          let read = try store.warmProfileCache(pageSize: 2_000)
+          logger.info(
+            "profile cache: \(read) profiles read in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+        } catch {
+          logger.warn("profile cache: warming stopped: \(error)")
+        }
+      }
+    }
     if let attributionInterval {
       service.attribution.start(interval: attributionInterval)
       // Jobs left pending by an earlier process resume at once.

@@ -43,6 +43,33 @@ extension EndToEndTests {
     await quitApp()
   }
 
+  @Test("a first launch with the built-in race makes three requests, and the server still learns everything")
+  func threeRequestsOnFirstLaunch() async throws {
+    let live = try LiveServer()
+    defer { live.stop() }
+    let token = "sbx|delay_ms=300|campaign=542370539"
+    try await Adapty.activate(with: live.configuration(token: token))
+    let flow = try await Adapty.getFlow(placementId: "onboarding", awaitingAttribution: .appleAds, timeout: 5)
+    #expect(flow.source == .segmented)
+    #expect(["aa_offer", "aa_offer_b"].contains(flow.id))
+    // The delegate hears of the applied attribution from the flow's answer, not from a long poll.
+    let applied = try #require(await appliedProfile())
+    #expect(applied.appliedExternalAttributionProviders == [.appleAds])
+    let requests = try await live.sdkRequests().filter { $0.key != "POST /v1/sdk/events" }
+    #expect(
+      requests == [
+        "POST /v1/sdk/profiles": 1, "GET /v1/sdk/placements/{placementId}/default": 1,
+        "GET /v1/sdk/placements/{placementId}/flow": 1,
+      ])
+    // Nothing the separate requests carried is lost: install meta and the token are on the server.
+    let stored = try #require(try live.store.profile(appId: live.keys.app.id, id: applied.profileId))
+    #expect(stored.install.appVersion != nil)
+    #expect(stored.attribution.appleAds?.payload.campaignId == 542_370_539)
+    #expect(live.sandbox.tally(token).calls == 1)
+    #expect(try collectorState(live).acknowledgedProfileId == applied.profileId)
+    await quitApp()
+  }
+
   @Test("attribution never applied: the built-in call answers with the current audience at the timeout")
   func neverApplied() async throws {
     let live = try LiveServer()

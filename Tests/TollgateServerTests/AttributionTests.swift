@@ -169,7 +169,45 @@ struct AttributionTests {
     let flow = try await waitedFlow.decode(PlacementFlowResponse.self)
     #expect(flow.placement.audienceId == "apple_ads_any")
     #expect(flow.flow.id == "aa_offer")
+    // A request that waited carries the profile it was decided for.
+    #expect(flow.profile?.appliedAttributionSources == ["apple_ads"])
+    #expect(flow.profile?.id == id)
     #expect(waits.count == 0)
+    // One that did not wait does not.
+    let plain = try await server.sdk("GET", "/v1/sdk/placements/onboarding/flow?profile_id=\(id)")
+    #expect(try plain.decode(PlacementFlowResponse.self).profile == nil)
+  }
+
+  @Test("the token handed over with the profile's creation is queued at once; a bad one creates nothing")
+  func tokenWithCreation() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    try await server.applySampleConfig()
+    let id = UUID().uuidString.lowercased()
+    func create(_ token: String) async throws -> HTTPResult {
+      let body = CreateProfileRequest(
+        profileId: id, install: InstallMeta(appVersion: "2.0.0"), appleAdsToken: token)
+      return try await server.sdk(
+        "POST", RoutePaths.profiles, json: String(decoding: WireCoding.encode(body), as: UTF8.self))
+    }
+    let refused = try await create(" ")
+    #expect(refused.status == 422)
+    #expect(String(decoding: refused.body, as: UTF8.self).contains("$.apple_ads_token"))
+    #expect(try server.server.store.profile(appId: server.alpha.app.id, id: id) == nil)
+
+    let token = "sbx|campaign=542370539"
+    let created = try await create(token)
+    #expect(created.status == 201)
+    #expect(try created.decode(ProfilePayload.self).attributionStatus == ["apple_ads": .pending])
+    await server.attributionPass()
+    let profile = try await profile(server, id)
+    #expect(profile.appliedAttributionSources == ["apple_ads"])
+    #expect(profile.install.appVersion == "2.0.0")
+    #expect(server.sandbox.tally(token) == AppleAdsSandbox.Tally(calls: 1, successes: 1))
+    // Creating again (a retried request) neither duplicates the job nor asks Apple again.
+    #expect(try await create(token).status == 200)
+    await server.attributionPass()
+    #expect(server.sandbox.tally(token).calls == 1)
   }
 
   @Test("a long poll with nothing to wait for answers with the current state when its time is up")

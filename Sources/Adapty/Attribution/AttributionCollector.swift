@@ -29,18 +29,48 @@ actor AttributionCollector {
   private let profiles: ProfileManager
   private let store: LocalStore
   private let clock: any SDKClock
+  private let races: AttributionRaceBoard
   private var state: AttributionState
+  /// How long the profile's creation waits for the token before going without it.
+  static let creationTokenWait: Double = 1
 
   init(
     provider: any AdaptyAttributionTokenProvider, client: BackendClient, profiles: ProfileManager,
-    store: LocalStore, clock: any SDKClock
+    store: LocalStore, clock: any SDKClock, races: AttributionRaceBoard
   ) {
     self.provider = provider
     self.client = client
     self.profiles = profiles
     self.store = store
     self.clock = clock
+    self.races = races
     state = store.read(AttributionState.self, from: StoredFile.attribution) ?? AttributionState()
+  }
+
+  /// The token for the profile's creation request: one attempt, at most
+  /// `creationTokenWait` seconds, only when this install still has to send one. A failed
+  /// attempt is not final: `run()` retries with back-off.
+  func tokenForCreation() async -> String? {
+    if await profiles.cachedProfile?.appliedExternalAttributionProviders.contains(.appleAds) == true { return nil }
+    guard state.stopped == nil, state.acknowledgedProfileId == nil else { return nil }
+    if let first = state.firstAttemptAt, clock.now().timeIntervalSince(first) > Self.window { return nil }
+    if state.firstAttemptAt == nil {
+      state.firstAttemptAt = clock.now()
+      save()
+    }
+    let provider = provider
+    do {
+      if case .value(let token) = try await clock.race(
+        seconds: Self.creationTokenWait, { try await provider.attributionToken() })
+      {
+        return token
+      }
+    } catch AdaptyAttributionTokenError.unavailable(let reason) {
+      stop("no token: \(reason)")
+    } catch {
+      Log.info("Apple Ads attribution: no token at profile creation (\(error))")
+    }
+    return nil
   }
 
   private func save() { store.write(state, to: StoredFile.attribution) }
@@ -54,6 +84,15 @@ actor AttributionCollector {
     }
     let profileId = await profiles.profileId
     var pending = true
+    if state.acknowledgedProfileId != profileId, await profiles.tokenHandedOver {
+      // The creation request carried the token.
+      state.acknowledgedProfileId = profileId
+      save()
+      Log.info("Apple Ads attribution: token handed over with the profile")
+      let status = await profiles.appleAdsStatus
+      if status == .invalid { stop("the server rejected the token as invalid") }
+      pending = !(status?.isFinal ?? false)
+    }
     if state.acknowledgedProfileId != profileId {
       if let first = state.firstAttemptAt, clock.now().timeIntervalSince(first) > Self.window {
         Log.info("Apple Ads attribution: 24 h since the first attempt; giving up")
@@ -119,6 +158,12 @@ actor AttributionCollector {
 
   /// Long-polls until the server settles the token, publishing the profile it returns.
   private func awaitOutcome(profileId: String) async {
+    // A first-launch race holds a request that waits for the same outcome and brings the profile.
+    if let payload = await races.outcomeOfRacesInFlight() {
+      await profiles.accept(payload)
+      if payload.appliedAttributionSources.contains("apple_ads") { return }
+      if let status = payload.attributionStatus?["apple_ads"], status.isFinal { return }
+    }
     var failures = 0
     while !Task.isCancelled {
       do {

@@ -27,6 +27,10 @@ final class AdaptyRuntime: Sendable {
     let runtime = AdaptyRuntime(configuration: configuration, fallback: fallback, delegates: delegates)
     await runtime.profiles.publishCached()
     let collects = configuration.dependencies.collectsAttributionAtLaunch
+    if collects, let attribution = runtime.attribution {
+      // The first launch creates the profile and hands over the token in one request.
+      await runtime.profiles.expectAppleAdsToken(Task { await attribution.tokenForCreation() })
+    }
     runtime.background.add(
       Task {
         await runtime.syncProfile()
@@ -48,15 +52,17 @@ final class AdaptyRuntime: Sendable {
     profiles = ProfileManager(
       client: client, store: store, installInfo: dependencies.installInfo(), broadcaster: broadcaster,
       customerUserId: configuration.customerUserId)
+    let races = AttributionRaceBoard()
     placements = PlacementManager(
-      client: client, profiles: profiles, cache: FlowCache(store: store), fallback: fallback, clock: clock)
+      client: client, profiles: profiles, cache: FlowCache(store: store), fallback: fallback, clock: clock,
+      races: races)
     events = EventQueue(store: store, client: client, clock: clock)
     purchases = PurchaseManager(
       source: dependencies.purchaseSource ?? PurchaseSources.platformDefault, client: client, profiles: profiles,
       store: store, clock: clock)
     if let provider = dependencies.resolvedTokenProvider {
       attribution = AttributionCollector(
-        provider: provider, client: client, profiles: profiles, store: store, clock: clock)
+        provider: provider, client: client, profiles: profiles, store: store, clock: clock, races: races)
     } else {
       attribution = nil
     }

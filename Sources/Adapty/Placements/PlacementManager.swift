@@ -15,6 +15,8 @@ struct PlacementManager: Sendable {
   let cache: FlowCache
   let fallback: FallbackFlows
   let clock: any SDKClock
+  /// Where races tell the attribution collector what their waiting request learned.
+  let races: AttributionRaceBoard
 
   /// The flow the profile's audience gets.
   func flow(
@@ -42,8 +44,19 @@ struct PlacementManager: Sendable {
     let prefetch = Task { () async throws -> AdaptyFlow in
       try await fetchDefault(placementId: placementId, locale: locale)
     }
+    let races = races
+    await races.begin()
     let segmented = Task { () async throws -> AdaptyFlow in
-      try await fetchSegmented(placementId: placementId, locale: locale, waitForAppleAdsMs: Int(wait * 1000))
+      do {
+        let (flow, profile) = try await fetchSegmented(
+          placementId: placementId, locale: locale, waitForAppleAdsMs: Int(wait * 1000))
+        if let profile { await profiles.accept(profile) }
+        await races.end(with: profile)
+        return flow
+      } catch {
+        await races.end(with: nil)
+        throw error
+      }
     }
     do {
       if case .value(let flow) = try await clock.race(seconds: wait + Self.networkGrace, { try await segmented.value })
@@ -76,7 +89,7 @@ struct PlacementManager: Sendable {
     }
     let load = Task { () async throws -> AdaptyFlow in
       switch kind {
-      case .segmented: return try await fetchSegmented(placementId: placementId, locale: locale)
+      case .segmented: return try await fetchSegmented(placementId: placementId, locale: locale).flow
       case .defaultAudience: return try await fetchDefault(placementId: placementId, locale: locale)
       }
     }
@@ -136,8 +149,9 @@ struct PlacementManager: Sendable {
     }
   }
 
+  /// The segmented flow, and the profile the server sent with it (on a request that waited).
   private func fetchSegmented(placementId: String, locale: String?, waitForAppleAdsMs: Int? = nil) async throws
-    -> AdaptyFlow
+    -> (flow: AdaptyFlow, profile: ProfilePayload?)
   {
     // A profile the server lost (a restored database) is created again, once.
     for attempt in 0..<2 {
@@ -148,7 +162,7 @@ struct PlacementManager: Sendable {
         let flow = AdaptyFlow(response, source: .segmented)
         await cache.store(
           .init(flow: flow, etag: nil, storedAt: clock.now()), .segmented, placementId: placementId, locale: locale)
-        return flow
+        return (flow, response.profile)
       } catch {
         guard error.serverCode == BackendClient.profileNotFound, attempt == 0 else { throw error.error }
         await profiles.markMissing()

@@ -28,6 +28,13 @@ actor ProfileManager {
   private let installInfo: InstallInfo
   let broadcaster: ProfileBroadcaster
   private var creation: Task<Void, any Error>?
+  /// The AdServices token to hand over with the creation request, when one is coming.
+  private var creationToken: Task<String?, Never>?
+  /// Whether the creation request carried the token and the server took it: then the
+  /// collector does not send it again.
+  private(set) var tokenHandedOver = false
+  /// The Apple Ads status of the last profile the server returned this session.
+  private(set) var appleAdsStatus: AttributionStatus?
 
   init(
     client: BackendClient, store: LocalStore, installInfo: InstallInfo, broadcaster: ProfileBroadcaster,
@@ -63,10 +70,22 @@ actor ProfileManager {
       task = creation
     } else {
       let id = state.profileId
-      let body = CreateProfileRequest(profileId: id, customerUserId: state.customerUserId, install: installInfo.wire)
+      var body = CreateProfileRequest(profileId: id, customerUserId: state.customerUserId, install: installInfo.wire)
       let client = client
+      let token = creationToken
       task = Task { [weak self] in
-        let payload = try await client.createProfile(body)
+        body.appleAdsToken = await token?.value
+        let payload: ProfilePayload
+        do {
+          payload = try await client.createProfile(body)
+          if body.appleAdsToken != nil { await self?.markTokenHandedOver() }
+        } catch let failure as BackendClient.Failure
+          where body.appleAdsToken != nil && failure.error.adaptyErrorCode == .badRequest
+        {
+          // The token alone was refused: the profile must still exist; the collector decides about the token.
+          body.appleAdsToken = nil
+          payload = try await client.createProfile(body)
+        }
         // The server answers with the profile that already carries this customer user id
         // (a reinstall, another device): this install adopts it.
         await self?.adopt(payload.id, requested: id)
@@ -86,6 +105,15 @@ actor ProfileManager {
     creation = nil
     return state.profileId
   }
+
+  /// Makes the next creation request wait for `token` and carry it (first launch: one
+  /// request creates the profile and hands over the attribution token).
+  func expectAppleAdsToken(_ token: Task<String?, Never>) {
+    guard !state.created, creation == nil else { return }
+    creationToken = token
+  }
+
+  private func markTokenHandedOver() { tokenHandedOver = true }
 
   private func adopt(_ id: String, requested: String) {
     guard id != requested, state.profileId == requested else { return }
@@ -109,7 +137,10 @@ actor ProfileManager {
 
   /// Fetches the latest profile (cheap when unchanged: 304).
   func refresh() async throws(AdaptyError) -> AdaptyProfile {
+    let wasCreated = state.created
     let id = try await ensureCreated()
+    // The creation's answer is the profile as the server has it now.
+    if !wasCreated, let profile = state.profile { return profile }
     do {
       if let (payload, etag) = try await client.profile(id: id, etag: state.etag) {
         await apply(payload, etag: etag, created: true)
@@ -179,6 +210,7 @@ actor ProfileManager {
     let profile = AdaptyProfile(payload)
     if let current = state.profile, current.version > profile.version { return }
     state.profile = profile
+    appleAdsStatus = payload.attributionStatus?["apple_ads"]
     state.etag = etag ?? "\"v\(profile.version)\""
     store.write(state, to: StoredFile.profile)
     await broadcaster.publish(profile)

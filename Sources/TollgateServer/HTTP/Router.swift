@@ -59,14 +59,18 @@ public struct Router: Sendable {
 
   private static func bind(_ pattern: [Substring], to parts: [Substring]) -> [String: String]? {
     guard pattern.count == parts.count else { return nil }
+    // Literal segments first: most routes fail here, before anything is allocated.
+    for (expected, actual) in zip(pattern, parts) where !isParameter(expected) && expected != actual {
+      return nil
+    }
     var parameters: [String: String] = [:]
-    for (expected, actual) in zip(pattern, parts) {
-      if expected.first == "{" && expected.last == "}" {
-        parameters[String(expected.dropFirst().dropLast())] = String(actual)
-      } else if expected != actual {
-        return nil
-      }
+    for (expected, actual) in zip(pattern, parts) where isParameter(expected) {
+      parameters[String(expected.dropFirst().dropLast())] = String(actual)
     }
     return parameters
+  }
+
+  private static func isParameter(_ segment: Substring) -> Bool {
+    segment.first == "{" && segment.last == "}"
   }
 }

@@ -26,20 +26,12 @@ extension Endpoints {
     router.add("POST", "/v1/sdk/profiles/{profileId}/attribution/apple-ads") { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       let body = try decode(AppleAdsTokenRequest.self, from: request)
-      let token = body.token.trimmingCharacters(in: .whitespacesAndNewlines)
-      guard (1...Self.maxTokenLength).contains(token.utf8.count) else {
-        throw HTTPError.validation([.init(path: "$.token", message: "a token is 1–\(Self.maxTokenLength) bytes")])
-      }
+      let token = try Self.validToken(body.token, path: "$.token")
       let profile = try existingProfile(appId: appId, id: request.parameter("profileId"))
       let id = profile.id
       // Applied is permanent: no need to ask Apple again.
       if profile.attribution.status[appleAdsSource] == .applied { return .json(Self.payload(profile)) }
-      guard try store.attributionQueueDepth() < attribution.maxQueue else {
-        throw HTTPError(503, "attribution_queue_full", "Too many tokens are waiting for Apple; retry later.")
-      }
-      let (job, created) = try store.enqueueAttribution(
-        appId: appId, profileId: id, token: token, tokenHash: Digest.sha256Hex(token), at: time.now())
-      if created || job.status == .pending { attribution.kick() }
+      try enqueue(token, appId: appId, profileId: id)
       let settled: @Sendable () -> Response? = { [self] in
         respond {
           let profile = try existingProfile(appId: appId, id: id)
@@ -56,6 +48,33 @@ extension Endpoints {
           }
         })
     }
+  }
+
+  /// The token without surrounding white space; 422 at `path` when it cannot be an AdServices token.
+  static func validToken(_ raw: String, path: String) throws -> String {
+    let token = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard (1...maxTokenLength).contains(token.utf8.count) else {
+      throw HTTPError.validation([.init(path: path, message: "a token is 1–\(maxTokenLength) bytes")])
+    }
+    return token
+  }
+
+  /// Queues a token for the attribution worker (503 when too many wait for Apple).
+  func enqueue(_ token: String, appId: Int64, profileId: String) throws {
+    guard try store.attributionQueueDepth() < attribution.maxQueue else {
+      throw HTTPError(503, "attribution_queue_full", "Too many tokens are waiting for Apple; retry later.")
+    }
+    let (job, created) = try store.enqueueAttribution(
+      appId: appId, profileId: profileId, token: token, tokenHash: Digest.sha256Hex(token), at: time.now())
+    if created || job.status == .pending { attribution.kick() }
+  }
+
+  /// A token sent with `POST /v1/sdk/profiles`: queued without waiting for Apple (the
+  /// first launch's placement request waits instead); returns the profile as it is now.
+  func handOver(_ token: String?, appId: Int64, profile: ProfileRecord) throws -> ProfileRecord {
+    guard let token, profile.attribution.status[appleAdsSource] != .applied else { return profile }
+    try enqueue(token, appId: appId, profileId: profile.id)
+    return try store.profile(appId: appId, id: profile.id) ?? profile
   }
 
   /// Whether waiting on this profile's Apple Ads attribution can end: it is applied, or

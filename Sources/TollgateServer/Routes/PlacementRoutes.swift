@@ -25,9 +25,15 @@ extension Endpoints {
               locale: locale ?? profile.install.locale, now: time.now()))
         }
       }
-      let answer: @Sendable () -> Response = { resolve(nil) }
-      // wait_for=apple_ads: the first-launch race, done here in one request.
+      // wait_for=apple_ads: the first-launch race, done here in one request; the answer
+      // carries the profile too, so the SDK needs no long poll of its own.
       guard let wait = try AttributionWait(request) else { return resolve(profile) }
+      let answer: @Sendable () -> Response = { [self] in
+        var response = resolve(nil)
+        guard response.status == 200, let current = try? existingProfile(appId: appId, id: id) else { return response }
+        response.body = Self.adding(profile: current, to: response.body)
+        return response
+      }
       return waits.wait(
         .init(appId: appId, profileId: id), seconds: wait.seconds,
         attempt: { [self] in respond { try attributionSettled(appId: appId, id: id) ? answer() : nil } },
@@ -52,6 +58,16 @@ extension Endpoints {
       }
       return .json(PlacementResolver.fallbackFile(config: entry.config, generatedAt: time.now()))
     }
+  }
+
+  /// A rendered placement answer (a JSON object) with the `profile` member added.
+  static func adding(profile: ProfileRecord, to body: Data) -> Data {
+    guard body.last == UInt8(ascii: "}") else { return body }
+    var combined = body.dropLast()
+    combined.append(contentsOf: Array(#","profile":"#.utf8))
+    combined.append(WireCoding.encode(payload(profile)))
+    combined.append(UInt8(ascii: "}"))
+    return Data(combined)
   }
 
   /// The app's config when it has the placement, else 404 `placement_not_found`.

@@ -9,6 +9,7 @@ extension Endpoints {
       guard let uuid = UUID(uuidString: body.profileId) else {
         throw HTTPError.validation([.init(path: "$.profile_id", message: "must be a UUID")])
       }
+      let token = try body.appleAdsToken.map { try Self.validToken($0, path: "$.apple_ads_token") }
       let now = time.now()
       // A customer user id another profile carries is that customer: a reinstall or a second
       // device gets the same profile, and so the same access.
@@ -16,14 +17,14 @@ extension Endpoints {
         try store.profile(appId: appId, id: uuid.uuidString.lowercased()) == nil,
         let existing = try store.profile(appId: appId, customerUserId: customer)
       {
-        return .json(Self.payload(existing), status: 200)
+        return .json(Self.payload(try handOver(token, appId: appId, profile: existing)), status: 200)
       }
       let (profile, created) = try store.insertProfile(
         appId: appId,
         ProfileRecord(
           id: uuid.uuidString.lowercased(), customerUserId: body.customerUserId,
           install: body.install ?? InstallMeta(), createdAt: now, updatedAt: now))
-      return .json(Self.payload(profile), status: created ? 201 : 200)
+      return .json(Self.payload(try handOver(token, appId: appId, profile: profile)), status: created ? 201 : 200)
     }
 
     router.add("GET", "/v1/sdk/profiles/{profileId}") { [self] request in

@@ -53,10 +53,15 @@ final class ProfileWaits: Sendable {
     timeUp: @escaping @Sendable () -> Response
   ) -> Response {
     if let now = attempt() { return now }
+    // Shutting down: a wait that arrives now would hold a suspended connection the server
+    // must not stop with; it is answered with what is known.
+    if closing.load(ordering: .relaxed) { return timeUp() }
     let waiter = Waiter(id: UUID(), attempt: attempt, timeUp: timeUp, deferred: DeferredResponse())
     waiters.withLock { $0[key, default: []].append(waiter) }
-    // A change between the first attempt and the registration would otherwise be missed.
-    if let now = attempt() {
+    // A change (or shutdown) between the first attempt and the registration would otherwise be missed.
+    if closing.load(ordering: .relaxed) {
+      finish(key, waiter.id, with: nil)
+    } else if let now = attempt() {
       finish(key, waiter.id, with: now)
     } else {
       let delay = min(max(seconds, 0), Self.maximumSeconds)
@@ -75,8 +80,11 @@ final class ProfileWaits: Sendable {
     }
   }
 
-  /// Answers every wait with its time-up answer (shutdown).
+  private let closing = Atomic<Bool>(false)
+
+  /// Answers every wait with its time-up answer, and every later one at once (shutdown).
   func finishAll() {
+    closing.store(true, ordering: .relaxed)
     let all = waiters.withLock { waiters -> [(Key, Waiter)] in
       defer { waiters = [:] }
       return waiters.flatMap { key, list in list.map { (key, $0) } }

@@ -28,6 +28,7 @@ public final class PostgresStore: RelationalStore {
   /// Profiles kept in memory, coherent with the other instances through `LISTEN/NOTIFY`.
   public let profileCache: ProfileCache?
   private let listener: ProfileChangeListener?
+  let assignmentWriter: AssignmentWriter?
 
   public init(url: String, connections: Int = 8, schema: String? = nil, profileCache: Int = 0) throws {
     var setup = ["SET client_min_messages = warning", "SET statement_timeout = 5000", "SET lock_timeout = 5000"]
@@ -51,10 +52,13 @@ public final class PostgresStore: RelationalStore {
       self.profileCache = nil
       listener = nil
     }
+    assignmentWriter = Self.makeAssignmentWriter(self.profileCache)
+    attachAssignmentWriter()
   }
 
   public func close() {
     listener?.stop()
+    assignmentWriter?.close()
     relaxedPool.close()
     pool.close()
   }

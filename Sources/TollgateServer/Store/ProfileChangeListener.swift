@@ -12,6 +12,8 @@ import Synchronization
 /// (and emptied) until it is back.
 final class ProfileChangeListener: Sendable {
   static let channel = "tollgate_profiles"
+  /// Payload prefix of a configuration change (`config:<app id>`), told apart from profiles.
+  static let configPrefix = "config:"
 
   private let conninfo: String
   private let cache: ProfileCache
@@ -54,6 +56,7 @@ final class ProfileChangeListener: Sendable {
       }
       // Anything may have changed while nobody listened.
       cache.clear()
+      cache.configAnnounced()
       cache.bypass = false
       while !stopped.load(ordering: .relaxed) {
         var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
@@ -65,7 +68,9 @@ final class ProfileChangeListener: Sendable {
         while let note = PQnotifies(connection) {
           if let extra = note.pointee.extra {
             let payload = String(cString: extra)
-            if let colon = payload.firstIndex(of: ":"), let appId = Int64(payload[..<colon]) {
+            if payload.hasPrefix(Self.configPrefix) {
+              cache.configAnnounced()
+            } else if let colon = payload.firstIndex(of: ":"), let appId = Int64(payload[..<colon]) {
               cache.invalidate(appId: appId, id: String(payload[payload.index(after: colon)...]))
             }
           }

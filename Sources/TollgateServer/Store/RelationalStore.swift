@@ -4,12 +4,14 @@ import TollgateAPI
 /// A store on an SQL database: every `Store` method, written once for SQLite and
 /// PostgreSQL. Statements use `?` placeholders and bound values only, never text built
 /// from input; the dialect supplies the few statements that differ.
-protocol RelationalStore: Store {
+protocol RelationalStore: Store, AnyObject {
   var pool: ConnectionPool { get }
   /// Profiles kept in memory (nil: none).
   var profileCache: ProfileCache? { get }
   /// Connections for writes that may skip waiting for the disk (see `assign`).
   var relaxedPool: ConnectionPool { get }
+  /// Writes first-time assignments in batches (with the profile cache only).
+  var assignmentWriter: AssignmentWriter? { get }
   var dialect: SQLDialect { get }
 }
 
@@ -35,8 +37,21 @@ extension RelationalStore {
   }
 
   public func close() {
+    assignmentWriter?.close()
     relaxedPool.close()
     pool.close()
+  }
+
+  /// The batch writer for a store with a profile cache; call `attachAssignmentWriter` once built.
+  static func makeAssignmentWriter(_ cache: ProfileCache?) -> AssignmentWriter? {
+    guard cache != nil else { return nil }
+    return AssignmentWriter(failed: { error in
+      Logger().warn("assignments not stored yet (retrying): \(error)")
+    })
+  }
+
+  func attachAssignmentWriter() {
+    assignmentWriter?.attach { [weak self] batch in try self?.storeAssignments(batch) }
   }
 
   // MARK: Apps and keys
@@ -114,6 +129,9 @@ extension RelationalStore {
         try db.query(
           "INSERT INTO configs (app_id, revision, document, applied_at) VALUES (?, ?, ?, ?)",
           [.integer(appId), .integer(revision), .blob(document), .real(at.timeIntervalSince1970)])
+        if let announce = dialect.announceProfile {
+          try db.query(announce, [.text(ProfileChangeListener.configPrefix + String(appId))])
+        }
         return revision
       }
     }
@@ -174,7 +192,63 @@ extension RelationalStore {
 
   public func profile(appId: Int64, id: String) throws -> ProfileRecord? {
     guard let cache = profileCache else { return try with { db in try Self.profile(db, appId: appId, id: id) } }
-    return try cache.profile(appId: appId, id: id) { try with { db in try Self.profile(db, appId: appId, id: id) } }
+    // Read with its assignments, so resolving its placements needs no further read.
+    return try cache.profile(appId: appId, id: id) {
+      try with { db in
+        guard let profile = try Self.profile(db, appId: appId, id: id) else { return nil }
+        var assignments: [ProfileCache.Slot: String] = [:]
+        for row in try db.query(
+          "SELECT placement_id, audience_id, variation_id FROM assignments WHERE app_id = ? AND profile_id = ?",
+          [.integer(appId), .text(id)])
+        {
+          assignments[ProfileCache.Slot(placementId: row[0].string ?? "", audienceId: row[1].string ?? "")] =
+            row[2].string ?? ""
+        }
+        return (profile, assignments)
+      }
+    }
+  }
+
+  /// Reads profiles into the cache (with their assignments) in key order, a page at a time,
+  /// until it is full or every profile is in; returns how many were read. Run at start so
+  /// the first requests after a restart find their profiles in memory.
+  @discardableResult
+  public func warmProfileCache(pageSize: Int = 2_000) throws -> Int {
+    guard let cache = profileCache else { return 0 }
+    var after: (Int64, String) = (Int64.min, "")
+    var read = 0
+    while true {
+      let mark = cache.mark()
+      let page = try with { db -> [(appId: Int64, profile: ProfileRecord, assignments: [ProfileCache.Slot: String])] in
+        let rows = try db.query(
+          """
+          SELECT app_id, \(SQLColumns.profile) FROM profiles WHERE (app_id, id) > (?, ?)
+          ORDER BY app_id, id LIMIT ?
+          """, [.integer(after.0), .text(after.1), .integer(Int64(pageSize))])
+        guard let first = rows.first, let last = rows.last else { return [] }
+        var assignments: [ProfileCache.Key: [ProfileCache.Slot: String]] = [:]
+        for row in try db.query(
+          """
+          SELECT app_id, profile_id, placement_id, audience_id, variation_id FROM assignments
+          WHERE (app_id, profile_id) >= (?, ?) AND (app_id, profile_id) <= (?, ?)
+          """, [first[0], first[1], last[0], last[1]])
+        {
+          let key = ProfileCache.Key(appId: row[0].int ?? 0, id: row[1].string ?? "")
+          assignments[key, default: [:]][
+            ProfileCache.Slot(placementId: row[2].string ?? "", audienceId: row[3].string ?? "")] =
+            row[4].string ?? ""
+        }
+        return try rows.map { row in
+          let appId = row[0].int ?? 0
+          let profile = try Self.decodeProfile(Array(row.dropFirst()))
+          return (appId, profile, assignments[ProfileCache.Key(appId: appId, id: profile.id)] ?? [:])
+        }
+      }
+      guard let last = page.last else { return read }
+      read += page.count
+      after = (last.appId, last.profile.id)
+      guard cache.fill(page, since: mark) else { return read }
+    }
   }
 
   /// After a commit that changed these profiles: this instance forgets them (others heard
@@ -235,9 +309,14 @@ extension RelationalStore {
         [.integer(appId), .text(id)]
       ).first
     else { return nil }
+    return try decodeProfile(row)
+  }
+
+  /// A profile from a row of `SQLColumns.profile`.
+  static func decodeProfile(_ row: [SQLValue]) throws -> ProfileRecord {
     let decoder = WireCoding.decoder
     var profile = ProfileRecord(
-      id: row[0].string ?? id, version: row[1].int ?? 1, customerUserId: row[2].string,
+      id: row[0].string ?? "", version: row[1].int ?? 1, customerUserId: row[2].string,
       install: try decoder.decode(InstallMeta.self, from: row[3].data ?? Data()),
       customAttributes: try decoder.decode([String: JSONValue].self, from: row[4].data ?? Data()),
       appliedSources: try decoder.decode([String].self, from: row[5].data ?? Data()),
@@ -282,10 +361,45 @@ extension RelationalStore {
   /// An assignment is a deterministic function of the bucket and the weights, so a commit
   /// lost to a power cut is recomputed identically: it does not wait for the disk, which
   /// is what makes first-time placement resolution fast.
+  /// With the profile cache, the write joins the next batch and the request does not wait.
   public func assign(_ key: AssignmentKey, variationId: String, at: Date) throws -> String {
+    if let writer = assignmentWriter, let cache = profileCache, !cache.bypass {
+      cache.remember(key, variationId, unwritten: true)
+      writer.enqueue(PendingAssignment(key: key, variationId: variationId, at: at))
+      return variationId
+    }
     let kept = try storeAssignment(key, variationId: variationId, at: at)
     profileCache?.remember(key, kept)
     return kept
+  }
+
+  /// One transaction for a batch; where another instance stored a different variation
+  /// first, that one is remembered (the earliest stored assignment wins everywhere).
+  func storeAssignments(_ batch: [PendingAssignment]) throws {
+    let kept = try relaxedPool.with { db in
+      try db.transaction { () throws -> [(AssignmentKey, String)] in
+        if let relax = dialect.relaxTransaction { try db.execute(relax) }
+        var differing: [(AssignmentKey, String)] = []
+        for item in batch {
+          let inserted = try db.query(
+            """
+            INSERT INTO assignments (app_id, profile_id, placement_id, audience_id, variation_id, assigned_at)
+            VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING variation_id
+            """, Self.values(item.key) + [.text(item.variationId), .real(item.at.timeIntervalSince1970)])
+          guard inserted.isEmpty else { continue }
+          let stored = try db.query(
+            """
+            SELECT variation_id FROM assignments
+            WHERE app_id = ? AND profile_id = ? AND placement_id = ? AND audience_id = ?
+            """, Self.values(item.key)
+          ).first?[0].string
+          if let stored, stored != item.variationId { differing.append((item.key, stored)) }
+        }
+        return differing
+      }
+    }
+    profileCache?.written(batch)
+    for (key, variation) in kept { profileCache?.remember(key, variation) }
   }
 
   private func storeAssignment(_ key: AssignmentKey, variationId: String, at: Date) throws -> String {

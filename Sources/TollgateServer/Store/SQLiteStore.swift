@@ -19,6 +19,7 @@ public final class SQLiteStore: RelationalStore {
 
   /// Profiles kept in memory; one process owns the file, so every change passes through it.
   public let profileCache: ProfileCache?
+  let assignmentWriter: AssignmentWriter?
 
   /// Opens (creating if needed) the database at `path` and brings its schema up to date;
   /// `profileCache` profiles are kept in memory (0: none).
@@ -34,6 +35,8 @@ public final class SQLiteStore: RelationalStore {
         try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
       })
     relaxedPool = ConnectionPool(try (0..<2).map { _ in try SQLiteConnection(path: path, relaxed: true) })
+    assignmentWriter = Self.makeAssignmentWriter(self.profileCache)
+    attachAssignmentWriter()
   }
 
   private static func migrate(_ connection: SQLiteConnection) throws {

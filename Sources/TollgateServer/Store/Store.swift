@@ -309,6 +309,9 @@ public protocol Store: Sendable {
 
   /// The in-memory profile cache, when there is one (its figures go to `/metrics`).
   var profileCache: ProfileCache? { get }
+  /// Reads profiles into the cache until it is full; returns how many were read.
+  @discardableResult
+  func warmProfileCache(pageSize: Int) throws -> Int
 
   /// Finishes pending work and releases the database.
   func close()

@@ -6,7 +6,10 @@ struct SemanticVersion: Comparable, Sendable {
   let prerelease: [Substring]
 
   init?(_ text: String) {
-    var body = Substring(text.trimmingCharacters(in: .whitespaces))
+    // Spaces and tabs around it are ignored (Foundation's trimming is costly on the hot path).
+    var body = Substring(text)
+    while let first = body.first, first.isWhitespace, !first.isNewline { body = body.dropFirst() }
+    while let last = body.last, last.isWhitespace, !last.isNewline { body = body.dropLast() }
     if body.first == "v" || body.first == "V" { body = body.dropFirst() }
     if let plus = body.firstIndex(of: "+") { body = body[..<plus] }
     var release = body
