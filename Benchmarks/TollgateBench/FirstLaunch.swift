@@ -139,14 +139,15 @@ enum FirstLaunch {
     return samples.sorted()[samples.count / 2]
   }
 
-  /// SDK requests the server answered so far: all, segmented flow, default flow.
+  /// SDK requests the server answered so far on the paywall path (event batches are
+  /// analytics, sent in the background, and not counted): all, segmented flow, default flow.
   static func sdkRequests(_ base: URL) async throws -> (total: Int, flow: Int, defaults: Int) {
     let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("metrics"))
     var total = 0
     var flow = 0
     var defaults = 0
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n")
-    where line.hasPrefix("tollgate_http_requests_total{route=\"/v1/sdk") {
+    where line.hasPrefix("tollgate_http_requests_total{route=\"/v1/sdk") && !line.contains("/v1/sdk/events\"") {
       let count = Int(line.split(separator: " ").last ?? "") ?? 0
       total += count
       if line.contains("/flow\"") { flow += count }

@@ -66,7 +66,9 @@ public final class Server: Sendable {
     if let capacity = store.profileCache?.capacity, capacity > 0 {
       let store = store
       let logger = logger
+      store.profileCache?.warming = true
       DispatchQueue.global(qos: .utility).async {
+        defer { store.profileCache?.warming = false }
         let started = Date()
         do {
           let read = try store.warmProfileCache(pageSize: 2_000)

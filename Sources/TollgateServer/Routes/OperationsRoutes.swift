@@ -46,6 +46,18 @@ extension Endpoints {
         text += "# HELP tollgate_profile_cache_outages_total Times the cache started bypassing.\n"
         text += "# TYPE tollgate_profile_cache_outages_total counter\n"
         text += "tollgate_profile_cache_outages_total \(figures.outages)\n"
+        text += "# HELP tollgate_profile_cache_warming 1 while profiles are read into the cache at start.\n"
+        text += "# TYPE tollgate_profile_cache_warming gauge\ntollgate_profile_cache_warming \(cache.warming ? 1 : 0)\n"
+      }
+      if let writes = store.assignmentWrites {
+        text += "# HELP tollgate_assignment_writes_pending First-time A/B assignments waiting for their batch write.\n"
+        text +=
+          "# TYPE tollgate_assignment_writes_pending gauge\ntollgate_assignment_writes_pending \(writes.pending)\n"
+        text += "# TYPE tollgate_assignment_writes_total counter\ntollgate_assignment_writes_total \(writes.written)\n"
+        text +=
+          "# HELP tollgate_assignment_writes_dropped_total Assignments dropped after the database refused them too long (recomputed on the next request).\n"
+        text += "# TYPE tollgate_assignment_writes_dropped_total counter\n"
+        text += "tollgate_assignment_writes_dropped_total \(writes.dropped)\n"
       }
       return Response(
         status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],

@@ -200,6 +200,14 @@ public final class ProfileCache: Sendable {
     }
   }
 
+  private let warmingFlag = Atomic<Bool>(false)
+
+  /// True while the server reads profiles into the cache at start.
+  public var warming: Bool {
+    get { warmingFlag.load(ordering: .relaxed) }
+    set { warmingFlag.store(newValue, ordering: .relaxed) }
+  }
+
   private let configAnnouncements = Atomic<Int>(0)
 
   /// Another instance applied a configuration (or announcements were interrupted).

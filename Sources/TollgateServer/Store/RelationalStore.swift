@@ -42,6 +42,8 @@ extension RelationalStore {
     pool.close()
   }
 
+  public var assignmentWrites: (pending: Int, written: Int, dropped: Int)? { assignmentWriter?.figures }
+
   /// The batch writer for a store with a profile cache; call `attachAssignmentWriter` once built.
   static func makeAssignmentWriter(_ cache: ProfileCache?) -> AssignmentWriter? {
     guard cache != nil else { return nil }

@@ -309,6 +309,9 @@ public protocol Store: Sendable {
 
   /// The in-memory profile cache, when there is one (its figures go to `/metrics`).
   var profileCache: ProfileCache? { get }
+  /// First-time A/B assignments waiting for their batch write, written, and dropped (nil
+  /// when they are written on the request path).
+  var assignmentWrites: (pending: Int, written: Int, dropped: Int)? { get }
   /// Reads profiles into the cache until it is full; returns how many were read.
   @discardableResult
   func warmProfileCache(pageSize: Int) throws -> Int
