@@ -11,7 +11,9 @@ struct AuthTests {
     let server = try TestServer()
     defer { server.stop() }
     let stored = try server.server.store.key(hash: Digest.sha256Hex(server.alpha.publicKey))
-    #expect(stored == KeyRecord(appId: server.alpha.app.id, kind: .publicKey))
+    #expect(stored?.appId == server.alpha.app.id)
+    #expect(stored?.kind == .publicKey)
+    #expect(stored?.id == KeyRecord.id(hash: Digest.sha256Hex(server.alpha.publicKey)))
     #expect(try server.server.store.key(hash: server.alpha.publicKey) == nil)
     let file = try Data(contentsOf: URL(fileURLWithPath: server.databasePath))
     let wal = (try? Data(contentsOf: URL(fileURLWithPath: server.databasePath + "-wal"))) ?? Data()

@@ -44,8 +44,10 @@ struct StoreConformanceTests {
     defer { store.close() }
     let app = try store.createApp(name: "one")
     #expect(try store.currentConfig(appId: app.id) == nil)
-    #expect(try store.applyConfig(appId: app.id, document: Data("{\"a\":1}".utf8), at: now) == 1)
-    #expect(try store.applyConfig(appId: app.id, document: Data("{\"a\":2}".utf8), at: now) == 2)
+    #expect(
+      try store.applyConfig(appId: app.id, document: Data("{\"a\":1}".utf8), at: now, by: "cli", summary: nil) == 1)
+    #expect(
+      try store.applyConfig(appId: app.id, document: Data("{\"a\":2}".utf8), at: now, by: "cli", summary: nil) == 2)
     #expect(
       try store.currentConfig(appId: app.id)
         == ConfigRecord(revision: 2, document: Data("{\"a\":2}".utf8), appliedAt: now))

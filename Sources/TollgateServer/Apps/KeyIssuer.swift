@@ -1,4 +1,5 @@
 import Foundation
+import TollgateAPI
 
 /// Creates apps and their keys. Keys are shown once and stored only as SHA-256 hashes.
 public struct KeyIssuer: Sendable {
@@ -26,11 +27,68 @@ public struct KeyIssuer: Sendable {
     let app = try store.app(named: appName) ?? store.createApp(name: appName)
     let publicKey = "tg_pub_" + Digest.hex(Digest.randomBytes(16))
     let secretKey = "tg_sec_" + Digest.hex(Digest.randomBytes(24))
-    try store.addKey(appId: app.id, kind: .publicKey, hash: Self.hash(publicKey), at: time.now())
-    try store.addKey(appId: app.id, kind: .secretKey, hash: Self.hash(secretKey), at: time.now())
+    try store.addKey(appId: app.id, kind: .publicKey, hash: Self.hash(publicKey), at: time.now(), label: nil)
+    try store.addKey(appId: app.id, kind: .secretKey, hash: Self.hash(secretKey), at: time.now(), label: nil)
+    try store.audit(
+      appId: app.id,
+      AuditRecord(
+        at: time.now(), actor: "cli", action: "key.created",
+        detail: AuditDetail.json([
+          "key_id": .string(KeyRecord.id(hash: Self.hash(publicKey))),
+          "secret_key_id": .string(KeyRecord.id(hash: Self.hash(secretKey))),
+        ])))
     return IssuedKeys(app: app, publicKey: publicKey, secretKey: secretKey)
+  }
+
+  /// A new key of one kind for an existing app, shown once; returns it with its id.
+  public func create(appId: Int64, kind: KeyKind, label: String?, by actor: String) throws -> (
+    key: String, record: KeyRecord
+  ) {
+    let key =
+      kind == .publicKey
+      ? "tg_pub_" + Digest.hex(Digest.randomBytes(16)) : "tg_sec_" + Digest.hex(Digest.randomBytes(24))
+    try store.addKey(appId: appId, kind: kind, hash: Self.hash(key), at: time.now(), label: label)
+    let record =
+      try store.key(hash: Self.hash(key)) ?? KeyRecord(appId: appId, kind: kind, id: KeyRecord.id(hash: Self.hash(key)))
+    try store.audit(
+      appId: appId,
+      AuditRecord(
+        at: time.now(), actor: actor, action: "key.created",
+        detail: AuditDetail.json(["key_id": .string(record.id), "kind": .string(kind.rawValue)])))
+    return (key, record)
+  }
+
+  /// Revokes a key; refuses the app's last active secret key (the admin API would be locked).
+  public func revoke(appId: Int64, keyId: String, by actor: String) throws -> KeyRecord {
+    let keys = try store.keys(appId: appId)
+    guard let target = keys.first(where: { $0.id == keyId }) else {
+      throw HTTPError.notFound("key_not_found", "This app has no key \(keyId).")
+    }
+    if target.kind == .secretKey, target.revokedAt == nil,
+      !keys.contains(where: { $0.kind == .secretKey && $0.revokedAt == nil && $0.id != keyId })
+    {
+      throw HTTPError(409, "last_secret_key", "Create another secret key before revoking the last one.")
+    }
+    guard let revoked = try store.revokeKey(appId: appId, id: keyId, at: time.now()) else {
+      throw HTTPError.notFound("key_not_found", "This app has no key \(keyId).")
+    }
+    if target.revokedAt == nil {
+      try store.audit(
+        appId: appId,
+        AuditRecord(
+          at: time.now(), actor: actor, action: "key.revoked",
+          detail: AuditDetail.json(["key_id": .string(keyId), "kind": .string(target.kind.rawValue)])))
+    }
+    return revoked
   }
 
   /// What the store keeps of a key.
   public static func hash(_ key: String) -> String { Digest.sha256Hex(key) }
+}
+
+/// Audit details as a JSON object's text.
+enum AuditDetail {
+  static func json(_ members: [String: JSONValue]) -> String {
+    String(decoding: WireCoding.encode(JSONValue.object(members)), as: UTF8.self)
+  }
 }

@@ -17,21 +17,32 @@ public struct ConfigImporter: Sendable {
 
   /// Validates the whole document (throws 400/422 `HTTPError` listing every problem, and
   /// changes nothing), then applies it atomically. Returns the compiled config.
-  public func apply(_ document: Data, appId: Int64) throws -> CompiledConfig {
-    try applyReturningSecrets(document, appId: appId).config
+  public func apply(_ document: Data, appId: Int64, by actor: String = "cli") throws -> CompiledConfig {
+    try applyReturningSecrets(document, appId: appId, by: actor).config
   }
 
   /// Like `apply`, and returns the signing secrets created for webhooks seen for the first
   /// time, in clear: the only time they are shown.
-  public func applyReturningSecrets(_ document: Data, appId: Int64) throws -> (
-    config: CompiledConfig, newSecrets: [String: String]
-  ) {
+  /// `actor` (a key id, or `cli`) and the change against the current revision go into the
+  /// history and the audit log; `note` prefixes the summary (a rollback says so).
+  public func applyReturningSecrets(_ document: Data, appId: Int64, by actor: String = "cli", note: String? = nil)
+    throws -> (config: CompiledConfig, newSecrets: [String: String])
+  {
     var config = try ConfigValidator.compile(document, revision: 0)
     if !config.webhooks.isEmpty && secrets == nil {
       throw HTTPError(
         422, "secrets_key_missing", "Webhooks need the server's secrets key to seal their signing secrets.")
     }
-    config.revision = try store.applyConfig(appId: appId, document: document, at: time.now())
+    let previous = try store.currentConfig(appId: appId)
+    let summary = [note, ConfigDiff.summary(from: previous?.document, to: document)].compactMap { $0 }
+      .joined(separator: ": ")
+    config.revision = try store.applyConfig(
+      appId: appId, document: document, at: time.now(), by: actor, summary: summary)
+    try store.audit(
+      appId: appId,
+      AuditRecord(
+        at: time.now(), actor: actor, action: note == nil ? "config.applied" : "config.rolled_back",
+        detail: AuditDetail.json(["revision": .int(config.revision), "summary": .string(summary)])))
     guard let secrets, !config.webhooks.isEmpty else { return (config, [:]) }
     let created = try store.ensureWebhookSecrets(
       appId: appId, ids: config.webhooks.map(\.id), box: secrets, at: time.now())

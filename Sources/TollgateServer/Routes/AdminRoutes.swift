@@ -44,10 +44,11 @@ extension Endpoints {
     }
 
     router.add("PUT", "/v1/admin/config") { [self] request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let appId = caller.appId
       try Endpoints.requireJSON(request)
       let (config, secrets) = try ConfigImporter(store: store, time: time, secrets: self.secrets)
-        .applyReturningSecrets(request.body, appId: appId)
+        .applyReturningSecrets(request.body, appId: appId, by: caller.keyId)
       configs.install(appId: appId, config: config)
       logger.info("app \(appId): configuration revision \(config.revision) applied")
       return .json(

@@ -30,6 +30,7 @@ public final class Service: Sendable {
     endpoints.addPurchaseRoutes(to: &router)
     endpoints.addWebhookRoutes(to: &router)
     endpoints.addAdminRoutes(to: &router)
+    endpoints.addOperatorRoutes(to: &router)
     self.endpoints = endpoints
     self.router = router
   }
@@ -144,7 +145,7 @@ final class Endpoints: Sendable {
     webhooks = WebhookWorker(
       store: store, time: time, logger: logger, secrets: secrets, sender: webhookSender,
       webhooks: { appId in (try? configs.entry(appId: appId))??.config.webhooks ?? [] })
-    self.auth = Authenticator(store: store)
+    self.auth = Authenticator(store: store, time: time)
     self.defaultMaxAge = defaultMaxAge
     self.attributionBudget = attributionBudget
     let waits = ProfileWaits()

@@ -32,11 +32,17 @@ extension Endpoints {
     }
 
     router.add("POST", "/v1/admin/webhooks/deliveries/{deliveryId}/redeliver") { [self] request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let appId = caller.appId
       let text = request.parameter("deliveryId")
       guard let id = Int64(text), try store.redeliverWebhook(appId: appId, id: id, at: time.now()) else {
         throw HTTPError.notFound("delivery_not_found", "No webhook delivery \(text) in this app.")
       }
+      try store.audit(
+        appId: appId,
+        AuditRecord(
+          at: time.now(), actor: caller.keyId, action: "webhook.redelivered",
+          detail: AuditDetail.json(["delivery_id": .int(id)])))
       webhooks.kick()
       return .json(
         DeliveriesPayload(
@@ -45,7 +51,8 @@ extension Endpoints {
     }
 
     router.add("POST", "/v1/admin/webhooks/{webhookId}/rotate-secret") { [self] request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let appId = caller.appId
       let id = request.parameter("webhookId")
       guard try configs.entry(appId: appId)?.config.webhooks.contains(where: { $0.id == id }) == true else {
         throw HTTPError.notFound("webhook_not_found", "No webhook \(id) in this app's configuration.")
@@ -54,6 +61,11 @@ extension Endpoints {
         throw HTTPError(422, "secrets_key_missing", "The server has no secrets key to seal a new secret with.")
       }
       let secret = try store.rotateWebhookSecret(appId: appId, id: id, box: secrets, at: time.now())
+      try store.audit(
+        appId: appId,
+        AuditRecord(
+          at: time.now(), actor: caller.keyId, action: "webhook.secret_rotated",
+          detail: AuditDetail.json(["webhook_id": .string(id)])))
       return .json(WebhookSecretPayload(webhookId: id, secret: secret))
     }
   }

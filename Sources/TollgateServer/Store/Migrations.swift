@@ -329,6 +329,22 @@ enum Migrations {
     CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
     CREATE INDEX webhook_deliveries_order ON webhook_deliveries(app_id, webhook_id, profile_id, seq);
     """,
+    """
+    ALTER TABLE api_keys ADD COLUMN label TEXT;
+    ALTER TABLE api_keys ADD COLUMN revoked_at {REAL};
+    ALTER TABLE api_keys ADD COLUMN last_used_at {REAL};
+    ALTER TABLE configs ADD COLUMN applied_by TEXT;
+    ALTER TABLE configs ADD COLUMN summary TEXT;
+    CREATE TABLE audit_log (
+      seq {SERIAL},
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      at {REAL} NOT NULL,
+      actor TEXT NOT NULL,
+      action TEXT NOT NULL,
+      detail TEXT NOT NULL
+    );
+    CREATE INDEX audit_log_app ON audit_log(app_id, seq);
+    """,
   ]
 
   static func sqliteTypes(_ step: String) -> String {

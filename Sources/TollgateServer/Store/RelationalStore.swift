@@ -100,26 +100,97 @@ extension RelationalStore {
     }
   }
 
-  public func addKey(appId: Int64, kind: KeyKind, hash: String, at: Date) throws {
+  public func addKey(appId: Int64, kind: KeyKind, hash: String, at: Date, label: String?) throws {
     try with { db in
       try db.query(
-        "INSERT INTO api_keys (hash, app_id, kind, created_at) VALUES (?, ?, ?, ?)",
-        [.text(hash), .integer(appId), .text(kind.rawValue), .real(at.timeIntervalSince1970)])
+        "INSERT INTO api_keys (hash, app_id, kind, created_at, label) VALUES (?, ?, ?, ?, ?)",
+        [
+          .text(hash), .integer(appId), .text(kind.rawValue), .real(at.timeIntervalSince1970),
+          label.map(SQLValue.text) ?? .null,
+        ])
     }
+  }
+
+  static var keyColumns: String { "hash, app_id, kind, created_at, label, revoked_at, last_used_at" }
+
+  static func keyRecord(_ row: [SQLValue]) -> KeyRecord? {
+    guard let kind = KeyKind(rawValue: row[2].string ?? "") else { return nil }
+    return KeyRecord(
+      appId: row[1].int ?? 0, kind: kind, id: KeyRecord.id(hash: row[0].string ?? ""),
+      revokedAt: row[5].double.map(Date.init(timeIntervalSince1970:)),
+      lastUsedAt: row[6].double.map(Date.init(timeIntervalSince1970:)),
+      createdAt: Date(timeIntervalSince1970: row[3].double ?? 0), label: row[4].string)
   }
 
   public func key(hash: String) throws -> KeyRecord? {
     try with { db in
-      try db.query("SELECT app_id, kind FROM api_keys WHERE hash = ?", [.text(hash)]).first.flatMap {
-        row in
-        KeyKind(rawValue: row[1].string ?? "").map { KeyRecord(appId: row[0].int ?? 0, kind: $0) }
+      try db.query("SELECT \(Self.keyColumns) FROM api_keys WHERE hash = ?", [.text(hash)]).first.flatMap(
+        Self.keyRecord)
+    }
+  }
+
+  public func keys(appId: Int64) throws -> [KeyRecord] {
+    try with { db in
+      try db.query(
+        "SELECT \(Self.keyColumns) FROM api_keys WHERE app_id = ? ORDER BY created_at, hash", [.integer(appId)]
+      ).compactMap(Self.keyRecord)
+    }
+  }
+
+  public func revokeKey(appId: Int64, id: String, at: Date) throws -> KeyRecord? {
+    guard id.hasPrefix("key_"), id.count == 20 else { return nil }
+    let prefix = String(id.dropFirst(4))
+    return try with { db in
+      try db.transaction {
+        try db.query(
+          "UPDATE api_keys SET revoked_at = ? WHERE app_id = ? AND substr(hash, 1, 16) = ? AND revoked_at IS NULL",
+          [.real(at.timeIntervalSince1970), .integer(appId), .text(prefix)])
+        return try db.query(
+          "SELECT \(Self.keyColumns) FROM api_keys WHERE app_id = ? AND substr(hash, 1, 16) = ?",
+          [.integer(appId), .text(prefix)]
+        ).first.flatMap(Self.keyRecord)
+      }
+    }
+  }
+
+  public func touchKey(hash: String, at: Date) throws {
+    try with { db in
+      try db.query(
+        "UPDATE api_keys SET last_used_at = ? WHERE hash = ?", [.real(at.timeIntervalSince1970), .text(hash)])
+    }
+  }
+
+  // MARK: Audit log
+
+  public func audit(appId: Int64, _ entry: AuditRecord) throws {
+    try with { db in
+      try db.query(
+        "INSERT INTO audit_log (app_id, at, actor, action, detail) VALUES (?, ?, ?, ?, ?)",
+        [
+          .integer(appId), .real(entry.at.timeIntervalSince1970), .text(entry.actor), .text(entry.action),
+          .text(entry.detail),
+        ])
+    }
+  }
+
+  public func auditLog(appId: Int64, before: Int64?, limit: Int) throws -> [AuditRecord] {
+    try with { db in
+      try db.query(
+        """
+        SELECT seq, at, actor, action, detail FROM audit_log WHERE app_id = ? AND seq < ?
+        ORDER BY seq DESC LIMIT ?
+        """, [.integer(appId), .integer(before ?? Int64.max), .integer(Int64(limit))]
+      ).map { row in
+        AuditRecord(
+          seq: row[0].int ?? 0, at: Date(timeIntervalSince1970: row[1].double ?? 0), actor: row[2].string ?? "",
+          action: row[3].string ?? "", detail: row[4].string ?? "{}")
       }
     }
   }
 
   // MARK: Configuration
 
-  public func applyConfig(appId: Int64, document: Data, at: Date) throws -> Int64 {
+  public func applyConfig(appId: Int64, document: Data, at: Date, by: String?, summary: String?) throws -> Int64 {
     try with { db in
       try db.transaction {
         let rows = try db.query(
@@ -129,12 +200,43 @@ extension RelationalStore {
           throw StoreError.database("no app with id \(appId)")
         }
         try db.query(
-          "INSERT INTO configs (app_id, revision, document, applied_at) VALUES (?, ?, ?, ?)",
-          [.integer(appId), .integer(revision), .blob(document), .real(at.timeIntervalSince1970)])
+          "INSERT INTO configs (app_id, revision, document, applied_at, applied_by, summary) VALUES (?, ?, ?, ?, ?, ?)",
+          [
+            .integer(appId), .integer(revision), .blob(document), .real(at.timeIntervalSince1970),
+            by.map(SQLValue.text) ?? .null, summary.map(SQLValue.text) ?? .null,
+          ])
         if let announce = dialect.announceProfile {
           try db.query(announce, [.text(ProfileChangeListener.configPrefix + String(appId))])
         }
         return revision
+      }
+    }
+  }
+
+  public func configHistory(appId: Int64, limit: Int) throws -> [ConfigRevisionRecord] {
+    try with { db in
+      try db.query(
+        """
+        SELECT revision, applied_at, applied_by, summary FROM configs WHERE app_id = ?
+        ORDER BY revision DESC LIMIT ?
+        """, [.integer(appId), .integer(Int64(limit))]
+      ).map { row in
+        ConfigRevisionRecord(
+          revision: row[0].int ?? 0, appliedAt: Date(timeIntervalSince1970: row[1].double ?? 0),
+          appliedBy: row[2].string, summary: row[3].string)
+      }
+    }
+  }
+
+  public func config(appId: Int64, revision: Int64) throws -> ConfigRecord? {
+    try with { db in
+      try db.query(
+        "SELECT revision, document, applied_at FROM configs WHERE app_id = ? AND revision = ?",
+        [.integer(appId), .integer(revision)]
+      ).first.map { row in
+        ConfigRecord(
+          revision: row[0].int ?? 0, document: row[1].data ?? Data(),
+          appliedAt: Date(timeIntervalSince1970: row[2].double ?? 0))
       }
     }
   }

@@ -25,6 +25,53 @@ public struct KeyRecord: Sendable, Hashable {
   public var appId: Int64
   /// Public or secret.
   public var kind: KeyKind
+  /// Its public identifier (`key_` and the first 16 hex digits of its hash).
+  public var id: String = ""
+  /// When it was revoked; a revoked key opens nothing.
+  public var revokedAt: Date? = nil
+  /// The last time a request used it (kept to the minute, not per request).
+  public var lastUsedAt: Date? = nil
+  /// When it was created.
+  public var createdAt: Date = Date(timeIntervalSince1970: 0)
+  /// The operator's note.
+  public var label: String? = nil
+
+  /// The public identifier of the key with this hash.
+  public static func id(hash: String) -> String { "key_" + hash.prefix(16) }
+}
+
+/// One configuration revision in the history.
+public struct ConfigRevisionRecord: Sendable, Hashable {
+  /// The revision.
+  public var revision: Int64
+  /// When it was applied.
+  public var appliedAt: Date
+  /// Who applied it: a key id, or `cli`.
+  public var appliedBy: String?
+  /// What changed against the revision before it.
+  public var summary: String?
+}
+
+/// One admin action, kept for the audit log.
+public struct AuditRecord: Sendable, Hashable {
+  /// Grows with each entry.
+  public var seq: Int64 = 0
+  /// When it happened.
+  public var at: Date
+  /// A key id, or `cli`.
+  public var actor: String
+  /// What was done, e.g. `key.revoked`, `config.applied`.
+  public var action: String
+  /// Details (JSON object text).
+  public var detail: String
+
+  public init(seq: Int64 = 0, at: Date, actor: String, action: String, detail: String) {
+    self.seq = seq
+    self.at = at
+    self.actor = actor
+    self.action = action
+    self.detail = detail
+  }
 }
 
 /// A configuration document as applied.
@@ -215,12 +262,26 @@ public protocol Store: Sendable {
   func revisions() throws -> [Int64: Int64]
 
   /// Stores a key's SHA-256 hash.
-  func addKey(appId: Int64, kind: KeyKind, hash: String, at: Date) throws
-  /// The key with this hash.
+  func addKey(appId: Int64, kind: KeyKind, hash: String, at: Date, label: String?) throws
+  /// The key with this hash (revoked ones too: the caller refuses them).
   func key(hash: String) throws -> KeyRecord?
+  /// The app's keys, oldest first.
+  func keys(appId: Int64) throws -> [KeyRecord]
+  /// Revokes a key by id; nil when the app has no such key. Revoking twice keeps the first time.
+  func revokeKey(appId: Int64, id: String, at: Date) throws -> KeyRecord?
+  /// Notes that a key was used at `at`.
+  func touchKey(hash: String, at: Date) throws
+  /// Appends to the audit log.
+  func audit(appId: Int64, _ entry: AuditRecord) throws
+  /// The audit log, newest first, entries before `before` (a seq) when given.
+  func auditLog(appId: Int64, before: Int64?, limit: Int) throws -> [AuditRecord]
+  /// The configuration history, newest first.
+  func configHistory(appId: Int64, limit: Int) throws -> [ConfigRevisionRecord]
+  /// One applied revision's document.
+  func config(appId: Int64, revision: Int64) throws -> ConfigRecord?
 
   /// Stores a validated document as the app's next revision, atomically; returns it.
-  func applyConfig(appId: Int64, document: Data, at: Date) throws -> Int64
+  func applyConfig(appId: Int64, document: Data, at: Date, by: String?, summary: String?) throws -> Int64
   /// The app's current document.
   func currentConfig(appId: Int64) throws -> ConfigRecord?
 

@@ -1,0 +1,172 @@
+import Foundation
+import TollgateAPI
+
+/// A key as the admin API shows it (never the key itself, except once at creation).
+struct KeyPayload: Codable, Sendable {
+  var id: String
+  var kind: String
+  var label: String?
+  var createdAt: String
+  var lastUsedAt: String?
+  var revokedAt: String?
+  /// Only in the answer that created it.
+  var key: String?
+
+  enum CodingKeys: String, CodingKey {
+    case id, kind, label, key
+    case createdAt = "created_at"
+    case lastUsedAt = "last_used_at"
+    case revokedAt = "revoked_at"
+  }
+
+  init(_ record: KeyRecord, key: String? = nil) {
+    id = record.id
+    kind = record.kind.rawValue
+    label = record.label
+    createdAt = Timestamp.string(record.createdAt)
+    lastUsedAt = record.lastUsedAt.map(Timestamp.string)
+    revokedAt = record.revokedAt.map(Timestamp.string)
+    self.key = key
+  }
+}
+
+/// `POST /v1/admin/keys`.
+struct CreateKeyRequest: Codable, Sendable {
+  var kind: String
+  var label: String?
+}
+
+/// One entry of `GET /v1/admin/config/history`.
+struct ConfigRevisionPayload: Codable, Sendable {
+  var revision: Int64
+  var appliedAt: String
+  var appliedBy: String?
+  var summary: String?
+  var current: Bool
+
+  enum CodingKeys: String, CodingKey {
+    case revision, summary, current
+    case appliedAt = "applied_at"
+    case appliedBy = "applied_by"
+  }
+}
+
+/// `POST /v1/admin/config/rollback`.
+struct RollbackRequest: Codable, Sendable {
+  var revision: Int64
+}
+
+/// One entry of `GET /v1/admin/audit`.
+struct AuditPayload: Codable, Sendable {
+  var seq: Int64
+  var at: String
+  var actor: String
+  var action: String
+  var detail: JSONValue
+}
+
+extension Endpoints {
+  /// Keys, configuration history and rollback, and the audit log.
+  func addOperatorRoutes(to router: inout Router) {
+    router.add("GET", "/v1/admin/keys") { [self] request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      return .json(["keys": try store.keys(appId: caller.appId).map { KeyPayload($0) }])
+    }
+
+    router.add("POST", "/v1/admin/keys") { [self] request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let body = try decode(CreateKeyRequest.self, from: request)
+      guard let kind = KeyKind(rawValue: body.kind) else {
+        throw HTTPError.validation([.init(path: "$.kind", message: "public or secret")])
+      }
+      if let label = body.label, label.count > Self.maxLabelLength {
+        throw HTTPError.validation([.init(path: "$.label", message: "at most \(Self.maxLabelLength) characters")])
+      }
+      let (key, record) = try KeyIssuer(store: store, time: time).create(
+        appId: caller.appId, kind: kind, label: body.label, by: caller.keyId)
+      return .json(KeyPayload(record, key: key), status: 201)
+    }
+
+    router.add("DELETE", "/v1/admin/keys/{keyId}") { [self] request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let revoked = try KeyIssuer(store: store, time: time).revoke(
+        appId: caller.appId, keyId: request.parameter("keyId"), by: caller.keyId)
+      auth.forgetAll()
+      return .json(KeyPayload(revoked))
+    }
+
+    router.add("GET", "/v1/admin/config/history") { [self] request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let limit = try Self.limit(request, default: 50, maximum: 500)
+      let current = try store.app(id: caller.appId)?.revision
+      let history = try store.configHistory(appId: caller.appId, limit: limit).map {
+        ConfigRevisionPayload(
+          revision: $0.revision, appliedAt: Timestamp.string($0.appliedAt), appliedBy: $0.appliedBy,
+          summary: $0.summary, current: $0.revision == current)
+      }
+      return .json(["revisions": history])
+    }
+
+    router.add("GET", "/v1/admin/config/revisions/{revision}") { [self] request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      guard let revision = Int64(request.parameter("revision")),
+        let record = try store.config(appId: caller.appId, revision: revision)
+      else {
+        throw HTTPError.notFound(
+          "revision_not_found", "This app has no configuration revision \(request.parameter("revision")).")
+      }
+      let document = try WireCoding.decoder.decode(JSONValue.self, from: record.document)
+      return .json(
+        ConfigPayload(revision: record.revision, appliedAt: Timestamp.string(record.appliedAt), document: document))
+    }
+
+    router.add("POST", "/v1/admin/config/rollback") { [self] request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let body = try decode(RollbackRequest.self, from: request)
+      let config = try rollback(appId: caller.appId, to: body.revision, by: caller.keyId)
+      return .json(
+        ConfigAppliedPayload(revision: config.revision, placements: config.placementIds, webhookSecrets: nil))
+    }
+
+    router.add("GET", "/v1/admin/audit") { [self] request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let limit = try Self.limit(request, default: 100, maximum: 1_000)
+      var before: Int64?
+      if let text = request.query["before"] {
+        guard let value = Int64(text), value > 0 else {
+          throw HTTPError(400, "bad_parameter", "before is a positive sequence number from an earlier page.")
+        }
+        before = value
+      }
+      let entries = try store.auditLog(appId: caller.appId, before: before, limit: limit).map {
+        AuditPayload(
+          seq: $0.seq, at: Timestamp.string($0.at), actor: $0.actor, action: $0.action,
+          detail: (try? WireCoding.decoder.decode(JSONValue.self, from: Data($0.detail.utf8))) ?? .object([:]))
+      }
+      return .json(["entries": entries])
+    }
+  }
+
+  static let maxLabelLength = 200
+
+  /// Applies an earlier revision's document as a new revision (history is never rewritten).
+  func rollback(appId: Int64, to revision: Int64, by actor: String) throws -> CompiledConfig {
+    guard let record = try store.config(appId: appId, revision: revision) else {
+      throw HTTPError.notFound("revision_not_found", "This app has no configuration revision \(revision).")
+    }
+    let (config, _) = try ConfigImporter(store: store, time: time, secrets: secrets).applyReturningSecrets(
+      record.document, appId: appId, by: actor, note: "rollback to \(revision)")
+    configs.install(appId: appId, config: config)
+    logger.info("app \(appId): configuration revision \(config.revision) applied (rollback to \(revision))")
+    return config
+  }
+
+  /// `?limit=`: a whole number from 1 to `maximum`.
+  static func limit(_ request: Request, default fallback: Int, maximum: Int) throws -> Int {
+    guard let text = request.query["limit"] else { return fallback }
+    guard let value = Int(text), (1...maximum).contains(value) else {
+      throw HTTPError(400, "bad_parameter", "limit is a whole number from 1 to \(maximum).")
+    }
+    return value
+  }
+}
