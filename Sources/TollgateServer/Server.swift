@@ -27,12 +27,12 @@ public final class Server: Sendable {
     attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionInterval: TimeInterval? = 0.5,
     attributionBudget: TimeInterval = 1.5, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
     secrets: SecretBox? = nil, webhookSender: any WebhookSending = URLSessionWebhookSender(),
-    webhookInterval: TimeInterval? = 0.5
+    webhookInterval: TimeInterval? = 0.5, rateLimits: RateLimits = RateLimits()
   ) {
     let service = Service(
       store: store, time: time, logger: logger, apple: apple, attributionPolicy: attributionPolicy,
       attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier, secrets: secrets,
-      webhookSender: webhookSender)
+      webhookSender: webhookSender, rateLimits: rateLimits)
     self.webhookInterval = webhookInterval
     self.attributionInterval = attributionInterval
     self.service = service

@@ -23,7 +23,38 @@ enum CommandLineTool {
                                   tests and demos only: the server warns)
           --sample-config FILE    on first start create the app "sample", print its keys,
                                   and import FILE into it
+          --rate-limit-address L  requests per client address   (TOLLGATE_RATE_LIMIT_ADDRESS,
+                                  default 200/s,burst=2000; health and metrics not limited)
+          --rate-limit-tokens-per-key L
+                                  Apple Ads tokens per public key (…_TOKENS_PER_KEY, default
+                                  50/s,burst=500)
+          --rate-limit-tokens-per-profile L
+                                  Apple Ads tokens per profile (…_TOKENS_PER_PROFILE, default
+                                  10/h,burst=10)
+          --rate-limit-admin L    admin requests per secret key (…_ADMIN, default 20/s,burst=200)
+                                  L is N/s, N/min or N/h, optionally ,burst=M; or off. Beyond a
+                                  limit: 429 rate_limited with Retry-After. Per instance.
+          --trusted-proxies A,B   proxies whose X-Forwarded-For names the client (TOLLGATE_TRUSTED_PROXIES)
+          --connection-limit N    simultaneous connections (TOLLGATE_CONNECTION_LIMIT, default 1024);
+                                  beyond it new connections are closed at once
       keys create --app NAME      create the app if needed and print a new public + secret key
+      keys create --app NAME --kind public|secret [--label TEXT]
+                                  one more key for the app (shown once)
+      keys list --app NAME        the app's keys: id, kind, created, last used, revoked
+      keys revoke KEY_ID --app NAME
+                                  every server refuses the key within a second (401 key_revoked)
+      config history --app NAME [--limit N]
+                                  applied revisions: when, by which key, what changed (* current)
+      config show REVISION --app NAME
+                                  print the document of a revision
+      config rollback REVISION --app NAME
+                                  apply that revision's document again, as a new revision
+      audit --app NAME [--limit N]
+                                  admin actions: keys created/revoked, configs applied/rolled back,
+                                  webhook secrets rotated, deliveries redelivered
+      backup --to FILE            a consistent copy of the SQLite database while the server runs
+                                  (PostgreSQL: pg_dump, see the README)
+      restore --from FILE         put a backup in place as --database, which must not exist yet
       import FILE --app NAME      validate FILE and apply it as the app's next revision
       export-fallback --app NAME  print the app's fallback file (for setFallback(fileURL:))
       report placement ID --app NAME [--from DAY] [--to DAY] [--format table|json|csv]
@@ -60,7 +91,20 @@ enum CommandLineTool {
       var options = try Options(arguments)
       switch options.command {
       case ["serve"]: try await serve(&options)
-      case ["keys", "create"]: try keysCreate(&options)
+      case ["keys", "create"]:
+        if let kind = options.value("--kind", env: nil) {
+          try Operations.keysCreateOne(&options, kind: kind)
+        } else {
+          try keysCreate(&options)
+        }
+      case ["keys", "list"]: try Operations.keysList(&options)
+      case ["keys", "revoke"]: try Operations.keysRevoke(&options)
+      case ["config", "history"]: try Operations.configHistory(&options)
+      case ["config", "show"]: try Operations.configShow(&options)
+      case ["config", "rollback"]: try Operations.configRollback(&options)
+      case ["audit"]: try Operations.audit(&options)
+      case ["backup"]: try Operations.backup(&options)
+      case ["restore"]: try Operations.restore(&options)
       case ["import"]: try importConfig(&options)
       case ["export-fallback"]: try exportFallback(&options)
       case ["apple-ads-sandbox"]: try await appleAdsSandbox(&options)
@@ -121,6 +165,25 @@ enum CommandLineTool {
       throw Failure("--profile-cache takes a number of profiles (0 turns the cache off)")
     }
     let rootFile = options.value("--app-store-root-ca", env: "TOLLGATE_APP_STORE_ROOT_CA")
+    var limits = RateLimits()
+    if let value = options.value("--rate-limit-address", env: "TOLLGATE_RATE_LIMIT_ADDRESS") {
+      limits.perAddress = value
+    }
+    if let value = options.value("--rate-limit-tokens-per-key", env: "TOLLGATE_RATE_LIMIT_TOKENS_PER_KEY") {
+      limits.tokensPerKey = value
+    }
+    if let value = options.value("--rate-limit-tokens-per-profile", env: "TOLLGATE_RATE_LIMIT_TOKENS_PER_PROFILE") {
+      limits.tokensPerProfile = value
+    }
+    if let value = options.value("--rate-limit-admin", env: "TOLLGATE_RATE_LIMIT_ADMIN") { limits.adminPerKey = value }
+    if let value = options.value("--trusted-proxies", env: "TOLLGATE_TRUSTED_PROXIES") {
+      limits.trustedProxies = Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+    }
+    do { try limits.validate() } catch { throw Failure("\(error)") }
+    if let value = options.value("--connection-limit", env: "TOLLGATE_CONNECTION_LIMIT") {
+      guard let number = Int(value), number > 0 else { throw Failure("--connection-limit takes a positive number") }
+      settings.connectionLimit = number
+    }
     let databasePath = options.databasePath
     let secrets = try secretsBox(&options, databasePath: databasePath)
     try options.finish()
@@ -147,8 +210,7 @@ enum CommandLineTool {
     }
     let server = Server(
       store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL),
-      appStoreVerifier: verifier,
-      secrets: secrets)
+      appStoreVerifier: verifier, secrets: secrets, rateLimits: limits)
     let port = try server.start()
     let shownDatabase = StoreLocation.isPostgres(databasePath) ? "PostgreSQL" : databasePath
     logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(shownDatabase))")

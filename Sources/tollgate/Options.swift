@@ -13,7 +13,7 @@ struct Options {
     if let first = arguments.first, !first.hasPrefix("-") {
       command = [first]
       index = 1
-      if ["keys", "report", "rollups"].contains(first), arguments.count > 1, !arguments[1].hasPrefix("-") {
+      if ["keys", "report", "rollups", "config"].contains(first), arguments.count > 1, !arguments[1].hasPrefix("-") {
         command.append(arguments[1])
         index = 2
       }
@@ -46,9 +46,15 @@ struct Options {
     positionals.isEmpty ? nil : positionals.removeFirst()
   }
 
+  /// Set once the database was read, so later readers get the same answer.
+  var database: String?
+
   /// The database file: `--database`, `TOLLGATE_DATABASE`, or `./data/tollgate.sqlite`.
   var databasePath: String {
-    mutating get { value("--database", env: "TOLLGATE_DATABASE") ?? "./data/tollgate.sqlite" }
+    mutating get {
+      if let database { return database }
+      return value("--database", env: "TOLLGATE_DATABASE") ?? "./data/tollgate.sqlite"
+    }
   }
 
   /// Fails on options or arguments no one asked for (typos must not pass silently).

@@ -70,6 +70,22 @@ extension EndToEndTests {
     await quitApp()
   }
 
+  @Test("with the default rate limits, a dozen first launches from one address all get their paywall, none a 429")
+  func defaultLimitsLeaveFirstLaunchesAlone() async throws {
+    let live = try LiveServer()
+    defer { live.stop() }
+    for device in 0..<12 {
+      let storage = live.directory.appendingPathComponent("device-\(device)")
+      try await Adapty.activate(with: live.configuration(storage: storage, token: "sbx|campaign=542370539|d=\(device)"))
+      let flow = try await Adapty.getFlow(placementId: "onboarding", awaitingAttribution: .appleAds, timeout: 5)
+      #expect(flow.source == .segmented)
+      _ = try await Adapty.getProfile()
+      _ = try await Adapty.getFlow(placementId: "onboarding")
+      await quitApp()
+    }
+    #expect(!(try await live.metrics()).contains("status=\"429\""))
+  }
+
   @Test("attribution never applied: the built-in call answers with the current audience at the timeout")
   func neverApplied() async throws {
     let live = try LiveServer()

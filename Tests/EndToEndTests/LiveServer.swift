@@ -107,11 +107,16 @@ final class LiveServer: Sendable {
     builder(storage: storage, token: token, store: store, customerUserId: customerUserId).build()
   }
 
+  /// The server's `/metrics` text.
+  func metrics() async throws -> String {
+    let (data, _) = try await URLSession.shared.data(from: baseURL.appendingPathComponent("metrics"))
+    return String(decoding: data, as: UTF8.self)
+  }
+
   /// SDK requests the server answered so far, by `METHOD route pattern` (from `/metrics`).
   func sdkRequests() async throws -> [String: Int] {
-    let (data, _) = try await URLSession.shared.data(from: baseURL.appendingPathComponent("metrics"))
     var counts: [String: Int] = [:]
-    for line in String(decoding: data, as: UTF8.self).split(separator: "\n")
+    for line in try await metrics().split(separator: "\n")
     where line.hasPrefix("tollgate_http_requests_total{route=\"/v1/sdk") {
       let labels = line.split(separator: "\"")
       counts["\(labels[3]) \(labels[1])", default: 0] += Int(line.split(separator: " ").last ?? "") ?? 0

@@ -66,6 +66,60 @@ struct CommandLineTests {
     #expect(file.placements.map(\.id) == ["onboarding", "settings_upgrade"])
   }
 
+  @Test("keys list/create/revoke, config history/show/rollback, audit, backup and restore from the command line")
+  func operations() throws {
+    let directory = temporaryDirectory()
+    let cli = CLI(database: directory.appendingPathComponent("cli.sqlite").path)
+    let created = try cli.run(["keys", "create", "--app", "shop"])
+    #expect(created.status == 0)
+    let one = try cli.run(["keys", "create", "--app", "shop", "--kind", "public", "--label", "iOS 2"])
+    #expect(one.status == 0, "\(one.stderr)")
+    let id = try #require(one.stdout.split(separator: "\n").first { $0.hasPrefix("id:") }?.split(separator: " ").last)
+    let listed = try cli.run(["keys", "list", "--app", "shop"])
+    #expect(listed.stdout.split(separator: "\n").count == 4, "header and three keys")
+    #expect(listed.stdout.contains("iOS 2"))
+    #expect(!listed.stdout.contains("tg_pub_"), "keys are never shown again")
+    let revoked = try cli.run(["keys", "revoke", String(id), "--app", "shop"])
+    #expect(revoked.status == 0, "\(revoked.stderr)")
+    #expect(revoked.stdout.contains("revoked at"))
+    #expect(try cli.run(["keys", "revoke", "key_0000000000000000", "--app", "shop"]).status == 1)
+    #expect(try cli.run(["keys", "create", "--app", "shop", "--kind", "root"]).status == 2)
+
+    let sample = repositoryRoot.appendingPathComponent("examples/sample-config.json").path
+    #expect(try cli.run(["import", sample, "--app", "shop"]).status == 0)
+    let smaller = directory.appendingPathComponent("smaller.json")
+    try Data(#"{"flows":[{"id":"a"}],"placements":[{"id":"onboarding","default":"a"}]}"#.utf8).write(to: smaller)
+    #expect(try cli.run(["import", smaller.path, "--app", "shop"]).status == 0)
+    let history = try cli.run(["config", "history", "--app", "shop"])
+    #expect(history.status == 0)
+    #expect(history.stdout.contains("2*"))
+    #expect(history.stdout.contains("placements ~onboarding -settings_upgrade"))
+    let shown = try cli.run(["config", "show", "1", "--app", "shop"])
+    #expect(shown.stdout.contains("settings_upgrade"))
+    let rolled = try cli.run(["config", "rollback", "1", "--app", "shop"])
+    #expect(rolled.status == 0, "\(rolled.stderr)")
+    #expect(rolled.stdout.contains("revision 3"))
+    #expect(try cli.run(["config", "history", "--app", "shop"]).stdout.contains("rollback to 1:"))
+    #expect(try cli.run(["config", "show", "9", "--app", "shop"]).status == 1)
+
+    let audit = try cli.run(["audit", "--app", "shop"])
+    for action in ["key.created", "key.revoked", "config.applied", "config.rolled_back"] {
+      #expect(audit.stdout.contains(action), "\(action)")
+    }
+
+    let backup = directory.appendingPathComponent("shop-backup.sqlite").path
+    let backedUp = try cli.run(["backup", "--to", backup])
+    #expect(backedUp.status == 0, "\(backedUp.stderr)")
+    #expect(try cli.run(["backup", "--to", backup]).status == 1, "never overwrites")
+    let restoredDatabase = directory.appendingPathComponent("restored/tollgate.sqlite").path
+    let restored = try CLI(database: restoredDatabase).run(["restore", "--from", backup])
+    #expect(restored.status == 0, "\(restored.stderr)")
+    let again = try CLI(database: restoredDatabase).run(["config", "history", "--app", "shop"])
+    let original = try cli.run(["config", "history", "--app", "shop"])
+    #expect(again.stdout == original.stdout)
+    #expect(try CLI(database: restoredDatabase).run(["restore", "--from", backup]).status == 1)
+  }
+
   @Test("an invalid document is refused with every path, and the revision stays")
   func invalidImport() throws {
     let directory = temporaryDirectory()

@@ -109,3 +109,64 @@ struct PostgresOutageTests {
     #expect(try await server.send("GET", "/health").status == 200)
   }
 }
+
+/// PostgreSQL is backed up with its own tools; the README's commands, tested.
+@Suite(
+  "PostgreSQL backup",
+  .enabled(if: PostgresCluster.url != nil && PostgresCluster.environment["TOLLGATE_TEST_POSTGRES_BIN"] != nil),
+  .timeLimit(.minutes(1)))
+struct PostgresBackupTests {
+  func run(_ tool: String, _ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: PostgresCluster.environment["TOLLGATE_TEST_POSTGRES_BIN"]!)
+      .appendingPathComponent(tool)
+    process.arguments = arguments
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(tool): \(message)")
+  }
+
+  @Test("pg_dump --format=custom, then pg_restore into an empty database: the store reads back the same data")
+  func dumpAndRestore() async throws {
+    let url = try #require(PostgresCluster.url)
+    let schema = PostgresCluster.freshSchema()
+    let store = try PostgresCluster.store(schema: schema)
+    let keys = try KeyIssuer(store: store).issue(appName: "shop")
+    let document = try Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json"))
+    _ = try ConfigImporter(store: store).apply(document, appId: keys.app.id)
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+    var ids: [String] = []
+    for index in 0..<10 {
+      let id = UUID().uuidString.lowercased()
+      ids.append(id)
+      _ = try store.insertProfile(
+        appId: keys.app.id,
+        ProfileRecord(id: id, customAttributes: ["n": .int(Int64(index))], createdAt: now, updatedAt: now))
+    }
+    store.close()
+
+    let dump = temporaryDirectory().appendingPathComponent("tollgate.dump").path
+    try run("pg_dump", ["--format=custom", "--schema=\(schema)", "--file=\(dump)", url])
+    let database = "restore_" + schema
+    try run("psql", ["--quiet", "--dbname=\(url)", "--command=CREATE DATABASE \(database)"])
+    let slash = try #require(url.range(of: "/", options: .backwards))
+    let target = url.replacingCharacters(in: slash.lowerBound..<url.endIndex, with: "/\(database)")
+    try run("pg_restore", ["--dbname=\(target)", dump])
+
+    let restored = try PostgresStore(url: target, connections: 1, schema: schema)
+    defer { restored.close() }
+    #expect(try restored.key(hash: KeyIssuer.hash(keys.secretKey))?.appId == keys.app.id)
+    #expect(try restored.currentConfig(appId: keys.app.id)?.document == document)
+    for (index, id) in ids.enumerated() {
+      #expect(try restored.profile(appId: keys.app.id, id: id)?.customAttributes["n"] == .int(Int64(index)))
+    }
+    // The restored database takes writes: its sequences came along.
+    #expect(try restored.configHistory(appId: keys.app.id, limit: 5).count == 1)
+    _ = try ConfigImporter(store: restored).apply(document, appId: keys.app.id)
+    #expect(try restored.configHistory(appId: keys.app.id, limit: 5).first?.revision == 2)
+  }
+}

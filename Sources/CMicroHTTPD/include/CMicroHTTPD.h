@@ -16,7 +16,15 @@ typedef struct tg_mhd_settings {
   unsigned int per_ip_connection_limit;
   unsigned int connection_timeout_seconds;
   size_t connection_memory_limit;
+  /// Counts open connections (see tg_mhd_counter_new); may be NULL.
+  struct tg_mhd_counter *counter;
 } tg_mhd_settings;
+
+/// Open connections of one daemon, kept by libmicrohttpd's connection notifications.
+struct tg_mhd_counter;
+struct tg_mhd_counter *tg_mhd_counter_new(void);
+void tg_mhd_counter_free(struct tg_mhd_counter *counter);
+long tg_mhd_counter_open(const struct tg_mhd_counter *counter);
 
 /// Starts a daemon with an internal epoll thread pool and suspend/resume allowed.
 /// Returns NULL when the address is invalid or the port cannot be bound.
@@ -26,5 +34,9 @@ struct MHD_Daemon *tg_mhd_start(const tg_mhd_settings *settings,
 
 /// The port the daemon is bound to (useful after binding port 0).
 uint16_t tg_mhd_bound_port(struct MHD_Daemon *daemon);
+
+/// Writes the peer's IPv4 or IPv6 address as text into `out` (at least 64 bytes); returns 0,
+/// or -1 when it is not known.
+int tg_mhd_client_address(struct MHD_Connection *connection, char *out, size_t size);
 
 #endif

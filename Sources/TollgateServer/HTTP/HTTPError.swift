@@ -7,6 +7,8 @@ public struct HTTPError: Error, Sendable {
   public var status: Int
   /// The body's error.
   public var error: APIError
+  /// Extra headers (`Retry-After` on 429 and 503).
+  public var headers: [(String, String)] = []
 
   /// Creates an error.
   public init(_ status: Int, _ code: String, _ message: String, details: [APIError.Detail]? = nil) {
@@ -16,7 +18,9 @@ public struct HTTPError: Error, Sendable {
 
   /// The response that reports this error.
   public var response: Response {
-    .json(APIErrorBody(error: error), status: status)
+    var response = Response.json(APIErrorBody(error: error), status: status)
+    response.headers += headers
+    return response
   }
 
   /// 400: the body is not valid JSON or not the expected shape.

@@ -13,7 +13,10 @@ public final class HTTPServer: Sendable {
     public var port: UInt16 = 8080
     /// Worker threads.
     public var threads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)
-    /// Simultaneous connections, all clients together.
+    /// Simultaneous connections, all clients together: a request arriving on a connection
+    /// beyond it is answered 503 `server_busy` at once (with `Retry-After` and
+    /// `Connection: close`); libmicrohttpd itself accepts up to twice as many, after which
+    /// new connections wait in the kernel's queue.
     public var connectionLimit: Int = 1024
     /// Simultaneous connections from one IP address (0 = no limit).
     public var perIPConnectionLimit: Int = 0
@@ -36,6 +39,8 @@ public final class HTTPServer: Sendable {
 
   let settings: Settings
   let handler: @Sendable (Request) -> Response
+  /// Open connections, counted by libmicrohttpd's notifications.
+  private let counter = OpenConnections()
   private let daemon = Mutex<Daemon?>(nil)
   private let inFlight = Mutex<Int>(0)
 
@@ -53,10 +58,10 @@ public final class HTTPServer: Sendable {
       var native = tg_mhd_settings(
         bind_address: address, port: settings.port,
         thread_pool_size: UInt32(settings.threads),
-        connection_limit: UInt32(settings.connectionLimit),
+        connection_limit: UInt32(min(Int(UInt32.max), settings.connectionLimit * 2)),
         per_ip_connection_limit: UInt32(settings.perIPConnectionLimit),
         connection_timeout_seconds: UInt32(settings.connectionTimeoutSeconds),
-        connection_memory_limit: 32 * 1024)
+        connection_memory_limit: 32 * 1024, counter: counter.pointer)
       return tg_mhd_start(
         &native, MHDCallbacks.access, context, MHDCallbacks.completed, context)
     }
@@ -87,6 +92,9 @@ public final class HTTPServer: Sendable {
     MHD_stop_daemon(running)
   }
 
+  /// Connections open now.
+  public var openConnections: Int { tg_mhd_counter_open(counter.pointer) }
+
   /// Requests received whose response has not been sent yet.
   public var requestsInFlight: Int { inFlight.withLock { $0 } }
 
@@ -94,6 +102,12 @@ public final class HTTPServer: Sendable {
   func requestEnded() { inFlight.withLock { $0 -= 1 } }
 
   deinit { shutdown() }
+}
+
+/// The C connection counter; updated atomically by libmicrohttpd's threads.
+private final class OpenConnections: @unchecked Sendable {
+  let pointer = tg_mhd_counter_new()
+  deinit { tg_mhd_counter_free(pointer) }
 }
 
 /// The C daemon handle; libmicrohttpd's daemon functions are thread-safe.
@@ -126,14 +140,20 @@ enum MHDCallbacks {
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
 
     guard let existing = connectionContext.pointee else {
-      let request = Request(
+      var request = Request(
         method: method.map { String(cString: $0) } ?? "GET",
         path: url.map { String(cString: $0) } ?? "/",
         query: values(of: connection, kind: .GET_ARGUMENT_KIND),
         headers: values(of: connection, kind: .HEADER_KIND))
+      request.clientAddress = clientAddress(of: connection)
       let pending = PendingRequest(request: request)
       connectionContext.pointee = Unmanaged.passRetained(pending).toOpaque()
       server.requestBegan()
+      // Beyond the connection limit: a quick 503 beats a connection left waiting.
+      if server.openConnections > server.settings.connectionLimit {
+        pending.answered = true
+        return send(serverBusy(), on: connection)
+      }
       // Reject a declared oversized body before reading it.
       if let length = request.header("content-length").flatMap(Int.init),
         length > server.settings.maxBodyBytes
@@ -184,6 +204,12 @@ enum MHDCallbacks {
     Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().requestEnded()
   }
 
+  private static func serverBusy() -> Response {
+    var error = HTTPError(503, "server_busy", "The server has too many open connections; retry shortly.")
+    error.headers = [("Retry-After", "1"), ("Connection", "close")]
+    return error.response
+  }
+
   private static func payloadTooLarge(_ server: HTTPServer) -> Response {
     HTTPError(
       413, "payload_too_large",
@@ -203,6 +229,13 @@ enum MHDCallbacks {
       _ = MHD_add_response_header(native, name, value)
     }
     return MHD_queue_response(connection, UInt32(response.status), native)
+  }
+
+  private static func clientAddress(of connection: OpaquePointer) -> String {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+      guard let base = buffer.baseAddress, tg_mhd_client_address(connection, base, 64) == 0 else { return "" }
+      return String(cString: base)
+    }
   }
 
   private final class Collected {

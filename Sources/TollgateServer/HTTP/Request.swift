@@ -14,6 +14,9 @@ public struct Request: Sendable {
   public var body: Data
   /// Values of `{name}` segments of the matched route.
   public var pathParameters: [String: String] = [:]
+  /// The peer's address as libmicrohttpd saw it ("" when unknown, e.g. tests calling the
+  /// service directly).
+  public var clientAddress: String = ""
 
   /// Creates a request (tests build them directly).
   public init(

@@ -24,14 +24,15 @@ extension Endpoints {
 
   func addAttributionRoutes(to router: inout Router) {
     router.add("POST", "/v1/sdk/profiles/{profileId}/attribution/apple-ads") { [self] request in
-      let appId = try auth.appId(for: request, needs: .publicKey)
+      let caller = try auth.caller(for: request, needs: .publicKey)
+      let appId = caller.appId
       let body = try decode(AppleAdsTokenRequest.self, from: request)
       let token = try Self.validToken(body.token, path: "$.token")
       let profile = try existingProfile(appId: appId, id: request.parameter("profileId"))
       let id = profile.id
       // Applied is permanent: no need to ask Apple again.
       if profile.attribution.status[appleAdsSource] == .applied { return .json(Self.payload(profile)) }
-      try enqueue(token, appId: appId, profileId: id)
+      try enqueue(token, appId: appId, profileId: id, keyId: caller.keyId)
       let settled: @Sendable () -> Response? = { [self] in
         respond {
           let profile = try existingProfile(appId: appId, id: id)
@@ -59,8 +60,16 @@ extension Endpoints {
     return token
   }
 
-  /// Queues a token for the attribution worker (503 when too many wait for Apple).
-  func enqueue(_ token: String, appId: Int64, profileId: String) throws {
+  /// Queues a token for the attribution worker: 429 beyond the per-key and per-profile
+  /// limits (tokens spend the app's Apple quota), 503 when too many wait for Apple.
+  func enqueue(_ token: String, appId: Int64, profileId: String, keyId: String) throws {
+    // The profile first: a profile over its limit spends nothing of the key's.
+    if let wait = limiter.take("tokens profile \(appId) \(profileId)", limits.tokensPerProfile) {
+      throw Self.rateLimited(wait, "Too many attribution tokens for this profile")
+    }
+    if let wait = limiter.take("tokens key \(keyId)", limits.tokensPerKey) {
+      throw Self.rateLimited(wait, "Too many attribution tokens through this key")
+    }
     guard try store.attributionQueueDepth() < attribution.maxQueue else {
       throw HTTPError(503, "attribution_queue_full", "Too many tokens are waiting for Apple; retry later.")
     }
@@ -71,9 +80,10 @@ extension Endpoints {
 
   /// A token sent with `POST /v1/sdk/profiles`: queued without waiting for Apple (the
   /// first launch's placement request waits instead); returns the profile as it is now.
-  func handOver(_ token: String?, appId: Int64, profile: ProfileRecord) throws -> ProfileRecord {
+  func handOver(_ token: String?, caller: Authenticator.Caller, profile: ProfileRecord) throws -> ProfileRecord {
     guard let token, profile.attribution.status[appleAdsSource] != .applied else { return profile }
-    try enqueue(token, appId: appId, profileId: profile.id)
+    let appId = caller.appId
+    try enqueue(token, appId: appId, profileId: profile.id, keyId: caller.keyId)
     return try store.profile(appId: appId, id: profile.id) ?? profile
   }
 

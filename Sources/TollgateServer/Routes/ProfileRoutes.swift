@@ -4,7 +4,8 @@ import TollgateAPI
 extension Endpoints {
   func addProfileRoutes(to router: inout Router) {
     router.add("POST", RoutePaths.profiles) { [self] request in
-      let appId = try auth.appId(for: request, needs: .publicKey)
+      let caller = try auth.caller(for: request, needs: .publicKey)
+      let appId = caller.appId
       let body = try decode(CreateProfileRequest.self, from: request)
       guard let uuid = UUID(uuidString: body.profileId) else {
         throw HTTPError.validation([.init(path: "$.profile_id", message: "must be a UUID")])
@@ -17,14 +18,14 @@ extension Endpoints {
         try store.profile(appId: appId, id: uuid.uuidString.lowercased()) == nil,
         let existing = try store.profile(appId: appId, customerUserId: customer)
       {
-        return .json(Self.payload(try handOver(token, appId: appId, profile: existing)), status: 200)
+        return .json(Self.payload(try handOver(token, caller: caller, profile: existing)), status: 200)
       }
       let (profile, created) = try store.insertProfile(
         appId: appId,
         ProfileRecord(
           id: uuid.uuidString.lowercased(), customerUserId: body.customerUserId,
           install: body.install ?? InstallMeta(), createdAt: now, updatedAt: now))
-      return .json(Self.payload(try handOver(token, appId: appId, profile: profile)), status: created ? 201 : 200)
+      return .json(Self.payload(try handOver(token, caller: caller, profile: profile)), status: created ? 201 : 200)
     }
 
     router.add("GET", "/v1/sdk/profiles/{profileId}") { [self] request in

@@ -15,12 +15,13 @@ public final class Service: Sendable {
     defaultMaxAge: Int = 60, apple: any AppleAdsResolving = AppleAdsClient(),
     attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionBudget: TimeInterval = 1.5,
     appStoreVerifier: SignedDataVerifier = SignedDataVerifier(), secrets: SecretBox? = nil,
-    webhookSender: any WebhookSending = URLSessionWebhookSender()
+    webhookSender: any WebhookSending = URLSessionWebhookSender(), rateLimits: RateLimits = RateLimits()
   ) {
     let endpoints = Endpoints(
       store: store, time: time, logger: logger, defaultMaxAge: defaultMaxAge, apple: apple,
       attributionPolicy: attributionPolicy, attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier,
-      secrets: secrets, webhookSender: webhookSender)
+      secrets: secrets, webhookSender: webhookSender,
+      limits: (try? rateLimits.parsed()) ?? RateLimits().parsedDefaults)
     var router = Router()
     endpoints.addOperationsRoutes(to: &router)
     endpoints.addProfileRoutes(to: &router)
@@ -46,6 +47,7 @@ public final class Service: Sendable {
       var request = request
       request.pathParameters = parameters
       do {
+        try endpoints.admit(request, route: route.pattern)
         response = try route.handler(request)
       } catch {
         response = endpoints.errorResponse(error, context: "\(request.method) \(request.path)")
@@ -88,12 +90,49 @@ public final class Service: Sendable {
 }
 
 extension Endpoints {
+  /// The client's address: the connection's, or — when the connection comes from a trusted
+  /// proxy — the last address that proxy added to `X-Forwarded-For`.
+  func clientAddress(_ request: Request) -> String {
+    guard limits.trustedProxies.contains(request.clientAddress),
+      let forwarded = request.header("x-forwarded-for")?.split(separator: ",").last
+    else { return request.clientAddress }
+    return forwarded.trimmingCharacters(in: .whitespaces)
+  }
+
+  /// Per-address and per-secret-key limits, before the handler runs; 429 `rate_limited` with
+  /// `Retry-After` beyond them. Health checks and metrics are not limited.
+  func admit(_ request: Request, route: String) throws {
+    guard route != "/health", route != "/metrics" else { return }
+    if let wait = limiter.take("address " + clientAddress(request), limits.address) {
+      throw Self.rateLimited(wait, "Too many requests from this address")
+    }
+    if route.hasPrefix("/v1/admin"), let key = request.header("authorization"),
+      let wait = limiter.take("admin " + key, limits.admin)
+    {
+      throw Self.rateLimited(wait, "Too many admin requests with this key")
+    }
+  }
+
+  static func rateLimited(_ wait: Double, _ what: String) -> HTTPError {
+    let seconds = max(1, Int(wait.rounded(.up)))
+    var error = HTTPError(429, "rate_limited", "\(what); retry after \(seconds) s.")
+    error.headers.append(("Retry-After", String(seconds)))
+    return error
+  }
+
   /// The JSON answer for an error a handler threw: its own status for `HTTPError`, 503 with
   /// `Retry-After` while the database is unreachable, else a logged 500.
   func errorResponse(_ error: any Error, context: String) -> Response {
     switch error {
     case let error as HTTPError:
       return error.response
+    case StoreError.storageUnavailable(let reason):
+      logger.error("\(context): storage cannot write: \(reason)")
+      var unavailable = HTTPError(
+        503, "storage_unavailable", "The server cannot write to its storage (disk full or I/O error); retry later."
+      ).response
+      unavailable.headers.append(("Retry-After", "5"))
+      return unavailable
     case StoreError.unavailable(let reason):
       logger.error("\(context): database unavailable: \(reason)")
       var unavailable = HTTPError(503, "database_unavailable", "The database cannot be reached; retry shortly.")
@@ -129,12 +168,16 @@ final class Endpoints: Sendable {
   let secrets: SecretBox?
   /// Delivers the webhook outbox.
   let webhooks: WebhookWorker
+  /// Token buckets and the limits they enforce.
+  let limiter = RateLimiter()
+  let limits: ParsedRateLimits
 
   init(
     store: any Store, time: any TimeSource, logger: Logger, defaultMaxAge: Int, apple: any AppleAdsResolving,
     attributionPolicy: AttributionPolicy, attributionBudget: TimeInterval, appStoreVerifier: SignedDataVerifier,
-    secrets: SecretBox?, webhookSender: any WebhookSending
+    secrets: SecretBox?, webhookSender: any WebhookSending, limits: ParsedRateLimits
   ) {
+    self.limits = limits
     self.store = store
     self.appStoreVerifier = appStoreVerifier
     self.secrets = secrets

@@ -60,6 +60,14 @@ final class ConnectionPool: Sendable {
     return try body(handle.connection)
   }
 
+  /// Runs `body` on every connection, each taken out of use meanwhile (settings that are
+  /// per connection).
+  func each(_ body: (any SQLConnection) throws -> Void) throws {
+    for _ in 0..<size { available.wait() }
+    defer { for _ in 0..<size { available.signal() } }
+    for handle in idle.withLock({ $0 }) { try body(handle.connection) }
+  }
+
   /// Takes every connection back (nothing is mid-statement), runs `finish` on each, and
   /// keeps them out of use.
   func close() {

@@ -111,6 +111,10 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     if state.hasPrefix("57P") || state.hasPrefix("08") {
       throw StoreError.unavailable("PostgreSQL \(state): \(message)")
     }
+    // 53100 disk_full, 53000 insufficient_resources, 58030 io_error: the storage cannot write.
+    if ["53100", "53000", "58030"].contains(state) {
+      throw StoreError.storageUnavailable("PostgreSQL \(state): \(message)")
+    }
     throw StoreError.database("PostgreSQL \(state): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
   }
 

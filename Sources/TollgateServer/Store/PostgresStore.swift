@@ -56,6 +56,13 @@ public final class PostgresStore: RelationalStore {
     attachAssignmentWriter()
   }
 
+  /// Waits (up to 5 s) for the change listener before reading profiles in: until it
+  /// listens, the cache is bypassed and nothing read could be kept.
+  public func warmProfileCache(pageSize: Int) throws -> Int {
+    for _ in 0..<100 where listener?.listening == false { Thread.sleep(forTimeInterval: 0.05) }
+    return try warmPages(pageSize: pageSize)
+  }
+
   public func close() {
     listener?.stop()
     assignmentWriter?.close()

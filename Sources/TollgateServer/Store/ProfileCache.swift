@@ -147,7 +147,8 @@ public final class ProfileCache: Sendable {
   {
     guard capacity > 0, !bypassing.load(ordering: .relaxed) else { return false }
     return state.withLock { state in
-      guard state.epoch == mark.epoch else { return false }
+      // Everything was dropped since the read (the listener reconnected): skip this page.
+      guard state.epoch == mark.epoch else { return state.entries.count < capacity }
       for (appId, profile, stored) in profiles {
         guard state.entries.count < capacity else { return false }
         let key = Key(appId: appId, id: profile.id)

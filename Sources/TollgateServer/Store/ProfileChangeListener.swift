@@ -32,6 +32,9 @@ final class ProfileChangeListener: Sendable {
     thread.start()
   }
 
+  /// Whether it listens now (until then, and whenever the connection is lost, the cache is bypassed).
+  var listening: Bool { !cache.bypass }
+
   /// Stops listening (waits up to a second for the thread).
   func stop() {
     stopped.store(true, ordering: .relaxed)

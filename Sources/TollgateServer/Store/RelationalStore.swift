@@ -317,7 +317,9 @@ extension RelationalStore {
   /// until it is full or every profile is in; returns how many were read. Run at start so
   /// the first requests after a restart find their profiles in memory.
   @discardableResult
-  public func warmProfileCache(pageSize: Int = 2_000) throws -> Int {
+  public func warmProfileCache(pageSize: Int = 2_000) throws -> Int { try warmPages(pageSize: pageSize) }
+
+  func warmPages(pageSize: Int) throws -> Int {
     guard let cache = profileCache else { return 0 }
     var after: (Int64, String) = (Int64.min, "")
     var read = 0

@@ -52,10 +52,20 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
   /// Runs SQL without parameters or results (schema, pragmas, transaction control).
   func execute(_ sql: String) throws {
     var error: UnsafeMutablePointer<CChar>?
-    guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
+    let status = sqlite3_exec(handle, sql, nil, nil, &error)
+    guard status == SQLITE_OK else {
       let message = error.map { String(cString: $0) } ?? "unknown error"
       sqlite3_free(error)
-      throw StoreError.database(message)
+      throw Self.error(status, message)
+    }
+  }
+
+  /// Disk full and I/O errors are the storage's, not the request's: they become
+  /// `storageUnavailable` (503), everything else `database`.
+  static func error(_ status: Int32, _ message: String) -> StoreError {
+    switch status & 0xff {
+    case SQLITE_FULL, SQLITE_IOERR: return .storageUnavailable(message)
+    default: return .database(message)
     }
   }
 
@@ -133,7 +143,32 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
   }
 
   private func lastError() -> StoreError {
-    .database(handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed")
+    guard let handle else { return .database("closed") }
+    return Self.error(sqlite3_extended_errcode(handle), String(cString: sqlite3_errmsg(handle)))
+  }
+
+  /// Copies the whole database into a new file with SQLite's online backup API: a
+  /// consistent snapshot, taken while other connections and processes keep reading and
+  /// writing (WAL mode lets writers go on meanwhile).
+  func backup(to path: String) throws {
+    var destination: OpaquePointer?
+    let opened = sqlite3_open_v2(path, &destination, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
+    defer { sqlite3_close(destination) }
+    guard opened == SQLITE_OK, let destination else {
+      throw StoreError.database("\(path): \(destination.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open")")
+    }
+    guard let backup = sqlite3_backup_init(destination, "main", handle, "main") else {
+      throw Self.error(sqlite3_extended_errcode(destination), "backup: \(String(cString: sqlite3_errmsg(destination)))")
+    }
+    var status: Int32
+    repeat {
+      status = sqlite3_backup_step(backup, -1)
+      if status == SQLITE_BUSY || status == SQLITE_LOCKED { sqlite3_sleep(50) }
+    } while status == SQLITE_OK || status == SQLITE_BUSY || status == SQLITE_LOCKED
+    sqlite3_backup_finish(backup)
+    guard status == SQLITE_DONE else {
+      throw Self.error(status, "backup: \(String(cString: sqlite3_errstr(status)))")
+    }
   }
 }
 

@@ -58,3 +58,73 @@ public final class SQLiteStore: RelationalStore {
     }
   }
 }
+
+extension SQLiteStore {
+  /// Writes a consistent copy of the database to `path` while the server runs (SQLite's
+  /// online backup API), checks it, and only then gives it its name: a failed backup never
+  /// leaves a file that looks complete. Refuses to overwrite.
+  public static func backup(database: String, to path: String) throws {
+    guard !FileManager.default.fileExists(atPath: path) else {
+      throw StoreError.database("\(path) exists already; choose a new file")
+    }
+    guard FileManager.default.fileExists(atPath: database) else {
+      throw StoreError.database("no database at \(database)")
+    }
+    let partial = path + ".partial"
+    try? FileManager.default.removeItem(atPath: partial)
+    do {
+      let source = try SQLiteConnection(path: database)
+      defer { source.close() }
+      try source.backup(to: partial)
+      try check(partial)
+      try FileManager.default.moveItem(atPath: partial, toPath: path)
+    } catch {
+      try? FileManager.default.removeItem(atPath: partial)
+      throw error
+    }
+  }
+
+  /// Puts a backup in place as the database at `path`, which must not exist yet (an empty
+  /// data directory); the backup is checked first, then brought up to this version's schema.
+  public static func restore(from backup: String, to path: String) throws {
+    for file in [path, path + "-wal"] where FileManager.default.fileExists(atPath: file) {
+      throw StoreError.database("\(file) exists; restore only into an empty data directory")
+    }
+    try check(backup)
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let partial = path + ".partial"
+    try? FileManager.default.removeItem(atPath: partial)
+    do {
+      let source = try SQLiteConnection(path: backup)
+      defer { source.close() }
+      try source.backup(to: partial)
+      try FileManager.default.moveItem(atPath: partial, toPath: path)
+    } catch {
+      try? FileManager.default.removeItem(atPath: partial)
+      throw error
+    }
+    // Migrations for backups taken by an older version.
+    try SQLiteStore(path: path, connections: 1).close()
+  }
+
+  /// SQLite's own integrity check, and the marks of a Tollgate database.
+  static func check(_ path: String) throws {
+    let connection = try SQLiteConnection(path: path)
+    defer { connection.close() }
+    let verdict = try connection.query("PRAGMA integrity_check").first?.first?.string
+    guard verdict == "ok" else { throw StoreError.database("\(path) is damaged: \(verdict ?? "no answer")") }
+    guard
+      try !connection.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+        .isEmpty
+    else { throw StoreError.database("\(path) is not a Tollgate database") }
+  }
+
+  /// Caps the database at `pages` pages on every connection (nil lifts the cap): tests
+  /// simulate a full disk with it.
+  func limitPages(_ pages: Int?) throws {
+    let sql = "PRAGMA max_page_count = \(pages ?? 4_294_967_294)"
+    try pool.each { try $0.execute(sql) }
+    try relaxedPool.each { try $0.execute(sql) }
+  }
+}

@@ -239,12 +239,16 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
   case database(String)
   /// The database cannot be reached right now (503); the request may be retried.
   case unavailable(String)
+  /// The database cannot write (disk full, I/O error): 503 `storage_unavailable`; nothing was
+  /// written, reads keep working, and writes succeed again once space returns.
+  case storageUnavailable(String)
 
   public var description: String {
     switch self {
     case .appExists(let name): return "an app named \(name) exists already"
     case .database(let message): return "database error: \(message)"
     case .unavailable(let message): return "database unavailable: \(message)"
+    case .storageUnavailable(let message): return "storage unavailable: \(message)"
     }
   }
 }

@@ -74,7 +74,8 @@ final class TestServer: Sendable {
     directory: URL = temporaryDirectory(), time: ManualTime = ManualTime(), maxBodyBytes: Int = 64 * 1024,
     sandbox: AppleAdsSandbox = AppleAdsSandbox(), attributionBudget: TimeInterval = 0.3,
     store givenStore: (any Store)? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
-    webhookSender: any WebhookSending = URLSessionWebhookSender(), profileCache: Int = 0
+    webhookSender: any WebhookSending = URLSessionWebhookSender(), profileCache: Int = 0,
+    rateLimits: RateLimits = RateLimits()
   ) throws {
     self.sandbox = sandbox
     self.directory = directory
@@ -95,7 +96,8 @@ final class TestServer: Sendable {
       store: store, settings: settings, time: time,
       logger: Logger(level: .info) { line in log.append(line) }, apple: AppleAdsClient(url: appleURL),
       attributionInterval: nil, attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier,
-      secrets: try SecretBox(key: Array(repeating: 7, count: 32)), webhookSender: webhookSender, webhookInterval: nil)
+      secrets: try SecretBox(key: Array(repeating: 7, count: 32)), webhookSender: webhookSender, webhookInterval: nil,
+      rateLimits: rateLimits)
     port = try server.start()
   }
 
