@@ -1,10 +1,10 @@
 # Tollgate: `make run` starts the server with a sample app, `make test` runs every test.
 SWIFT ?= swift
-PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libpq-dev postgresql nginx
+PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libpq-dev postgresql nginx python3-venv
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: deps build run test apple-check apple-check-proof bench demo format lint clean
+.PHONY: deps build run test contract apple-check apple-check-proof bench demo format lint clean
 
 deps:
 	@bash scripts/ensure-packages.sh $(PACKAGES)
@@ -15,10 +15,19 @@ build: deps
 run: build
 	.build/release/tollgate serve --host $(HOST) --port $(PORT) --sample-config examples/sample-config.json
 
-# The store suite runs against SQLite and a throw-away PostgreSQL cluster.
+# The store suite runs against SQLite and a throw-away PostgreSQL cluster; then the API
+# contract: schemathesis (pinned, in .build/contract-venv) fuzzes a live server against
+# docs/openapi.yaml with every check.
 test: deps apple-check
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --product tollgate
 	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
+	bash scripts/contract.sh .build/debug/tollgate
+
+# The API contract check alone (a few minutes).
+contract: deps
+	$(SWIFT) build --product tollgate
+	bash scripts/contract.sh .build/debug/tollgate
 
 # The Apple-only glue and the seed pages' Apple-only samples, type-checked against interface
 # stubs of AdServices, StoreKit, SwiftUI and UIKit (Tests/AppleGlueCheck).

@@ -27,12 +27,13 @@ public final class Server: Sendable {
     attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionInterval: TimeInterval? = 0.5,
     attributionBudget: TimeInterval = 1.5, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
     secrets: SecretBox? = nil, webhookSender: any WebhookSending = URLSessionWebhookSender(),
-    webhookInterval: TimeInterval? = 0.5, rateLimits: RateLimits = RateLimits()
+    webhookInterval: TimeInterval? = 0.5, rateLimits: RateLimits = RateLimits(),
+    maxWaitSeconds: Double = ProfileWaits.maximumSeconds
   ) {
     let service = Service(
       store: store, time: time, logger: logger, apple: apple, attributionPolicy: attributionPolicy,
       attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier, secrets: secrets,
-      webhookSender: webhookSender, rateLimits: rateLimits)
+      webhookSender: webhookSender, rateLimits: rateLimits, maxWaitSeconds: maxWaitSeconds)
     self.webhookInterval = webhookInterval
     self.attributionInterval = attributionInterval
     self.service = service

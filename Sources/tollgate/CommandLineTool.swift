@@ -36,7 +36,9 @@ enum CommandLineTool {
                                   limit: 429 rate_limited with Retry-After. Per instance.
           --trusted-proxies A,B   proxies whose X-Forwarded-For names the client (TOLLGATE_TRUSTED_PROXIES)
           --connection-limit N    simultaneous connections (TOLLGATE_CONNECTION_LIMIT, default 1024);
-                                  beyond it new connections are closed at once
+                                  beyond it a request is answered 503 server_busy at once
+          --max-wait-ms N         hold long polls (wait_for) at most N ms (TOLLGATE_MAX_WAIT_MS,
+                                  default 30000, the most a request may ask for)
       keys create --app NAME      create the app if needed and print a new public + secret key
       keys create --app NAME --kind public|secret [--label TEXT]
                                   one more key for the app (shown once)
@@ -180,6 +182,13 @@ enum CommandLineTool {
       limits.trustedProxies = Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
     }
     do { try limits.validate() } catch { throw Failure("\(error)") }
+    var maxWait = ProfileWaits.maximumSeconds
+    if let value = options.value("--max-wait-ms", env: "TOLLGATE_MAX_WAIT_MS") {
+      guard let number = Int(value), (0...30_000).contains(number) else {
+        throw Failure("--max-wait-ms takes 0–30000")
+      }
+      maxWait = Double(number) / 1000
+    }
     if let value = options.value("--connection-limit", env: "TOLLGATE_CONNECTION_LIMIT") {
       guard let number = Int(value), number > 0 else { throw Failure("--connection-limit takes a positive number") }
       settings.connectionLimit = number
@@ -210,7 +219,7 @@ enum CommandLineTool {
     }
     let server = Server(
       store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL),
-      appStoreVerifier: verifier, secrets: secrets, rateLimits: limits)
+      appStoreVerifier: verifier, secrets: secrets, rateLimits: limits, maxWaitSeconds: maxWait)
     let port = try server.start()
     let shownDatabase = StoreLocation.isPostgres(databasePath) ? "PostgreSQL" : databasePath
     logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(shownDatabase))")

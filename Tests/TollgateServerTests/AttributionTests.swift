@@ -221,7 +221,10 @@ struct AttributionTests {
     #expect(try flow.decode(PlacementFlowResponse.self).flow.id == "standard")
     let bad = try await server.sdk("GET", "\(RoutePaths.profile(id))?wait_for=adjust&timeout_ms=5")
     #expect(bad.status == 400)
-    #expect(try await server.sdk("GET", "\(RoutePaths.profile(id))?wait_for=apple_ads").status == 400)
+    // timeout_ms is 0–30000 (wait_for alone waits the default 5 s), checked even without wait_for.
+    #expect(try await server.sdk("GET", "\(RoutePaths.profile(id))?wait_for=apple_ads&timeout_ms=30001").status == 400)
+    #expect(try await server.sdk("GET", "\(RoutePaths.profile(id))?timeout_ms=-1").status == 400)
+    #expect(try await server.sdk("GET", "\(RoutePaths.profile(id))?timeout_ms=20").status == 200)
   }
 
   @Test("stopping the server answers suspended long polls instead of dropping them")

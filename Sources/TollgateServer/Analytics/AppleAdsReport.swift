@@ -67,10 +67,16 @@ public struct AppleAdsReport: Codable, Sendable, Hashable {
 public enum ReportRange {
   public static let defaultDays: Int64 = 30
 
+  /// The longest range a report covers (ten years).
+  public static let maximumDays: Int64 = 3_660
+
   public static func days(from: String?, to: String?, now: Date) throws(HTTPError) -> ClosedRange<Int64> {
     let last = try to.map { text throws(HTTPError) in try day(text, name: "to") } ?? StatsDay.of(now)
     let first = try from.map { text throws(HTTPError) in try day(text, name: "from") } ?? last - defaultDays + 1
     guard first <= last else { throw HTTPError(400, "bad_parameter", "from (\(from ?? "")) is after to.") }
+    guard last - first < maximumDays else {
+      throw HTTPError(400, "bad_parameter", "A report covers at most \(maximumDays) days.")
+    }
     return first...last
   }
 

@@ -5,16 +5,28 @@ import TollgateAPI
 struct AttributionWait {
   let seconds: Double
 
-  /// nil when the request does not ask to wait; 400 for a malformed request to wait.
-  init?(_ request: Request) throws {
+  /// `timeout_ms` when `wait_for` comes without it.
+  static let defaultMilliseconds = 5_000
+  /// The most `timeout_ms` may ask for.
+  static let maximumMilliseconds = 30_000
+
+  /// nil when the request does not ask to wait; 400 for a malformed request to wait. The
+  /// server may hold requests for less than asked (`cap`: `tollgate serve --max-wait-ms`).
+  init?(_ request: Request, cap: Double = ProfileWaits.maximumSeconds) throws {
+    // timeout_ms alone asks for nothing, but must still be a timeout.
+    let timeout = try request.query["timeout_ms"].map { text -> Int in
+      guard let value = Int(text), (0...Self.maximumMilliseconds).contains(value) else {
+        throw HTTPError(
+          400, "bad_parameter", "timeout_ms is a whole number of milliseconds from 0 to \(Self.maximumMilliseconds).")
+      }
+      return value
+    }
     guard let source = request.query["wait_for"] else { return nil }
     guard source == appleAdsSource else {
       throw HTTPError(400, "bad_parameter", "wait_for supports apple_ads only.")
     }
-    guard let text = request.query["timeout_ms"], let milliseconds = Int(text), milliseconds >= 0 else {
-      throw HTTPError(400, "bad_parameter", "wait_for needs timeout_ms, a whole number of milliseconds.")
-    }
-    seconds = min(Double(milliseconds) / 1000, ProfileWaits.maximumSeconds)
+    let milliseconds = timeout ?? Self.defaultMilliseconds
+    seconds = min(Double(milliseconds) / 1000, cap, ProfileWaits.maximumSeconds)
   }
 }
 

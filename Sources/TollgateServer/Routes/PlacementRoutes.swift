@@ -27,7 +27,7 @@ extension Endpoints {
       }
       // wait_for=apple_ads: the first-launch race, done here in one request; the answer
       // carries the profile too, so the SDK needs no long poll of its own.
-      guard let wait = try AttributionWait(request) else { return resolve(profile) }
+      guard let wait = try AttributionWait(request, cap: maxWaitSeconds) else { return resolve(profile) }
       let answer: @Sendable () -> Response = { [self] in
         var response = resolve(nil)
         guard response.status == 200, let current = try? existingProfile(appId: appId, id: id) else { return response }

@@ -31,7 +31,7 @@ extension Endpoints {
     router.add("GET", "/v1/sdk/profiles/{profileId}") { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       let profile = try existingProfile(appId: appId, id: request.parameter("profileId"))
-      if let wait = try AttributionWait(request) {
+      if let wait = try AttributionWait(request, cap: maxWaitSeconds) {
         let id = profile.id
         let answer: @Sendable () -> Response = { [self] in
           respond { .json(Self.payload(try existingProfile(appId: appId, id: id))) }

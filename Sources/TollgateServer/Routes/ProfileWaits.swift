@@ -7,9 +7,9 @@ import Synchronization
 /// instance re-checks its waits at once; a change made by another instance sharing the
 /// database is noticed by a re-check every `recheckInterval` while any wait is open; a
 /// timer answers the rest when their time is up.
-final class ProfileWaits: Sendable {
+public final class ProfileWaits: Sendable {
   /// The longest wait a client may ask for.
-  static let maximumSeconds: Double = 30
+  public static let maximumSeconds: Double = 30
   /// How often open waits are re-checked against the store (changes from other instances).
   static let recheckInterval: Double = 0.25
 

@@ -15,13 +15,14 @@ public final class Service: Sendable {
     defaultMaxAge: Int = 60, apple: any AppleAdsResolving = AppleAdsClient(),
     attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionBudget: TimeInterval = 1.5,
     appStoreVerifier: SignedDataVerifier = SignedDataVerifier(), secrets: SecretBox? = nil,
-    webhookSender: any WebhookSending = URLSessionWebhookSender(), rateLimits: RateLimits = RateLimits()
+    webhookSender: any WebhookSending = URLSessionWebhookSender(), rateLimits: RateLimits = RateLimits(),
+    maxWaitSeconds: Double = ProfileWaits.maximumSeconds
   ) {
     let endpoints = Endpoints(
       store: store, time: time, logger: logger, defaultMaxAge: defaultMaxAge, apple: apple,
       attributionPolicy: attributionPolicy, attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier,
       secrets: secrets, webhookSender: webhookSender,
-      limits: (try? rateLimits.parsed()) ?? RateLimits().parsedDefaults)
+      limits: (try? rateLimits.parsed()) ?? RateLimits().parsedDefaults, maxWaitSeconds: maxWaitSeconds)
     var router = Router()
     endpoints.addOperationsRoutes(to: &router)
     endpoints.addProfileRoutes(to: &router)
@@ -171,13 +172,16 @@ final class Endpoints: Sendable {
   /// Token buckets and the limits they enforce.
   let limiter = RateLimiter()
   let limits: ParsedRateLimits
+  /// The longest a long poll is held (`--max-wait-ms`; requests may ask for less).
+  let maxWaitSeconds: Double
 
   init(
     store: any Store, time: any TimeSource, logger: Logger, defaultMaxAge: Int, apple: any AppleAdsResolving,
     attributionPolicy: AttributionPolicy, attributionBudget: TimeInterval, appStoreVerifier: SignedDataVerifier,
-    secrets: SecretBox?, webhookSender: any WebhookSending, limits: ParsedRateLimits
+    secrets: SecretBox?, webhookSender: any WebhookSending, limits: ParsedRateLimits, maxWaitSeconds: Double
   ) {
     self.limits = limits
+    self.maxWaitSeconds = maxWaitSeconds
     self.store = store
     self.appStoreVerifier = appStoreVerifier
     self.secrets = secrets
