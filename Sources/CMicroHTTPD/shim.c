@@ -27,6 +27,7 @@ static void tg_notify_connection(void *cls, struct MHD_Connection *connection, v
   (void)connection;
   (void)socket_context;
   struct tg_mhd_counter *counter = cls;
+  if (counter == NULL) return;
   if (code == MHD_CONNECTION_NOTIFY_STARTED) atomic_fetch_add(&counter->open, 1);
   if (code == MHD_CONNECTION_NOTIFY_CLOSED) atomic_fetch_sub(&counter->open, 1);
 }
@@ -43,18 +44,6 @@ struct MHD_Daemon *tg_mhd_start(const tg_mhd_settings *s,
   }
   unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
                        MHD_USE_ERROR_LOG;
-  if (s->counter != NULL) {
-    return MHD_start_daemon(flags, s->port, NULL, NULL, handler, handler_cls,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-                            MHD_OPTION_THREAD_POOL_SIZE, s->thread_pool_size,
-                            MHD_OPTION_CONNECTION_LIMIT, s->connection_limit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->per_ip_connection_limit,
-                            MHD_OPTION_CONNECTION_TIMEOUT, s->connection_timeout_seconds,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, s->connection_memory_limit,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-                            MHD_OPTION_NOTIFY_CONNECTION, tg_notify_connection, s->counter,
-                            MHD_OPTION_END);
-  }
   return MHD_start_daemon(flags, s->port, NULL, NULL, handler, handler_cls,
                           MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
                           MHD_OPTION_THREAD_POOL_SIZE, s->thread_pool_size,
@@ -63,6 +52,7 @@ struct MHD_Daemon *tg_mhd_start(const tg_mhd_settings *s,
                           MHD_OPTION_CONNECTION_TIMEOUT, s->connection_timeout_seconds,
                           MHD_OPTION_CONNECTION_MEMORY_LIMIT, s->connection_memory_limit,
                           MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                          MHD_OPTION_NOTIFY_CONNECTION, tg_notify_connection, s->counter,
                           MHD_OPTION_END);
 }
 

@@ -143,8 +143,10 @@ struct HTTPLayerTests {
 }
 
 /// A raw TCP client, for what URLSession hides: half-sent requests and refused connections.
-struct RawConnection {
-  let fd: Int32
+/// A plain TCP connection. Closing twice is harmless: a second close(2) of a number the
+/// process has since reused (a server's internal eventfd) would break that server.
+final class RawConnection {
+  private(set) var fd: Int32
 
   init(port: UInt16) throws {
     fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -177,7 +179,13 @@ struct RawConnection {
     }
   }
 
-  func close() { _ = Glibc.close(fd) }
+  func close() {
+    guard fd >= 0 else { return }
+    _ = Glibc.close(fd)
+    fd = -1
+  }
+
+  deinit { close() }
 }
 
 @Suite("HTTP limits")

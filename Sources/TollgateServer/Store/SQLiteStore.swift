@@ -70,13 +70,19 @@ extension SQLiteStore {
     guard FileManager.default.fileExists(atPath: database) else {
       throw StoreError.database("no database at \(database)")
     }
+    try copy(database, to: path, checked: true)
+  }
+
+  /// Copies a database with the backup API into `path + ".partial"`, checks it if asked, and
+  /// only then gives it its name; a failure leaves nothing behind.
+  private static func copy(_ source: String, to path: String, checked: Bool) throws {
     let partial = path + ".partial"
     try? FileManager.default.removeItem(atPath: partial)
     do {
-      let source = try SQLiteConnection(path: database)
-      defer { source.close() }
-      try source.backup(to: partial)
-      try check(partial)
+      let connection = try SQLiteConnection(path: source)
+      defer { connection.close() }
+      try connection.backup(to: partial)
+      if checked { try check(partial) }
       try FileManager.default.moveItem(atPath: partial, toPath: path)
     } catch {
       try? FileManager.default.removeItem(atPath: partial)
@@ -93,17 +99,7 @@ extension SQLiteStore {
     try check(backup)
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let partial = path + ".partial"
-    try? FileManager.default.removeItem(atPath: partial)
-    do {
-      let source = try SQLiteConnection(path: backup)
-      defer { source.close() }
-      try source.backup(to: partial)
-      try FileManager.default.moveItem(atPath: partial, toPath: path)
-    } catch {
-      try? FileManager.default.removeItem(atPath: partial)
-      throw error
-    }
+    try copy(backup, to: path, checked: false)
     // Migrations for backups taken by an older version.
     try SQLiteStore(path: path, connections: 1).close()
   }
