@@ -1,6 +1,8 @@
 # Tollgate: `make run` starts the server with a sample app, `make test` runs every test.
 SWIFT ?= swift
-PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libpq-dev postgresql nginx python3-venv
+PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libpq-dev postgresql nginx python3-venv libjs-chart.js
+# For the console test only.
+TEST_PACKAGES := chromium chromium-driver
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
@@ -17,12 +19,15 @@ run: build
 
 # The store suite runs against SQLite and a throw-away PostgreSQL cluster; then the API
 # contract: schemathesis (pinned, in .build/contract-venv) fuzzes a live server against
-# docs/openapi.yaml with every check.
+# docs/openapi.yaml with every check; then the console in headless Chromium (Selenium, pinned,
+# in .build/dashboard-venv), with screenshots in .build/dashboard-screenshots/.
 test: deps apple-check
+	@bash scripts/ensure-packages.sh $(TEST_PACKAGES)
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product tollgate
 	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
 	bash scripts/contract.sh .build/debug/tollgate
+	bash scripts/dashboard-test.sh .build/debug/tollgate
 
 # The API contract check alone (a few minutes).
 contract: deps

@@ -28,12 +28,12 @@ public final class Server: Sendable {
     attributionBudget: TimeInterval = 1.5, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
     secrets: SecretBox? = nil, webhookSender: any WebhookSending = URLSessionWebhookSender(),
     webhookInterval: TimeInterval? = 0.5, rateLimits: RateLimits = RateLimits(),
-    maxWaitSeconds: Double = ProfileWaits.maximumSeconds
+    maxWaitSeconds: Double = ProfileWaits.maximumSeconds, dashboard: Bool = true
   ) {
     let service = Service(
       store: store, time: time, logger: logger, apple: apple, attributionPolicy: attributionPolicy,
       attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier, secrets: secrets,
-      webhookSender: webhookSender, rateLimits: rateLimits, maxWaitSeconds: maxWaitSeconds)
+      webhookSender: webhookSender, rateLimits: rateLimits, maxWaitSeconds: maxWaitSeconds, dashboard: dashboard)
     self.webhookInterval = webhookInterval
     self.attributionInterval = attributionInterval
     self.service = service

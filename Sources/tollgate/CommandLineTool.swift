@@ -39,6 +39,7 @@ enum CommandLineTool {
                                   beyond it a request is answered 503 server_busy at once
           --max-wait-ms N         hold long polls (wait_for) at most N ms (TOLLGATE_MAX_WAIT_MS,
                                   default 30000, the most a request may ask for)
+          --no-dashboard          do not serve the web console at /dashboard
       keys create --app NAME      create the app if needed and print a new public + secret key
       keys create --app NAME --kind public|secret [--label TEXT]
                                   one more key for the app (shown once)
@@ -193,6 +194,7 @@ enum CommandLineTool {
       guard let number = Int(value), number > 0 else { throw Failure("--connection-limit takes a positive number") }
       settings.connectionLimit = number
     }
+    let dashboard = options.flag("--no-dashboard") == false
     let databasePath = options.databasePath
     let secrets = try secretsBox(&options, databasePath: databasePath)
     try options.finish()
@@ -219,7 +221,8 @@ enum CommandLineTool {
     }
     let server = Server(
       store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL),
-      appStoreVerifier: verifier, secrets: secrets, rateLimits: limits, maxWaitSeconds: maxWait)
+      appStoreVerifier: verifier, secrets: secrets, rateLimits: limits, maxWaitSeconds: maxWait,
+      dashboard: dashboard)
     let port = try server.start()
     let shownDatabase = StoreLocation.isPostgres(databasePath) ? "PostgreSQL" : databasePath
     logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(shownDatabase))")

@@ -6,6 +6,9 @@ struct Options {
   private(set) var command: [String] = []
   private var values: [String: String] = [:]
   private var positionals: [String] = []
+  private var flags: Set<String> = []
+  /// Options that take no value.
+  static let valueless: Set<String> = ["--no-dashboard"]
 
   init(_ arguments: [String]) throws {
     var index = 0
@@ -20,7 +23,10 @@ struct Options {
     }
     while index < arguments.count {
       let argument = arguments[index]
-      if argument.hasPrefix("--") && argument.count > 2 {
+      if Self.valueless.contains(argument) {
+        flags.insert(argument)
+        index += 1
+      } else if argument.hasPrefix("--") && argument.count > 2 {
         guard index + 1 < arguments.count else { throw Failure("\(argument) needs a value") }
         values[argument] = arguments[index + 1]
         index += 2
@@ -36,6 +42,9 @@ struct Options {
     if let value = values.removeValue(forKey: name) { return value }
     return env.flatMap { ProcessInfo.processInfo.environment[$0] }
   }
+
+  /// Whether a valueless option was given.
+  mutating func flag(_ name: String) -> Bool { flags.remove(name) != nil }
 
   mutating func required(_ name: String) throws -> String {
     guard let value = value(name, env: nil) else { throw Failure("\(name) is required") }
@@ -59,7 +68,7 @@ struct Options {
 
   /// Fails on options or arguments no one asked for (typos must not pass silently).
   func finish() throws {
-    if let unknown = values.keys.sorted().first { throw Failure("unknown option \(unknown)") }
+    if let unknown = (values.keys.sorted() + flags.sorted()).first { throw Failure("unknown option \(unknown)") }
     if let extra = positionals.first { throw Failure("unexpected argument \(extra)") }
   }
 }

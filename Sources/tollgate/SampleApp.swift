@@ -41,6 +41,8 @@ enum SampleApp {
         curl -s '\(base)/v1/sdk/placements/onboarding/flow?profile_id=\(profile)&locale=fr' -H 'Authorization: Api-Key \(publicKey)'
         curl -s '\(base)/v1/sdk/placements/onboarding/default?locale=en' -H 'Authorization: Api-Key \(publicKey)'
 
+      Console: \(base)/dashboard (sign in with the secret key printed when the app was created)
+
       """)
   }
 }

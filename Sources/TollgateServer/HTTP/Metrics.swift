@@ -42,6 +42,15 @@ public final class Metrics: Sendable {
     }
   }
 
+  /// Requests answered so far by status class (`2xx` … `5xx`), all routes together.
+  public var requestsByClass: [String: Int] {
+    state.withLock { state in
+      var classes: [String: Int] = [:]
+      for (key, count) in state.requests { classes["\(key.status / 100)xx", default: 0] += count }
+      return classes
+    }
+  }
+
   /// The Prometheus text exposition (version 0.0.4).
   public func render() -> String {
     let snapshot = state.withLock { $0 }

@@ -65,9 +65,56 @@ struct AuditPayload: Codable, Sendable {
   var detail: JSONValue
 }
 
+/// `GET /v1/admin/overview`: what the console's first page shows.
+struct OverviewPayload: Codable, Sendable {
+  struct Requests: Codable, Sendable {
+    var total: Int
+    var clientErrors: Int
+    var serverErrors: Int
+
+    enum CodingKeys: String, CodingKey {
+      case total
+      case clientErrors = "client_errors"
+      case serverErrors = "server_errors"
+    }
+  }
+
+  struct Attribution: Codable, Sendable {
+    var queueDepth: Int
+    var outcomes: [String: Int]
+
+    enum CodingKeys: String, CodingKey {
+      case outcomes
+      case queueDepth = "queue_depth"
+    }
+  }
+
+  var name: String
+  var revision: Int64
+  var placements: [String]
+  var requests: Requests
+  var attribution: Attribution
+}
+
 extension Endpoints {
-  /// Keys, configuration history and rollback, and the audit log.
+  /// Keys, configuration history and rollback, the audit log, and the console's overview.
   func addOperatorRoutes(to router: inout Router) {
+    router.add("GET", "/v1/admin/overview") { [self] request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      guard let app = try store.app(id: caller.appId) else {
+        throw HTTPError.notFound("app_not_found", "The app of this key no longer exists.")
+      }
+      let classes = metrics.requestsByClass
+      return .json(
+        OverviewPayload(
+          name: app.name, revision: app.revision,
+          placements: try configs.entry(appId: app.id)?.config.placementIds ?? [],
+          requests: .init(
+            total: classes.values.reduce(0, +), clientErrors: classes["4xx"] ?? 0, serverErrors: classes["5xx"] ?? 0),
+          attribution: .init(
+            queueDepth: try store.attributionQueueDepth(), outcomes: attribution.outcomeCounts)))
+    }
+
     router.add("GET", "/v1/admin/keys") { [self] request in
       let caller = try auth.caller(for: request, needs: .secretKey)
       return .json(["keys": try store.keys(appId: caller.appId).map { KeyPayload($0) }])

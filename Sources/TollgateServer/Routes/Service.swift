@@ -8,6 +8,8 @@ public final class Service: Sendable {
   let endpoints: Endpoints
   /// Every route; built once.
   public let router: Router
+  /// The web console (nil: `--no-dashboard`).
+  let dashboard: Dashboard?
 
   /// Creates the service over a store.
   public init(
@@ -16,8 +18,9 @@ public final class Service: Sendable {
     attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionBudget: TimeInterval = 1.5,
     appStoreVerifier: SignedDataVerifier = SignedDataVerifier(), secrets: SecretBox? = nil,
     webhookSender: any WebhookSending = URLSessionWebhookSender(), rateLimits: RateLimits = RateLimits(),
-    maxWaitSeconds: Double = ProfileWaits.maximumSeconds
+    maxWaitSeconds: Double = ProfileWaits.maximumSeconds, dashboard: Bool = true
   ) {
+    self.dashboard = dashboard ? Dashboard() : nil
     let endpoints = Endpoints(
       store: store, time: time, logger: logger, defaultMaxAge: defaultMaxAge, apple: apple,
       attributionPolicy: attributionPolicy, attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier,
@@ -42,23 +45,11 @@ public final class Service: Sendable {
     let started = ContinuousClock.now
     var label = "unmatched"
     let response: Response
-    switch router.match(method: request.method, path: request.path) {
-    case .route(let route, let parameters):
-      label = route.pattern
-      var request = request
-      request.pathParameters = parameters
-      do {
-        try endpoints.admit(request, route: route.pattern)
-        response = try route.handler(request)
-      } catch {
-        response = endpoints.errorResponse(error, context: "\(request.method) \(request.path)")
-      }
-    case .methodNotAllowed(let allowed):
-      var error = HTTPError(405, "method_not_allowed", "\(request.method) is not allowed here.").response
-      error.headers.append(("Allow", allowed.joined(separator: ", ")))
-      response = error
-    case .notFound:
-      response = HTTPError(404, "route_not_found", "No route \(request.method) \(request.path).").response
+    if let dashboard, let file = dashboard.response(for: request) {
+      label = "/dashboard"
+      response = file
+    } else {
+      response = route(request, label: &label)
     }
     let metrics = endpoints.metrics
     let logger = endpoints.logger
@@ -75,6 +66,28 @@ public final class Service: Sendable {
       record(response)
     }
     return response
+  }
+
+  /// The API's answer: the matched route's handler, 405 or 404; `label` becomes the pattern.
+  private func route(_ request: Request, label: inout String) -> Response {
+    switch router.match(method: request.method, path: request.path) {
+    case .route(let route, let parameters):
+      label = route.pattern
+      var request = request
+      request.pathParameters = parameters
+      do {
+        try endpoints.admit(request, route: route.pattern)
+        return try route.handler(request)
+      } catch {
+        return endpoints.errorResponse(error, context: "\(request.method) \(request.path)")
+      }
+    case .methodNotAllowed(let allowed):
+      var error = HTTPError(405, "method_not_allowed", "\(request.method) is not allowed here.").response
+      error.headers.append(("Allow", allowed.joined(separator: ", ")))
+      return error
+    case .notFound:
+      return HTTPError(404, "route_not_found", "No route \(request.method) \(request.path).").response
+    }
   }
 
   /// Drops cached configs whose revision changed in the store (applied elsewhere).

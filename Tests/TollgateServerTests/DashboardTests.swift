@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import TollgateAPI
+
+@testable import TollgateServer
+
+/// The console's files and the overview figures it shows; safe by construction.
+@Suite("Dashboard")
+struct DashboardTests {
+  @Test("the console is served with a strict CSP, nosniff and no inline script or style")
+  func files() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let page = try await server.send("GET", "/dashboard")
+    #expect(page.status == 200)
+    #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+    let policy = try #require(page.header("Content-Security-Policy"))
+    #expect(policy.contains("script-src 'self'"))
+    #expect(policy.contains("default-src 'none'"))
+    #expect(!policy.contains("unsafe-inline") && !policy.contains("unsafe-eval"))
+    #expect(page.header("X-Content-Type-Options") == "nosniff")
+    #expect(page.header("Cache-Control") == "no-store")
+    let html = String(decoding: page.body, as: UTF8.self)
+    #expect(html.range(of: #"<script(?![^>]*\bsrc=)"#, options: .regularExpression) == nil, "no inline script")
+    #expect(!html.contains("style=") && !html.contains("<style"), "no inline style")
+    for (path, type) in [
+      ("/dashboard/app.js", "text/javascript; charset=utf-8"), ("/dashboard/app.css", "text/css; charset=utf-8"),
+    ] {
+      let file = try await server.send("GET", path)
+      #expect(file.status == 200, "\(path)")
+      #expect(file.header("Content-Type") == type)
+      #expect(file.header("X-Content-Type-Options") == "nosniff")
+    }
+    #expect(try await server.send("GET", "/dashboard/secret.txt").status == 404)
+    #expect(try await server.send("POST", "/dashboard", body: Data("{}".utf8)).status == 405)
+  }
+
+  @Test("values reach the page only as text: the script never parses server data as HTML")
+  func textOnly() {
+    for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"] {
+      #expect(!DashboardAssets.script.contains(sink), "\(sink)")
+    }
+    #expect(DashboardAssets.script.contains("sessionStorage"))
+    #expect(!DashboardAssets.script.contains("localStorage") && !DashboardAssets.script.contains("document.cookie"))
+  }
+
+  @Test("Chart.js comes from the Debian package when it is installed, else a clear 404")
+  func chart() throws {
+    let file = temporaryDirectory().appendingPathComponent("chart.min.js")
+    try Data("/* chart */".utf8).write(to: file)
+    let request = Request(method: "GET", path: "/dashboard/chart.min.js")
+    let installed = try #require(Dashboard(chartPath: file.path).response(for: request))
+    #expect(installed.status == 200)
+    #expect(installed.body == Data("/* chart */".utf8))
+    let missing = try #require(Dashboard(chartPath: "/nonexistent/chart.min.js").response(for: request))
+    #expect(missing.status == 404)
+    #expect(String(decoding: missing.body, as: UTF8.self).contains("libjs-chart.js"))
+  }
+
+  @Test("--no-dashboard: nothing is served at /dashboard")
+  func off() {
+    let service = Service(
+      store: try! SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path), dashboard: false)
+    #expect(service.handle(Request(method: "GET", path: "/dashboard")).status == 404)
+  }
+
+  @Test("the overview answers the app, its revision and placements, and the server's own counters")
+  func overview() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    #expect(try await server.admin("GET", "/v1/admin/overview").json?.objectValue?["revision"] == .int(0))
+    try await server.applySampleConfig()
+    _ = try await server.createProfile()
+    _ = try await server.sdk("GET", "/v1/sdk/profiles/\(UUID().uuidString)")
+    let overview = try #require(try await server.admin("GET", "/v1/admin/overview").json?.objectValue)
+    #expect(overview["name"] == .string("alpha"))
+    #expect(overview["revision"] == .int(1))
+    #expect(overview["placements"] == .array([.string("onboarding"), .string("settings_upgrade")]))
+    let requests = try #require(overview["requests"]?.objectValue)
+    // Counted before this request: overview, PUT config, create, the 404 and the first overview.
+    #expect(requests["total"] == .int(4))
+    #expect(requests["client_errors"] == .int(1))
+    #expect(requests["server_errors"] == .int(0))
+    #expect(try await server.sdk("GET", "/v1/admin/overview").status == 403)
+  }
+}
