@@ -63,11 +63,12 @@ extension Endpoints {
     }
   }
 
-  /// The token without surrounding white space; 422 at `path` when it cannot be an AdServices token.
-  static func validToken(_ raw: String, path: String) throws -> String {
-    let token = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard (1...maxTokenLength).contains(token.utf8.count) else {
-      throw HTTPError.validation([.init(path: path, message: "a token is 1–\(maxTokenLength) bytes")])
+  /// The token as sent; 422 at `path` when it is empty or longer than `maxTokenLength`
+  /// characters (Unicode scalars, as the API document's `maxLength` counts them). Anything else
+  /// goes to Apple, whose answer (400: invalid) is final.
+  static func validToken(_ token: String, path: String) throws -> String {
+    guard (1...maxTokenLength).contains(token.unicodeScalars.count) else {
+      throw HTTPError.validation([.init(path: path, message: "a token is 1–\(maxTokenLength) characters")])
     }
     return token
   }
