@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TollgateAPI
+import TollgateTestSupport
 
 @testable import TollgateServer
 
@@ -116,18 +117,12 @@ struct PostgresOutageTests {
   .enabled(if: PostgresCluster.url != nil && PostgresCluster.environment["TOLLGATE_TEST_POSTGRES_BIN"] != nil),
   .timeLimit(.minutes(1)))
 struct PostgresBackupTests {
+  /// Runs a PostgreSQL client tool (posix_spawn, like the cluster helpers: several
+  /// Foundation `Process` launches at once from parallel tests have crashed in `Process.run`).
   func run(_ tool: String, _ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: PostgresCluster.environment["TOLLGATE_TEST_POSTGRES_BIN"]!)
-      .appendingPathComponent(tool)
-    process.arguments = arguments
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(tool): \(message)")
+    let bin = URL(fileURLWithPath: PostgresCluster.environment["TOLLGATE_TEST_POSTGRES_BIN"]!)
+    let status = spawnAndWait([bin.appendingPathComponent(tool).path] + arguments)
+    #expect(status == 0, "\(tool) \(arguments.joined(separator: " ")) exited with \(status)")
   }
 
   @Test("pg_dump --format=custom, then pg_restore into an empty database: the store reads back the same data")

@@ -72,8 +72,8 @@ final class Authenticator: Sendable {
       if stored.revokedAt == nil,
         stored.lastUsedAt.map({ abs(now.timeIntervalSince($0)) >= Self.usageResolution }) ?? true
       {
-        try store.touchKey(hash: hash, at: now)
-        stored.lastUsedAt = now
+        // Best effort: a storage that cannot write must not turn reads away.
+        if (try? store.touchKey(hash: hash, at: now)) != nil { stored.lastUsedAt = now }
       }
       known.withLock { known in
         if known.count >= Self.maxCachedKeys && known[key] == nil { known = [:] }
