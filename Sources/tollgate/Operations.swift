@@ -149,7 +149,7 @@ enum Operations {
 
   /// Columns padded for a terminal.
   static func pad(_ columns: [String]) -> String {
-    let widths = [20, 8, 22, 22, 22]
+    let widths = [20, 8, 24, 24, 24]
     return columns.enumerated().map { index, text in
       index < widths.count && index < columns.count - 1
         ? text.padding(toLength: max(widths[index], text.count), withPad: " ", startingAt: 0) : text
