@@ -105,6 +105,34 @@ try:
     links = driver.find_elements(By.CSS_SELECTOR, "nav a")
     check(all(link.get_attribute("href") for link in links), "navigation links are focusable links")
 
+    # Keys: create a public key in the console, use it on an SDK route, revoke it in the console.
+    def sdk_status(key):
+        request = urllib.request.Request(base + "/v1/sdk/fallback", headers={"Authorization": "Api-Key " + key})
+        try:
+            with urllib.request.urlopen(request) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    driver.find_element(By.LINK_TEXT, "Keys").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "create-key")))
+    driver.find_element(By.ID, "new-label").send_keys("made in the console")
+    driver.find_element(By.CSS_SELECTOR, "#create-key button").click()
+    made = wait.until(EC.visibility_of_element_located((By.ID, "new-key-value"))).text
+    check(made.startswith("tg_pub_"), "a created key is shown once: " + made[:10] + "…")
+    check(sdk_status(made) == 200, "the new key opens the SDK routes")
+    listed = admin("GET", "/v1/admin/keys")[1]["keys"]
+    new_id = [k["id"] for k in listed if k.get("label") == "made in the console"][0]
+    check(new_id in driver.find_element(By.ID, "view").text, "the keys table lists it")
+    shoot("keys")
+    button = driver.find_element(By.CSS_SELECTOR, f'button[data-key="{new_id}"]')
+    button.click()
+    check(button.text == "Confirm revoke", "revoking asks once more")
+    button.click()
+    wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'button[data-key="{new_id}"]'))
+    check(sdk_status(made) == 401, "a key revoked in the console is refused by the SDK routes (401)")
+    check(driver.find_elements(By.ID, "new-key-value") == [], "the key is not shown again")
+
     # Revoke the key the page uses: the next page load sends the user back to sign in.
     status, created = admin("POST", "/v1/admin/keys", {"kind": "secret", "label": "console test"})
     other = created["key"]

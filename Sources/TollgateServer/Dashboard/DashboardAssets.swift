@@ -20,6 +20,7 @@ enum DashboardAssets {
       <nav id="nav" hidden>
         <a href="#overview">Overview</a>
         <a href="#placements">Placements</a>
+        <a href="#keys">Keys</a>
       </nav>
       <button id="sign-out" type="button" hidden>Sign out</button>
     </header>
@@ -62,6 +63,10 @@ enum DashboardAssets {
     input { width: 100%; padding: 9px 10px; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
     button { margin-top: 14px; padding: 8px 16px; border: 0; border-radius: 6px; background: var(--accent); color: #fff; font: inherit; cursor: pointer; }
     #sign-out { margin: 0; background: transparent; color: var(--muted); border: 1px solid var(--line); }
+    button.secondary { margin: 0; padding: 4px 10px; background: #fff; color: var(--bad); border: 1px solid var(--line); }
+    select { padding: 8px; border: 1px solid var(--line); border-radius: 6px; font: inherit; background: #fff; }
+    .narrow-left { max-width: 460px; }
+    code.secret { display: block; padding: 10px; background: var(--bg); border-radius: 6px; word-break: break-all; }
     .error { color: var(--bad); }
     .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 16px; }
     .figure { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 16px; }
@@ -97,9 +102,13 @@ enum DashboardAssets {
       return node;
     }
 
-    async function api(path) {
+    async function api(path, method, payload) {
       const key = sessionStorage.getItem(keyName);
-      const response = await fetch(path, { headers: { "Authorization": "Bearer " + key } });
+      const headers = { "Authorization": "Bearer " + key };
+      if (payload !== undefined) headers["Content-Type"] = "application/json";
+      const response = await fetch(path, {
+        method: method || "GET", headers, body: payload === undefined ? undefined : JSON.stringify(payload)
+      });
       const body = await response.json().catch(() => ({}));
       if (!response.ok) {
         const error = new Error((body.error && body.error.message) || ("HTTP " + response.status));
@@ -186,7 +195,66 @@ enum DashboardAssets {
           el("tbody", {}, ...rows))));
     }
 
-    const pages = { overview, placements };
+    const when = (text) => text ? new Date(text).toLocaleString() : "—";
+
+    // A key just created, shown once on the next render of the keys page.
+    let justCreated = null;
+
+    async function keys(view) {
+      const data = await api("/v1/admin/keys");
+      const rows = data.keys.map((key) => {
+        const action = el("td", {});
+        if (!key.revoked_at) {
+          const button = el("button", { type: "button", class: "secondary", "data-key": key.id }, "Revoke");
+          button.addEventListener("click", async () => {
+            if (button.dataset.armed !== "yes") {
+              button.dataset.armed = "yes";
+              button.textContent = "Confirm revoke";
+              return;
+            }
+            try {
+              await api("/v1/admin/keys/" + encodeURIComponent(key.id), "DELETE");
+              route();
+            } catch (error) {
+              action.replaceChildren(el("span", { class: "error", role: "alert" }, error.message));
+            }
+          });
+          action.append(button);
+        }
+        return el("tr", {}, el("td", {}, key.id), el("td", {}, key.kind), el("td", {}, key.label || ""),
+          el("td", {}, when(key.created_at)), el("td", {}, when(key.last_used_at)), el("td", {}, when(key.revoked_at)), action);
+      });
+      const kind = el("select", { id: "new-kind" }, el("option", { value: "public" }, "public (SDK)"), el("option", { value: "secret" }, "secret (admin)"));
+      const label = el("input", { id: "new-label", maxlength: "200", placeholder: "e.g. iOS 2.4" });
+      const problem = el("p", { class: "error", role: "alert", hidden: "" });
+      const form = el("form", { id: "create-key" },
+        el("label", { for: "new-kind" }, "Kind"), kind,
+        el("label", { for: "new-label" }, "Label (optional)"), label,
+        el("button", { type: "submit" }, "Create key"), problem);
+      form.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        try {
+          justCreated = await api("/v1/admin/keys", "POST", { kind: kind.value, label: label.value || null });
+          route();
+        } catch (error) {
+          problem.hidden = false;
+          problem.textContent = error.message;
+        }
+      });
+      const notice = justCreated
+        ? [el("div", { id: "new-key", class: "card" }, el("h2", {}, "New " + justCreated.kind + " key " + justCreated.id),
+            el("p", {}, "Copy it now: it is stored hashed and will not be shown again."),
+            el("code", { id: "new-key-value", class: "secret" }, justCreated.key))]
+        : [];
+      justCreated = null;
+      view.replaceChildren(el("h1", {}, "Keys"), ...notice,
+        el("div", { class: "card scroll" }, el("table", {},
+          el("thead", {}, el("tr", {}, ...["Id", "Kind", "Label", "Created", "Last used", "Revoked", ""].map((name) => el("th", {}, name)))),
+          el("tbody", {}, ...rows))),
+        el("div", { class: "card narrow-left" }, el("h2", {}, "Create a key"), form));
+    }
+
+    const pages = { overview, placements, keys };
 
     async function route() {
       if (!sessionStorage.getItem(keyName)) return showSignIn();
