@@ -56,6 +56,12 @@ public final class Server: Sendable {
       do { try service.refreshConfigs() } catch { logger.warn("config refresh: \(error)") }
     }
     refresher = Mutex(timer)
+    // Announced over PostgreSQL: refresh at once rather than at the next tick.
+    store.profileCache?.onConfigAnnounced {
+      DispatchQueue.global().async {
+        do { try service.refreshConfigs() } catch { logger.warn("config refresh: \(error)") }
+      }
+    }
   }
 
   /// Starts listening; returns the bound port.

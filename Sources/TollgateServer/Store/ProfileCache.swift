@@ -211,8 +211,20 @@ public final class ProfileCache: Sendable {
 
   private let configAnnouncements = Atomic<Int>(0)
 
-  /// Another instance applied a configuration (or announcements were interrupted).
-  func configAnnounced() { configAnnouncements.wrappingAdd(1, ordering: .relaxed) }
+  private let configHandlers = Mutex<[@Sendable () -> Void]>([])
+
+  /// Another instance applied a configuration (or announcements were interrupted): tell the
+  /// handlers at once.
+  func configAnnounced() {
+    configAnnouncements.wrappingAdd(1, ordering: .relaxed)
+    for handler in configHandlers.withLock({ $0 }) { handler() }
+  }
+
+  /// Runs `handler` whenever a configuration change is announced (on the listener's thread:
+  /// keep it short or hand the work on).
+  public func onConfigAnnounced(_ handler: @escaping @Sendable () -> Void) {
+    configHandlers.withLock { $0.append(handler) }
+  }
 
   /// Grows whenever a configuration change was announced: the server refreshes its configs
   /// when it moves, instead of waiting for its once-a-second check.
