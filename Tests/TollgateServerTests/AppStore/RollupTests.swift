@@ -10,15 +10,6 @@ import TollgateAPI
 struct RollupTests {
   typealias F = StoreKitFixtures
 
-  /// A seeded generator, so a failure can be replayed.
-  struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return state
-    }
-  }
-
   static let variations = [
     "onboarding:default:standard", "onboarding:apple_ads_brand:aa_offer", "onboarding:apple_ads_brand:aa_offer_b",
     "settings_upgrade:default:standard",

@@ -13,15 +13,6 @@ import TollgateAPI
 struct ProfileCacheTests {
   typealias F = StoreKitFixtures
 
-  /// A seeded generator, so a failing sequence can be replayed.
-  struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return state
-    }
-  }
-
   @Test("a randomized sequence of operations answers byte for byte the same with the cache on and off")
   func equivalence() async throws {
     let signer = try StoreKitSigner(appleNames: false)
