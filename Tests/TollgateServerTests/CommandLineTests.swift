@@ -185,9 +185,7 @@ struct CommandLineTests {
       if (response as? HTTPURLResponse)?.statusCode == 201 { created.append(id) }
     }
     #expect(created.count == 50)
-    kill(server.process.processIdentifier, SIGKILL)
-    server.process.waitUntilExit()
-    #expect(server.process.terminationReason == .uncaughtSignal)
+    #expect(server.kill(SIGKILL) == .signal(SIGKILL))
 
     server = try ServeProcess(["--database", database])
     defer { server.stop() }
@@ -216,9 +214,7 @@ struct CommandLineTests {
     #expect((response as? HTTPURLResponse)?.statusCode == 200)
     #expect(try WireCoding.decoder.decode(PlacementFlowResponse.self, from: body).flow.id == "standard")
 
-    server.stop()
-    #expect(server.process.terminationReason == .exit)
-    #expect(server.process.terminationStatus == 0)
+    #expect(server.stop() == .exit(0))
     let rest = String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(rest.contains("stopped"))
     let wal = try? FileManager.default.attributesOfItem(atPath: database + "-wal")

@@ -4,13 +4,21 @@ import Foundation
 public let testRepositoryRoot = URL(fileURLWithPath: #filePath)
   .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// A `tollgate serve --port 0 …` child process, returned once it listens.
+/// A `tollgate serve --port 0 …` child process, returned once it listens. Started with
+/// posix_spawn, not Foundation's `Process`: `Process.run()` crashed the test process now and
+/// then (a bad memmove inside it) while other suites ran in parallel.
 public final class ServeProcess: Sendable {
+  /// How a child ended.
+  public enum Ending: Equatable, Sendable {
+    case exit(Int32)
+    case signal(Int32)
+  }
+
   /// The built debug executable the tests run.
   public static let executable = testRepositoryRoot.appendingPathComponent(".build/debug/tollgate")
 
   /// The child.
-  public let process: Process
+  public let pid: pid_t
   /// The port it bound.
   public let port: Int
   /// Its standard output (keys and curl commands on a first start).
@@ -20,14 +28,24 @@ public final class ServeProcess: Sendable {
 
   /// Starts `tollgate serve --port 0` with `arguments` and waits for its "listening" line.
   public init(_ arguments: [String]) throws {
-    process = Process()
-    process.executableURL = Self.executable
-    process.arguments = ["serve", "--port", "0"] + arguments
     output = Pipe()
     errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = output
-    try process.run()
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, output.fileHandleForWriting.fileDescriptor, 1)
+    posix_spawn_file_actions_adddup2(&actions, errors.fileHandleForWriting.fileDescriptor, 2)
+    // Nothing else of this process's descriptors (other tests' pipes and sockets) goes along.
+    Self.closeFrom(&actions, 3)
+    let argv: [UnsafeMutablePointer<CChar>?] =
+      ([Self.executable.path, "serve", "--port", "0"] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var child: pid_t = 0
+    let status = posix_spawn(&child, argv[0]!, &actions, nil, argv, environ)
+    output.fileHandleForWriting.closeFile()
+    errors.fileHandleForWriting.closeFile()
+    guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
+    pid = child
     var log = ""
     while !log.contains("listening on") {
       let chunk = errors.fileHandleForReading.availableData
@@ -35,16 +53,40 @@ public final class ServeProcess: Sendable {
       log += String(decoding: chunk, as: UTF8.self)
     }
     guard let match = log.firstMatch(of: /127\.0\.0\.1:(\d+)/), let port = Int(match.1) else {
-      process.terminate()
+      Glibc.kill(child, SIGKILL)
+      _ = Self.wait(child)
       throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: log])
     }
     self.port = port
   }
 
   /// SIGTERM, then waits for the exit.
-  public func stop() {
-    process.terminate()
-    process.waitUntilExit()
+  @discardableResult
+  public func stop() -> Ending {
+    Glibc.kill(pid, SIGTERM)
+    return Self.wait(pid)
+  }
+
+  /// Sends `signal`, then waits for the child to end.
+  public func kill(_ signal: Int32) -> Ending {
+    Glibc.kill(pid, signal)
+    return Self.wait(pid)
+  }
+
+  private static func wait(_ pid: pid_t) -> Ending {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let signal = status & 0x7f
+    return signal == 0 ? .exit((status >> 8) & 0xff) : .signal(signal)
+  }
+
+  /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), looked up at run time: Swift's
+  /// Glibc module does not declare it.
+  private static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ lowest: Int32) {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+    else { return }
+    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest)
   }
 }
 
