@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The console in a real headless Chromium: a live server on a fresh SQLite database whose app is
-# named like an XSS payload, with the sample config; Tests/Dashboard/dashboard_test.py signs in and
-# checks every page against the admin API, and writes screenshots to .build/dashboard-screenshots/.
+# The console in a real headless Chromium against a live server seeded by `tollgate demo`: 800
+# installs through the SDK routes (Apple Ads and organic; views, purchases signed like the App
+# Store's, a refund, webhooks), with a flow and an audience named like an XSS payload.
+# Tests/Dashboard/dashboard_test.py checks every page against the admin API and writes
+# screenshots to .build/dashboard-screenshots/.
 # Usage: scripts/dashboard-test.sh [path/to/tollgate]   (default .build/debug/tollgate)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,13 +21,26 @@ server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 database="$work/dashboard.sqlite"
-app='<img src=x onerror=alert(1)>'
-secret=$("$BIN" keys create --app "$app" --database "$database" | awk '/secret key:/ { print $3 }')
-"$BIN" import examples/sample-config.json --app "$app" --database "$database" >/dev/null
+python3 - examples/sample-config.json "$work/config.json" <<'PY'
+import json, sys
+document = json.load(open(sys.argv[1]))
+payload = "<img src=x onerror=alert(1)>"
+for flow in document["flows"]:
+    if flow["id"] == "aa_offer_b":
+        flow["name"] = payload
+for audience in document["audiences"]:
+    if audience["id"] == "apple_ads_any":
+        audience["name"] = payload
+json.dump(document, open(sys.argv[2], "w"))
+PY
+echo "== seeding: tollgate demo --installs 800 --keep $database"
+"$BIN" demo --config "$work/config.json" --installs 800 --keep "$database" > "$work/demo.log"
+public=$(awk '/^public key:/ { print $3 }' "$work/demo.log")
+secret=$(awk '/^secret key:/ { print $3 }' "$work/demo.log")
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$BIN" serve --port "$port" --database "$database" --log-level error --apple-ads-url "http://127.0.0.1:9/" &
 server=$!
 for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 
 echo "== the console in headless Chromium"
-"$venv/bin/python" Tests/Dashboard/dashboard_test.py "http://127.0.0.1:$port" "$secret" .build/dashboard-screenshots
+"$venv/bin/python" Tests/Dashboard/dashboard_test.py "http://127.0.0.1:$port" "$secret" "$public" .build/dashboard-screenshots

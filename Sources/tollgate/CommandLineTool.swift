@@ -71,6 +71,8 @@ enum CommandLineTool {
                                   first-launch timeline: server, Apple Ads stand-in and simulated
                                   devices in one process; then N installs (default 1600) that
                                   view and buy, the reports, and a webhook to a local receiver
+          --keep FILE             keep the demo's data in FILE (a new SQLite file) and print its
+                                  keys: `serve --database FILE` shows it in the console
       storekit-sign --keys DIR [FILE]
                                   sign a transaction, renewal info or notification (JSON from
                                   FILE or stdin) the way the App Store does, with a local chain
@@ -118,8 +120,9 @@ enum CommandLineTool {
       case ["demo"]:
         let config = options.value("--config", env: nil) ?? "examples/sample-config.json"
         let installs = options.value("--installs", env: nil).flatMap(Int.init) ?? 1_600
+        let keep = options.value("--keep", env: nil)
         try options.finish()
-        try await Demo.run(configPath: config, installs: installs)
+        try await Demo.run(configPath: config, installs: installs, keep: keep)
       case ["help"], []:
         print(usage)
       default:

@@ -9,10 +9,17 @@ enum Demo {
   static let placement = "onboarding"
   static let timeout: TimeInterval = 3
 
-  static func run(configPath: String, installs: Int) async throws {
+  /// Runs the demo; with `keep`, its data goes to that new SQLite file (webhook secrets sealed
+  /// by `secrets.key` beside it, as `serve` does) and the app's keys are printed at the end, so
+  /// `tollgate serve --database FILE` shows it all in the console.
+  static func run(configPath: String, installs: Int, keep: String? = nil) async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-demo-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try SQLiteStore(path: directory.appendingPathComponent("tollgate.sqlite").path)
+    if let keep, FileManager.default.fileExists(atPath: keep) {
+      throw Failure("demo --keep: \(keep) exists; name a new file")
+    }
+    let store = try SQLiteStore(path: keep ?? directory.appendingPathComponent("tollgate.sqlite").path)
     let keys = try KeyIssuer(store: store).issue(appName: "demo")
     // The app's backend listens for webhooks; the configuration points one at it.
     let receiver = try DemoWebhookReceiver()
@@ -21,7 +28,12 @@ enum Demo {
       try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: configPath))) as? [String: Any]
       ?? [:]
     document["webhooks"] = [["id": "backend", "url": receiver.url.absoluteString, "events": ["*"]]]
-    let secrets = try SecretBox(key: Digest.randomBytes(32))
+    let secrets =
+      try keep.map {
+        try SecretBox.load(
+          option: nil,
+          defaultFile: URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("secrets.key"))
+      } ?? SecretBox(key: Digest.randomBytes(32))
     let (_, created) = try ConfigImporter(store: store, secrets: secrets).applyReturningSecrets(
       JSONSerialization.data(withJSONObject: document), appId: keys.app.id)
     receiver.trust(created["backend"] ?? "")
@@ -86,6 +98,12 @@ enum Demo {
         + "\(events.filter(\.valid).count) with a valid Tollgate-Signature (\(counts.joined(separator: ", ")))")
     if let sample = events.first(where: { $0.type == "subscription_started" }) ?? events.first {
       say("one of them:\n" + sample.body)
+    }
+    if let keep {
+      say(
+        "\nThe demo's data is kept in \(keep). See it in the console:\n"
+          + "  tollgate serve --database \(keep)   then open /dashboard with the secret key\n"
+          + "public key: \(keys.publicKey)\nsecret key: \(keys.secretKey)")
     }
   }
 

@@ -11,20 +11,27 @@ enum DashboardAssets {
     <title>Tollgate</title>
     <link rel="icon" href="data:,">
     <link rel="stylesheet" href="/dashboard/app.css">
+    <script src="/dashboard/chart.min.js" defer></script>
     <script src="/dashboard/app.js" defer></script>
     </head>
     <body>
+    <a class="skip" href="#main">Skip to content</a>
     <header class="bar">
       <span class="brand">Tollgate</span>
       <span id="app-name" class="app"></span>
       <nav id="nav" hidden>
         <a href="#overview">Overview</a>
         <a href="#placements">Placements</a>
+        <a href="#experiments">Experiments</a>
+        <a href="#apple-ads">Apple Ads</a>
+        <a href="#configuration">Configuration</a>
+        <a href="#profiles">Profiles</a>
         <a href="#keys">Keys</a>
+        <a href="#webhooks">Webhooks</a>
       </nav>
       <button id="sign-out" type="button" hidden>Sign out</button>
     </header>
-    <main id="main">
+    <main id="main" tabindex="-1">
       <section id="sign-in" class="card narrow" hidden>
         <h1>Sign in</h1>
         <p>Paste the app's <strong>secret key</strong> (<code>tg_sec_…</code>). It stays in this tab only and is
@@ -81,212 +88,53 @@ enum DashboardAssets {
     td.targets { white-space: pre-line; }
     .loading { color: var(--muted); }
     .scroll { overflow-x: auto; }
+    .skip { position: absolute; left: -9999px; top: 0; background: #fff; padding: 8px 12px; z-index: 2; }
+    .skip:focus { left: 8px; top: 8px; }
+    h3 { font-size: 14px; margin: 18px 0 8px; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; }
+    .figure .note { color: var(--muted); font-size: 13px; margin-top: 2px; }
+    .hint { color: var(--muted); margin: 0 0 14px; }
+    .ok { color: #2b8a3e; }
+    .chart { position: relative; height: 280px; }
+    .controls { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; margin-bottom: 16px; }
+    .controls label { margin: 0; }
+    .tag { display: inline-block; margin-left: 10px; padding: 1px 8px; border-radius: 10px; background: #e8eefc; color: var(--accent); font-size: 12px; font-weight: 600; vertical-align: middle; }
+    .verdict { font-weight: 600; }
+    .experiment table { margin-bottom: 8px; }
+    .experiment .card { border: 0; padding: 0; margin-bottom: 8px; }
+    th.num { text-align: right; }
+    td small { color: var(--muted); }
+    textarea { width: 100%; min-height: 420px; padding: 10px; border: 1px solid var(--line); border-radius: 6px; font: 13px/1.45 ui-monospace, "DejaVu Sans Mono", monospace; tab-size: 2; }
+    textarea:focus-visible, select:focus-visible, [tabindex]:focus-visible, a:focus-visible { outline: 3px solid #9db5f2; outline-offset: 2px; }
+    .problems { margin: 8px 0 0; padding-left: 20px; }
+    .problems li { margin: 4px 0; }
+    .problems code { background: #fdecea; padding: 1px 4px; border-radius: 4px; }
+    .summary { white-space: pre-line; }
+    .actions { display: flex; gap: 8px; flex-wrap: wrap; }
+    .actions button { margin: 0; }
+    button.secondary { color: var(--ink); }
+    button.secondary[data-armed="yes"], button.secondary[data-key], button.secondary[data-revision] { color: var(--bad); }
+    button:disabled { opacity: .6; cursor: default; }
+    pre.document { max-height: 320px; overflow: auto; background: var(--bg); padding: 10px; border-radius: 6px; font-size: 12px; }
+    .inline .row { display: flex; gap: 8px; }
+    .inline .row button { margin: 0; white-space: nowrap; }
+    .columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 0 20px; }
+    dl.pairs { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px; margin: 0; }
+    dl.pairs dt { color: var(--muted); }
+    dl.pairs dd { margin: 0; word-break: break-word; }
+    .status { padding: 1px 8px; border-radius: 10px; font-size: 13px; background: var(--bg); }
+    .status-delivered { background: #e6f4ea; color: #1e6b30; }
+    .status-parked { background: #fdecea; color: var(--bad); }
+    .status-pending { background: #fff4e0; color: #8a5300; }
+    .scroll:focus-visible { outline: 3px solid #9db5f2; }
     @media (max-width: 600px) {
+      .chart { height: 220px; }
+      nav { gap: 6px 14px; flex-wrap: wrap; flex-basis: 100%; order: 3; }
       .bar { padding: 10px 14px; }
       main { padding: 14px; }
       .figure .value { font-size: 22px; }
     }
     """
 
-  static let script = """
-    "use strict";
-    // The secret key lives in this tab's sessionStorage only and goes out as the Bearer header.
-    const keyName = "tollgate.secretKey";
-    const numbers = new Intl.NumberFormat(undefined);
-    const $ = (id) => document.getElementById(id);
-
-    function el(tag, attributes, ...children) {
-      const node = document.createElement(tag);
-      for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
-      for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-      return node;
-    }
-
-    async function api(path, method, payload) {
-      const key = sessionStorage.getItem(keyName);
-      const headers = { "Authorization": "Bearer " + key };
-      if (payload !== undefined) headers["Content-Type"] = "application/json";
-      const response = await fetch(path, {
-        method: method || "GET", headers, body: payload === undefined ? undefined : JSON.stringify(payload)
-      });
-      const body = await response.json().catch(() => ({}));
-      if (!response.ok) {
-        const error = new Error((body.error && body.error.message) || ("HTTP " + response.status));
-        error.status = response.status;
-        throw error;
-      }
-      return body;
-    }
-
-    function showSignIn(message) {
-      $("sign-in").hidden = false;
-      $("nav").hidden = true;
-      $("sign-out").hidden = true;
-      $("app-name").textContent = "";
-      $("view").replaceChildren();
-      const error = $("sign-in-error");
-      error.hidden = !message;
-      error.textContent = message || "";
-      $("key").focus();
-    }
-
-    async function signIn(key) {
-      sessionStorage.setItem(keyName, key);
-      try {
-        const app = await api("/v1/admin/app");
-        $("sign-in").hidden = true;
-        $("nav").hidden = false;
-        $("sign-out").hidden = false;
-        $("app-name").textContent = app.name;
-        route();
-      } catch (error) {
-        sessionStorage.removeItem(keyName);
-        showSignIn(error.status === 401 || error.status === 403
-          ? "This key does not open the admin API: paste the app's secret key (tg_sec_…)."
-          : "The server did not answer: " + error.message);
-      }
-    }
-
-    function figure(label, value) {
-      return el("div", { class: "figure" }, el("div", { class: "label" }, label), el("div", { class: "value" }, value));
-    }
-
-    async function overview(view) {
-      const data = await api("/v1/admin/overview");
-      const requests = data.requests;
-      const attribution = data.attribution;
-      view.replaceChildren(
-        el("h1", {}, "Overview"),
-        el("div", { class: "grid" },
-          figure("Configuration revision", data.revision === 0 ? "none yet" : numbers.format(data.revision)),
-          figure("Placements", numbers.format(data.placements.length)),
-          figure("Requests answered", numbers.format(requests.total)),
-          figure("Client errors (4xx)", numbers.format(requests.client_errors)),
-          figure("Server errors (5xx)", numbers.format(requests.server_errors))),
-        el("h2", { class: "section" }, "Apple Ads attribution since the server started"),
-        el("div", { class: "grid" },
-          figure("Waiting for Apple", numbers.format(attribution.queue_depth)),
-          ...Object.keys(attribution.outcomes).sort().map((outcome) => figure(outcome, numbers.format(attribution.outcomes[outcome])))),
-        data.placements.length === 0
-          ? el("p", { class: "empty" }, "No configuration yet: import one with tollgate import FILE --app NAME, or PUT /v1/admin/config.")
-          : el("p", {}, "Placements: " + data.placements.join(", ")));
-    }
-
-    async function placements(view) {
-      const config = await api("/v1/admin/config").catch((error) => {
-        if (error.status === 404) return null;
-        throw error;
-      });
-      if (!config) {
-        view.replaceChildren(el("h1", {}, "Placements"),
-          el("p", { class: "empty" }, "No configuration yet: import one with tollgate import FILE --app NAME."));
-        return;
-      }
-      const rows = [];
-      for (const placement of config.document.placements || []) {
-        const targets = (placement.targets || []).map((target) => target.experiment
-          ? target.audience + " → " + target.experiment.name + " (" + target.experiment.variations.map((v) => v.flow + " " + v.weight + "%").join(", ") + ")"
-          : target.audience + " → " + target.flow);
-        rows.push(el("tr", {}, el("td", {}, placement.id), el("td", { class: "targets" }, targets.join("\\n") || "—"), el("td", {}, placement.default)));
-      }
-      view.replaceChildren(el("h1", {}, "Placements"),
-        el("div", { class: "card scroll" }, el("table", {},
-          el("thead", {}, el("tr", {}, el("th", {}, "Placement"), el("th", {}, "Targets, in order"), el("th", {}, "Default flow"))),
-          el("tbody", {}, ...rows))));
-    }
-
-    const when = (text) => text ? new Date(text).toLocaleString() : "—";
-
-    // A key just created, shown once on the next render of the keys page.
-    let justCreated = null;
-
-    async function keys(view) {
-      const data = await api("/v1/admin/keys");
-      const rows = data.keys.map((key) => {
-        const action = el("td", {});
-        if (!key.revoked_at) {
-          const button = el("button", { type: "button", class: "secondary", "data-key": key.id }, "Revoke");
-          button.addEventListener("click", async () => {
-            if (button.dataset.armed !== "yes") {
-              button.dataset.armed = "yes";
-              button.textContent = "Confirm revoke";
-              return;
-            }
-            try {
-              await api("/v1/admin/keys/" + encodeURIComponent(key.id), "DELETE");
-              route();
-            } catch (error) {
-              action.replaceChildren(el("span", { class: "error", role: "alert" }, error.message));
-            }
-          });
-          action.append(button);
-        }
-        return el("tr", {}, el("td", {}, key.id), el("td", {}, key.kind), el("td", {}, key.label || ""),
-          el("td", {}, when(key.created_at)), el("td", {}, when(key.last_used_at)), el("td", {}, when(key.revoked_at)), action);
-      });
-      const kind = el("select", { id: "new-kind" }, el("option", { value: "public" }, "public (SDK)"), el("option", { value: "secret" }, "secret (admin)"));
-      const label = el("input", { id: "new-label", maxlength: "200", placeholder: "e.g. iOS 2.4" });
-      const problem = el("p", { class: "error", role: "alert", hidden: "" });
-      const form = el("form", { id: "create-key" },
-        el("label", { for: "new-kind" }, "Kind"), kind,
-        el("label", { for: "new-label" }, "Label (optional)"), label,
-        el("button", { type: "submit" }, "Create key"), problem);
-      form.addEventListener("submit", async (event) => {
-        event.preventDefault();
-        try {
-          justCreated = await api("/v1/admin/keys", "POST", { kind: kind.value, label: label.value || null });
-          route();
-        } catch (error) {
-          problem.hidden = false;
-          problem.textContent = error.message;
-        }
-      });
-      const notice = justCreated
-        ? [el("div", { id: "new-key", class: "card" }, el("h2", {}, "New " + justCreated.kind + " key " + justCreated.id),
-            el("p", {}, "Copy it now: it is stored hashed and will not be shown again."),
-            el("code", { id: "new-key-value", class: "secret" }, justCreated.key))]
-        : [];
-      justCreated = null;
-      view.replaceChildren(el("h1", {}, "Keys"), ...notice,
-        el("div", { class: "card scroll" }, el("table", {},
-          el("thead", {}, el("tr", {}, ...["Id", "Kind", "Label", "Created", "Last used", "Revoked", ""].map((name) => el("th", {}, name)))),
-          el("tbody", {}, ...rows))),
-        el("div", { class: "card narrow-left" }, el("h2", {}, "Create a key"), form));
-    }
-
-    const pages = { overview, placements, keys };
-
-    async function route() {
-      if (!sessionStorage.getItem(keyName)) return showSignIn();
-      const name = (location.hash || "#overview").slice(1);
-      const page = pages[name] || overview;
-      for (const link of document.querySelectorAll("nav a")) {
-        if (link.getAttribute("href") === "#" + name) link.setAttribute("aria-current", "page");
-        else link.removeAttribute("aria-current");
-      }
-      const view = $("view");
-      view.replaceChildren(el("p", { class: "loading" }, "Loading…"));
-      try {
-        await page(view);
-      } catch (error) {
-        if (error.status === 401) return showSignIn("The key stopped working (revoked?): sign in again.");
-        view.replaceChildren(el("p", { class: "error", role: "alert" }, "Could not load this page: " + error.message));
-      }
-    }
-
-    document.addEventListener("DOMContentLoaded", () => {
-      $("sign-in-form").addEventListener("submit", (event) => {
-        event.preventDefault();
-        signIn($("key").value.trim());
-      });
-      $("sign-out").addEventListener("click", () => {
-        sessionStorage.removeItem(keyName);
-        showSignIn();
-      });
-      window.addEventListener("hashchange", route);
-      const key = sessionStorage.getItem(keyName);
-      if (key) signIn(key);
-      else showSignIn();
-    });
-    """
+  /// The script: core (sign-in, API client, router), then the pages.
+  static let script = scriptCore + scriptReports + scriptAdmin
 }

@@ -94,6 +94,16 @@ struct OverviewPayload: Codable, Sendable {
   var placements: [String]
   var requests: Requests
   var attribution: Attribution
+  /// This app's attribution tokens by outcome, from the database.
+  var funnel: AttributionFunnel
+  /// Today, the last 7 and the last 30 UTC days.
+  var revenue: [RevenuePeriod]
+  var reportingCurrency: String?
+
+  enum CodingKeys: String, CodingKey {
+    case name, revision, placements, requests, attribution, funnel, revenue
+    case reportingCurrency = "reporting_currency"
+  }
 }
 
 extension Endpoints {
@@ -105,14 +115,18 @@ extension Endpoints {
         throw HTTPError.notFound("app_not_found", "The app of this key no longer exists.")
       }
       let classes = metrics.requestsByClass
+      let config = try configs.entry(appId: app.id)?.config
       return .json(
         OverviewPayload(
           name: app.name, revision: app.revision,
-          placements: try configs.entry(appId: app.id)?.config.placementIds ?? [],
+          placements: config?.placementIds ?? [],
           requests: .init(
             total: classes.values.reduce(0, +), clientErrors: classes["4xx"] ?? 0, serverErrors: classes["5xx"] ?? 0),
           attribution: .init(
-            queueDepth: try store.attributionQueueDepth(), outcomes: attribution.outcomeCounts)))
+            queueDepth: try store.attributionQueueDepth(), outcomes: attribution.outcomeCounts),
+          funnel: try store.attributionFunnel(appId: app.id),
+          revenue: try revenuePeriods(appId: app.id, reporting: config?.reporting),
+          reportingCurrency: config?.reporting?.currency))
     }
 
     router.add("GET", "/v1/admin/keys") { [self] request in

@@ -36,6 +36,7 @@ public final class Service: Sendable {
     endpoints.addWebhookRoutes(to: &router)
     endpoints.addAdminRoutes(to: &router)
     endpoints.addOperatorRoutes(to: &router)
+    endpoints.addConsoleRoutes(to: &router)
     self.endpoints = endpoints
     self.router = router
   }

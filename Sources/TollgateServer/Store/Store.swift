@@ -347,6 +347,18 @@ public protocol Store: Sendable {
   func recordFirstLaunch(appId: Int64, profileId: String, aaFlowInTime: Bool, at: Date) throws
   /// A placement's counters per variation over a range of UTC days, from the rollups.
   func placementStats(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationCounts]
+  /// The app's attribution tokens by outcome.
+  func attributionFunnel(appId: Int64) throws -> AttributionFunnel
+  /// Transactions and amounts by currency over UTC days, every paywall and unattributed together.
+  func revenueTotals(appId: Int64, days: ClosedRange<Int64>) throws -> [String: MoneyFigures]
+  /// A placement's counters per variation and day.
+  func placementDays(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationDay]
+  /// Profiles carrying this customer user id, oldest first.
+  func profiles(appId: Int64, customerUserId: String, limit: Int) throws -> [ProfileRecord]
+  /// A profile's stored A/B assignments.
+  func assignments(appId: Int64, profileId: String) throws -> [AssignmentRow]
+  /// A profile's latest `flow_shown` events, newest first.
+  func recentEvents(appId: Int64, profileId: String, limit: Int) throws -> [EventRow]
   /// Apple Ads counters over a range of install days, grouped as asked, from the rollups.
   func appleAdsStats(appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping) throws -> [AppleAdsCounts]
   /// Every rollup row of the app as text lines (rows that netted out to zero left out), sorted.
