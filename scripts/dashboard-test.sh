@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The console in a real headless Chromium against a live server seeded by `tollgate demo`: 800
 # installs through the SDK routes (Apple Ads and organic; views, purchases signed like the App
-# Store's, a refund, webhooks), with a flow and an audience named like an XSS payload.
+# Store's, a refund, webhooks), with a flow and an audience named like an XSS payload, and an app
+# without traffic (the empty states).
 # Tests/Dashboard/dashboard_test.py checks every page against the admin API and writes
 # screenshots to .build/dashboard-screenshots/.
 # Usage: scripts/dashboard-test.sh [path/to/tollgate]   (default .build/debug/tollgate)
@@ -37,10 +38,13 @@ echo "== seeding: tollgate demo --installs 800 --keep $database"
 "$BIN" demo --config "$work/config.json" --installs 800 --keep "$database" > "$work/demo.log"
 public=$(awk '/^public key:/ { print $3 }' "$work/demo.log")
 secret=$(awk '/^secret key:/ { print $3 }' "$work/demo.log")
+# A second app as `make run` makes it: the sample configuration and no traffic yet.
+sample=$("$BIN" keys create --app sample --database "$database" | awk '/secret key:/ { print $3 }')
+"$BIN" import examples/sample-config.json --app sample --database "$database" >/dev/null
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$BIN" serve --port "$port" --database "$database" --log-level error --apple-ads-url "http://127.0.0.1:9/" &
 server=$!
 for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 
 echo "== the console in headless Chromium"
-"$venv/bin/python" Tests/Dashboard/dashboard_test.py "http://127.0.0.1:$port" "$secret" "$public" .build/dashboard-screenshots
+"$venv/bin/python" Tests/Dashboard/dashboard_test.py "http://127.0.0.1:$port" "$secret" "$public" "$sample" .build/dashboard-screenshots

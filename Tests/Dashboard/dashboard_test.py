@@ -6,7 +6,9 @@ revoked in the console is refused by the SDK routes; a flow, an audience and an 
 like an XSS payload render as text and open no dialog; the pages work from the keyboard.
 Screenshots of each page at 1280 px and 390 px go to SCREENSHOTS.
 
-Usage: dashboard_test.py BASE_URL SECRET_KEY PUBLIC_KEY SCREENSHOTS
+An app with the sample configuration and no traffic shows every page's empty state.
+
+Usage: dashboard_test.py BASE_URL SECRET_KEY PUBLIC_KEY SAMPLE_SECRET_KEY SCREENSHOTS
 """
 import copy
 import json
@@ -21,7 +23,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-base, secret, public, shots = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+base, secret, public, sample, shots = sys.argv[1:6]
 os.makedirs(shots, exist_ok=True)
 failures = []
 PAYLOAD = "<img src=x onerror=alert(1)>"
@@ -250,6 +252,13 @@ try:
     history = cells(driver.find_element(By.ID, "config-history"))
     check(history[0][0] == f"{before + 1} (current)", "the history shows the new revision first")
     check(history[0][3] != "—", "with what changed: " + history[0][3].replace("\n", " / ")[:80])
+    driver.find_element(By.CSS_SELECTOR, f'button[data-diff="{before + 1}"]').click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#config-history .diff .add"))
+    added = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#config-history .diff .add")]
+    removed = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#config-history .diff .del")]
+    check(added == ['+       "name": "Standard paywall, spring",'] and removed == ['-       "name": "Standard paywall",'],
+          f"the revision's changes are shown as a diff: {removed} → {added}")
+    shoot("configuration-history")
     button = driver.find_element(By.CSS_SELECTOR, f'button[data-revision="{before}"]')
     button.click()
     check(button.text == "Confirm rollback", "rolling back asks once more")
@@ -304,7 +313,7 @@ try:
 
     # Webhooks: the deliveries the demo made; redeliver one.
     open_page("Webhooks", "Webhooks")
-    listed = admin("GET", "/v1/admin/webhooks/deliveries")[1]["deliveries"]
+    listed = admin("GET", "/v1/admin/webhooks/deliveries?limit=50")[1]["deliveries"]
     rows = cells(driver.find_element(By.ID, "deliveries-table"))
     check([row[0] for row in rows] == [str(d["id"]) for d in listed], f"{len(rows)} deliveries, newest first, as the API lists them")
     check(rows[0][4] == listed[0]["status"], "with their status")
@@ -343,6 +352,25 @@ try:
     driver.find_element(By.LINK_TEXT, "Overview").click()
     error = wait.until(EC.visibility_of_element_located((By.ID, "sign-in-error")))
     check("sign in again" in error.text, "a revoked key sends the user back to sign in: " + error.text)
+
+    # An app with the sample configuration and no traffic (what `make run` starts): every page
+    # loads without an error and says what to do next.
+    sign_in(sample)
+    settle("Overview")
+    shown = figures()
+    check(shown.get("Revenue today") == intl("money", 0, "USD") and shown.get("Tokens received") == "0",
+          f"a new app's overview shows zeros: {shown.get('Revenue today')}, {shown.get('Tokens received')}")
+    check(bool(driver.find_elements(By.CSS_SELECTOR, "#view .empty")), "and says where tokens come from")
+    shoot("empty-overview")
+    for link, title in [("Placements", "Placements"), ("Experiments", "Experiments"), ("Apple Ads", "Apple Ads"),
+                        ("Profiles", "Profiles"), ("Webhooks", "Webhooks")]:
+        open_page(link, title)
+        check(not driver.find_elements(By.CSS_SELECTOR, "#view .error"), f"empty {link}: no error")
+        if link != "Placements":
+            hints = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#view .empty")]
+            check(bool(hints), f"empty {link}: says what to do next: {hints[:1]}")
+        if link == "Experiments":
+            shoot("empty-experiments")
     logs = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
             and "401" not in entry["message"] and "422" not in entry["message"]]
     check(not logs, "no console errors (CSP violations included): " + json.dumps(logs)[:300])

@@ -125,6 +125,15 @@ enum DashboardAssets {
     .status-delivered { background: #e6f4ea; color: #1e6b30; }
     .status-parked { background: #fdecea; color: var(--bad); }
     .status-pending { background: #fff4e0; color: #8a5300; }
+    #deliveries-table td { white-space: nowrap; }
+    #deliveries-table td:nth-child(7) { white-space: normal; min-width: 140px; }
+    .card > h3:first-child { margin-top: 0; }
+    .grid + .card { margin-top: 16px; }
+    pre.document span { display: block; min-height: 1.2em; }
+    pre.document span.add { background: #e6f4ea; color: #1e6b30; }
+    pre.document span.del { background: #fdecea; color: var(--bad); }
+    pre.document span.gap { color: var(--muted); }
+    .diff { margin-top: 8px; min-width: 280px; }
     .scroll:focus-visible { outline: 3px solid #9db5f2; }
     @media (max-width: 600px) {
       .chart { height: 220px; }

@@ -17,6 +17,34 @@ extension DashboardAssets {
       return button;
     }
 
+    // The lines of `after` against `before` (longest common subsequence), with two lines of context
+    // around each change and "…" for what is left out.
+    function lineDiff(before, after) {
+      const a = before ? before.split("\n") : [];
+      const b = after.split("\n");
+      const common = Array.from({ length: a.length + 1 }, () => new Uint32Array(b.length + 1));
+      for (let i = a.length - 1; i >= 0; i--) {
+        for (let j = b.length - 1; j >= 0; j--) {
+          common[i][j] = a[i] === b[j] ? common[i + 1][j + 1] + 1 : Math.max(common[i + 1][j], common[i][j + 1]);
+        }
+      }
+      const all = [];
+      let i = 0;
+      let j = 0;
+      while (i < a.length || j < b.length) {
+        if (i < a.length && j < b.length && a[i] === b[j]) { all.push({ kind: " ", text: a[i] }); i++; j++; }
+        else if (i < a.length && (j === b.length || common[i + 1][j] >= common[i][j + 1])) { all.push({ kind: "-", text: a[i] }); i++; }
+        else { all.push({ kind: "+", text: b[j] }); j++; }
+      }
+      const near = all.map((line, index) => all.slice(Math.max(0, index - 2), index + 3).some((other) => other.kind !== " "));
+      const shown = [];
+      all.forEach((line, index) => {
+        if (near[index]) shown.push(line);
+        else if (shown.length === 0 || shown[shown.length - 1].kind !== "…") shown.push({ kind: "…", text: "" });
+      });
+      return shown;
+    }
+
     // What the configuration page says after a save or a rollback, shown once.
     let configNotice = null;
 
@@ -62,12 +90,16 @@ extension DashboardAssets {
 
       const rows = history.revisions.map((revision) => {
         const actions = el("div", { class: "actions" });
-        const show = el("button", { type: "button", class: "secondary", "aria-expanded": "false" }, "Show");
-        const detail = el("pre", { class: "document", hidden: true });
+        const show = el("button", { type: "button", class: "secondary", "aria-expanded": "false", "data-diff": String(revision.revision) }, "Changes");
+        const detail = el("div", { class: "diff", hidden: true });
         show.addEventListener("click", async () => {
           if (!detail.hidden) { detail.hidden = true; show.setAttribute("aria-expanded", "false"); return; }
-          const answer = await api("/v1/admin/config/revisions/" + revision.revision);
-          detail.textContent = JSON.stringify(answer.document, null, 2);
+          const [now, before] = await Promise.all([api("/v1/admin/config/revisions/" + revision.revision),
+            revision.revision > 1 ? orNull(api("/v1/admin/config/revisions/" + (revision.revision - 1))) : null]);
+          const lines = lineDiff(before ? JSON.stringify(before.document, null, 2) : "", JSON.stringify(now.document, null, 2));
+          detail.replaceChildren(el("p", { class: "hint" }, before ? "Against revision " + (revision.revision - 1) + ":" : "The first document:"),
+            el("pre", { class: "document" }, ...lines.map((line) => el("span", { class: { "+": "add", "-": "del", "…": "gap" }[line.kind] || "same" },
+              line.kind + " " + line.text))));
           detail.hidden = false;
           show.setAttribute("aria-expanded", "true");
         });
@@ -234,8 +266,7 @@ extension DashboardAssets {
     const deliveryState = { status: "" };
 
     pages.webhooks = async (view) => {
-      const query = deliveryState.status ? "?status=" + deliveryState.status : "";
-      const data = await api("/v1/admin/webhooks/deliveries" + query);
+      const data = await api("/v1/admin/webhooks/deliveries?limit=50" + (deliveryState.status ? "&status=" + deliveryState.status : ""));
       const filter = el("select", { id: "delivery-status" }, ...[["", "All"], ["pending", "Pending"], ["delivered", "Delivered"], ["parked", "Parked"]].map(([value, label]) =>
         el("option", { value, selected: value === deliveryState.status }, label)));
       filter.addEventListener("change", () => { deliveryState.status = filter.value; route(); });
@@ -260,7 +291,7 @@ extension DashboardAssets {
       });
       view.replaceChildren(el("h1", {}, "Webhooks"),
         el("div", { class: "controls" }, el("label", { for: "delivery-status" }, "Status"), filter),
-        el("p", { class: "hint" }, "Newest first. Pending deliveries are retried from 30 s to 6 h apart for 72 h, then parked; redeliver puts one back in line."),
+        el("p", { class: "hint" }, "The 50 newest. Pending deliveries are retried from 30 s to 6 h apart for 72 h, then parked; redeliver puts one back in line."),
         rows.length
           ? table("Webhook deliveries", [["Id", "num"], ["Webhook"], ["Event"], ["Profile"], ["Status"], ["Attempts", "num"], ["Last answer"], ["Created"], [""]], rows, { id: "deliveries-table" })
           : empty(deliveryState.status ? "No " + deliveryState.status + " deliveries." : "No deliveries yet: add a webhook (url and events) to the configuration, and each purchase or attribution event is sent to it."));
