@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The console in a real headless Chromium against a live server seeded by `tollgate demo`: 800
-# installs through the SDK routes (Apple Ads and organic; views, purchases signed like the App
-# Store's, a refund, webhooks), with a flow and an audience named like an XSS payload, and an app
-# without traffic (the empty states).
+# installs over 14 days through the SDK routes (Apple Ads and organic; views, purchases signed like the App
+# Store's, a refund, webhooks; the test then names a flow and an audience like an XSS payload),
+# and an app without traffic (the empty states).
 # Tests/Dashboard/dashboard_test.py checks every page against the admin API and writes
 # screenshots to .build/dashboard-screenshots/.
 # Usage: scripts/dashboard-test.sh [path/to/tollgate]   (default .build/debug/tollgate)
@@ -22,20 +22,8 @@ server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 database="$work/dashboard.sqlite"
-python3 - examples/sample-config.json "$work/config.json" <<'PY'
-import json, sys
-document = json.load(open(sys.argv[1]))
-payload = "<img src=x onerror=alert(1)>"
-for flow in document["flows"]:
-    if flow["id"] == "aa_offer_b":
-        flow["name"] = payload
-for audience in document["audiences"]:
-    if audience["id"] == "apple_ads_any":
-        audience["name"] = payload
-json.dump(document, open(sys.argv[2], "w"))
-PY
 echo "== seeding: tollgate demo --installs 800 --keep $database"
-"$BIN" demo --config "$work/config.json" --installs 800 --keep "$database" > "$work/demo.log"
+"$BIN" demo --installs 800 --keep "$database" > "$work/demo.log"
 public=$(awk '/^public key:/ { print $3 }' "$work/demo.log")
 secret=$(awk '/^secret key:/ { print $3 }' "$work/demo.log")
 # A second app as `make run` makes it: the sample configuration and no traffic yet.

@@ -17,7 +17,7 @@ enum Demo {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     if let keep, FileManager.default.fileExists(atPath: keep) {
-      throw Failure("demo --keep: \(keep) exists; name a new file")
+      throw Failure("demo --keep: \(keep) exists; name a new file", status: 1)
     }
     let store = try SQLiteStore(path: keep ?? directory.appendingPathComponent("tollgate.sqlite").path)
     let keys = try KeyIssuer(store: store).issue(appName: "demo")
@@ -46,8 +46,9 @@ enum Demo {
     settings.port = 0
     // Purchases are signed by a local chain with Apple's OIDs: this demo server trusts it.
     let signer = try StoreKitSigner(appleNames: false)
+    let time = DemoTime()
     let server = Server(
-      store: store, settings: settings, logger: Logger(level: .error), apple: AppleAdsClient(url: appleURL),
+      store: store, settings: settings, time: time, logger: Logger(level: .error), apple: AppleAdsClient(url: appleURL),
       attributionInterval: 0.1, appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)),
       secrets: secrets)
     let port = try server.start()
@@ -82,8 +83,10 @@ enum Demo {
     let closed = URL(string: "http://127.0.0.1:9")!
     try await scenario("C", configuration("C", token: "sbx|campaign=1", server: closed), fallbackFile: fallbackFile)
 
-    say("\n5. \(installs) installs through the SDK routes (Apple Ads brand and generic campaigns, organic), some buy")
-    var revenue = DemoRevenue(base: base, keys: keys, signer: signer)
+    say(
+      "\n5. \(installs) installs over the last \(Int(DemoRevenue.spreadDays)) days through the SDK routes (Apple Ads brand and generic campaigns, organic), some buy"
+    )
+    var revenue = DemoRevenue(base: base, keys: keys, signer: signer, time: time)
     try await revenue.run(installs: installs)
     let report = try await revenue.admin("/v1/admin/stats/placements/onboarding", as: PlacementReport.self)
     say("\n$ tollgate report placement onboarding --app demo\n" + Reports.table(report))

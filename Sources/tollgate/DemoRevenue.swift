@@ -14,6 +14,9 @@ struct DemoRevenue {
   let base: URL
   let keys: KeyIssuer.IssuedKeys
   let signer: StoreKitSigner
+  /// The server's clock: installs are spread over the last `spreadDays` days of it.
+  let time: DemoTime
+  static let spreadDays: Double = 14
   var random = DemoRandom(seed: 20_261_129)
   var nextTransaction = 2_000_000_000
 
@@ -41,7 +44,9 @@ struct DemoRevenue {
   ]
 
   mutating func run(installs: Int) async throws {
+    defer { time.set(behind: 0) }
     for index in 0..<installs {
+      time.set(behind: Self.spreadDays * 86_400 * (1 - Double(index) / Double(max(installs, 1))))
       let kind: Install =
         index % 8 < 2
         ? .brandKeywordA
@@ -76,7 +81,7 @@ struct DemoRevenue {
     guard random.chance(Self.conversion[flow.id] ?? 0.03), let product = flow.products.first else { return }
     let euro = random.chance(0.25)
     let trial = product == "pro_annual_trial"
-    let now = Int64(Date().timeIntervalSince1970 * 1000)
+    let now = Int64(time.now().timeIntervalSince1970 * 1000)
     let original = String(nextTransaction)
     nextTransaction += 1
     var purchase: [String: Any] = [
@@ -116,12 +121,13 @@ struct DemoRevenue {
         "data": ["bundleId": "com.example.tollgate", "environment": "Sandbox", "signedTransactionInfo": refunded],
       ]
       try await post(
-        "/v1/app-store/notifications/demo", body: ["signedPayload": try signer.sign(json: notification)], key: nil)
+        "/v1/app-store/notifications/demo",
+        body: ["signedPayload": try signer.sign(json: notification, now: time.now())], key: nil)
     }
   }
 
   private func buy(_ transaction: [String: Any], profile: String, variation: String?) async throws {
-    var body: [String: Any] = ["signed_transaction": try signer.sign(json: transaction)]
+    var body: [String: Any] = ["signed_transaction": try signer.sign(json: transaction, now: time.now())]
     if let variation { body["variation_id"] = variation }
     try await sdk("POST", "/v1/sdk/profiles/\(profile)/transactions", body)
   }

@@ -156,7 +156,8 @@ try:
     for period in overview["revenue"]:
         expected = intl("money", period["reporting"]["gross"], period["reporting"]["currency"])
         check(shown.get(names[period["period"]]) == expected, f"{names[period['period']]}: {shown.get(names[period['period']])} = {expected}")
-    check(overview["revenue"][2]["transactions"] > 0, "the seeded purchases are counted")
+    check(overview["revenue"][0]["transactions"] <= overview["revenue"][1]["transactions"] < overview["revenue"][2]["transactions"],
+          "the seeded purchases are counted per period (the demo spreads them over 14 days)")
     funnel = overview["funnel"]
     for label, key in [("Tokens received", "received"), ("Resolved by Apple", "resolved"), ("Applied (attributed)", "applied"),
                        ("Not attributed", "not_attributed"), ("Failed", "failed"), ("Waiting for Apple", "pending")]:
@@ -168,10 +169,23 @@ try:
     check(driver.execute_script("return document.cookie") == "", "no cookie is set")
     check(secret not in driver.current_url, "the key is not in the URL")
     shoot("overview")
+    open_page("Experiments", "Experiments")
+    wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 2)
+    shoot("experiments")
+
+    # From here on a flow and an audience are named like an XSS payload.
+    status, config = admin("GET", "/v1/admin/config")
+    for flow in config["document"]["flows"]:
+        if flow["id"] == "aa_offer_b":
+            flow["name"] = PAYLOAD
+    for audience in config["document"]["audiences"]:
+        if audience["id"] == "apple_ads_any":
+            audience["name"] = PAYLOAD
+    status, _ = admin("PUT", "/v1/admin/config", config["document"])
+    check(status == 200, "a flow and an audience are renamed like an XSS payload")
 
     # Placements: targets in order and each one's share of viewers.
     open_page("Placements", "Placements")
-    status, config = admin("GET", "/v1/admin/config")
     for placement in config["document"]["placements"]:
         table = driver.find_element(By.CSS_SELECTOR, f'[data-placement="{placement["id"]}"]')
         rows = cells(table)
@@ -203,10 +217,10 @@ try:
     check(brand["decision"]["status"] == "ok", "the seeded experiment has enough data")
     check("Leading:" in driver.find_element(By.CSS_SELECTOR, ".experiment .verdict").text, "the leader is named")
     check(PAYLOAD in driver.find_element(By.ID, "view").text, "the flow named like XSS shows as text")
-    wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 1)
-    check(True, "the conversion chart is drawn")
+    wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 2)
+    check(True, "the interval and conversion charts are drawn")
     no_dialog("experiments")
-    shoot("experiments")
+    shoot("experiments-xss")
 
     # Apple Ads: by campaign, then by keyword.
     open_page("Apple Ads", "Apple Ads")

@@ -154,6 +154,31 @@ struct CommandLineTests {
     #expect(outcome.stdout.contains("profile v2 delivered, applied sources [\"apple_ads\"]"))
   }
 
+  @Test("demo --keep leaves its data, spread over days, where serve and the console can read it")
+  func demoKept() throws {
+    let file = temporaryDirectory().appendingPathComponent("kept/demo.sqlite")
+    let arguments = [
+      "demo", "--config", repositoryRoot.appendingPathComponent("examples/sample-config.json").path, "--installs",
+      "32", "--keep", file.path,
+    ]
+    let outcome = try CLI(database: "unused").runPlain(arguments)
+    #expect(outcome.status == 0, "\(outcome.stderr)")
+    let secret = try #require(outcome.stdout.firstMatch(of: /secret key: (tg_sec_[0-9a-f]+)/).map { String($0.1) })
+    #expect(
+      FileManager.default.fileExists(
+        atPath: file.deletingLastPathComponent().appendingPathComponent("secrets.key").path))
+    let store = try SQLiteStore(path: file.path)
+    defer { store.close() }
+    let app = try #require(try store.app(named: "demo"))
+    #expect(try store.key(hash: KeyIssuer.hash(secret))?.appId == app.id)
+    let today = StatsDay.of(Date())
+    let days = Set(
+      try store.placementDays(appId: app.id, placementId: "onboarding", days: (today - 29)...today).map(\.day))
+    #expect(days.count >= 7, "installs spread over the last 14 days: \(days.sorted())")
+    let again = try CLI(database: "unused").runPlain(arguments)
+    #expect(again.status == 1 && again.stderr.contains("exists"))
+  }
+
   @Test("usage errors exit 2 with a message")
   func usageErrors() throws {
     let cli = CLI(database: temporaryDirectory().appendingPathComponent("cli.sqlite").path)
