@@ -108,11 +108,16 @@ def settle(title):
 def intl(kind, value, currency=None):
     """The browser's own formatting of an API value, as the page must show it."""
     script = {
-        "count": "return new Intl.NumberFormat(undefined).format(arguments[0])",
-        "percent": "return new Intl.NumberFormat(undefined, {style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1}).format(arguments[0])",
-        "money": "return new Intl.NumberFormat(undefined, {style: 'currency', currency: arguments[1]}).format(arguments[0])",
+        "count": "return new Intl.NumberFormat(navigator.languages).format(arguments[0])",
+        "percent": "return new Intl.NumberFormat(navigator.languages, {style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1}).format(arguments[0])",
+        "money": "return new Intl.NumberFormat(navigator.languages, {style: 'currency', currency: arguments[1]}).format(arguments[0])",
     }[kind]
-    return driver.execute_script(script, value, currency)
+    return spaces(driver.execute_script(script, value, currency))
+
+
+def spaces(text):
+    """WebDriver reports no-break spaces (which Intl puts between number and currency) as spaces."""
+    return text.replace("\u00a0", " ").replace("\u202f", " ")
 
 
 def figures():
@@ -324,6 +329,10 @@ try:
     wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'button[data-key="{new_id}"]'))
     check(sdk("GET", "/v1/sdk/fallback", key=made)[0] == 401, "a key revoked in the console is refused by the SDK routes (401)")
     check(driver.find_elements(By.ID, "new-key-value") == [], "the key is not shown again")
+    entries = admin("GET", "/v1/admin/audit?limit=20")[1]["entries"]
+    audit = cells(driver.find_element(By.ID, "audit-table"))
+    check([row[2] for row in audit] == [e["action"] for e in entries] and "key.revoked" in audit[0][2],
+          f"the audit log lists the admin actions, newest first: {[row[2] for row in audit][:4]}")
 
     # Webhooks: the deliveries the demo made; redeliver one.
     open_page("Webhooks", "Webhooks")
@@ -333,6 +342,19 @@ try:
     check(rows[0][4] == listed[0]["status"], "with their status")
     shoot("webhooks")
     first = listed[0]["id"]
+    row = driver.find_element(By.CSS_SELECTOR, f'button[data-delivery="{first}"]').find_element(By.XPATH, "./ancestor::tr")
+    row.find_element(By.XPATH, ".//button[text()='Body']").click()
+    body = row.find_element(By.CSS_SELECTOR, "pre.document")
+    check(body.is_displayed() and body.text == listed[0]["body"], "a delivery's signed body can be read")
+    endpoints = cells(driver.find_element(By.ID, "webhooks-table"))
+    check([row[0] for row in endpoints] == ["backend"], "the configured webhook is listed")
+    rotate = driver.find_element(By.CSS_SELECTOR, 'button[data-webhook="backend"]')
+    rotate.click()
+    check(rotate.text == "Confirm rotation", "rotating a secret asks once more")
+    rotate.click()
+    secret_shown = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, 'code[data-secret="backend"]'))).text
+    latest = admin("GET", "/v1/admin/audit?limit=1")[1]["entries"][0]
+    check(len(secret_shown) >= 32 and latest["action"] == "webhook.secret_rotated", "the new secret is shown once and the rotation audited")
     driver.find_element(By.CSS_SELECTOR, f'button[data-delivery="{first}"]').click()
     wait.until(EC.text_to_be_present_in_element((By.ID, "deliveries-table"), "Queued again"))
     again = [d for d in admin("GET", "/v1/admin/webhooks/deliveries")[1]["deliveries"] if d["id"] == first][0]
@@ -366,6 +388,29 @@ try:
     driver.find_element(By.LINK_TEXT, "Overview").click()
     error = wait.until(EC.visibility_of_element_located((By.ID, "sign-in-error")))
     check("sign in again" in error.text, "a revoked key sends the user back to sign in: " + error.text)
+
+    # The browser's locale decides the formatting: the overview in a German Chromium.
+    german = webdriver.ChromeOptions()
+    german.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--lang=de-DE"]:
+        german.add_argument(argument)
+    german.add_experimental_option("prefs", {"intl.accept_languages": "de-DE,de"})
+    browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=german)
+    try:
+        browser.get(base + "/dashboard")
+        field = WebDriverWait(browser, 15).until(EC.visibility_of_element_located((By.ID, "key")))
+        field.send_keys(other + Keys.ENTER)
+        WebDriverWait(browser, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#revenue .figure"))
+        month = admin("GET", "/v1/admin/overview", key=other)[1]["revenue"][2]["reporting"]
+        shown = browser.find_elements(By.CSS_SELECTOR, "#revenue .figure .value")[2].text
+        expected = browser.execute_script(
+            "return new Intl.NumberFormat(navigator.languages, {style: 'currency', currency: arguments[1]}).format(arguments[0])",
+            month["gross"], month["currency"])
+        language = browser.execute_script("return navigator.language")
+        check(language.startswith("de") and shown == spaces(expected) and "," in shown,
+              f"numbers follow the browser's locale ({language}): {shown}")
+    finally:
+        browser.quit()
 
     # An app with the sample configuration and no traffic (what `make run` starts): every page
     # loads without an error and says what to do next.

@@ -127,6 +127,8 @@ enum DashboardAssets {
     .status-pending { background: #fff4e0; color: #8a5300; }
     #deliveries-table td { white-space: nowrap; }
     #deliveries-table td:nth-child(7) { white-space: normal; min-width: 140px; }
+    #deliveries-table pre.document { white-space: pre-wrap; word-break: break-all; max-width: 420px; margin: 8px 0 0; }
+    #webhooks-table td:nth-child(2) { word-break: break-all; }
     .card > h3:first-child { margin-top: 0; }
     .grid + .card { margin-top: 16px; }
     pre.document span { display: block; min-height: 1.2em; }

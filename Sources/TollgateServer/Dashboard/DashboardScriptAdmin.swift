@@ -258,9 +258,16 @@ extension DashboardAssets {
             el("code", { id: "new-key-value", class: "secret" }, justCreated.key))]
         : [];
       justCreated = null;
+      const audit = await api("/v1/admin/audit?limit=20");
+      const describe = (detail) => Object.entries(detail || {}).map(([name, value]) => name + " " + (typeof value === "string" ? value : JSON.stringify(value))).join(", ");
       view.replaceChildren(el("h1", {}, "Keys"), ...notice,
         table("Keys", [["Id"], ["Kind"], ["Label"], ["Created"], ["Last used"], ["Revoked"], [""]], rows, { id: "keys-table" }),
-        el("div", { class: "card narrow-left" }, el("h2", {}, "Create a key"), form));
+        el("div", { class: "card narrow-left" }, el("h2", {}, "Create a key"), form),
+        el("h2", { class: "section" }, "Recent admin actions"),
+        audit.entries.length
+          ? table("Audit log", [["When"], ["Who"], ["What"], ["Details"]],
+            audit.entries.map((entry) => [when(entry.at), entry.actor, entry.action, describe(entry.detail)]), { id: "audit-table" })
+          : empty("No admin actions yet: creating or revoking keys, applying configurations and redelivering webhooks are recorded here."));
     };
 
     const deliveryState = { status: "" };
@@ -270,8 +277,29 @@ extension DashboardAssets {
       const filter = el("select", { id: "delivery-status" }, ...[["", "All"], ["pending", "Pending"], ["delivered", "Delivered"], ["parked", "Parked"]].map(([value, label]) =>
         el("option", { value, selected: value === deliveryState.status }, label)));
       filter.addEventListener("change", () => { deliveryState.status = filter.value; route(); });
+      const known = await names();
+      const endpoints = (known.document.webhooks || []).map((webhook) => {
+        const cell = el("div", { class: "actions" });
+        cell.append(confirmingButton("Rotate secret", "Confirm rotation", { "data-webhook": webhook.id }, async () => {
+          try {
+            const answer = await api("/v1/admin/webhooks/" + encodeURIComponent(webhook.id) + "/rotate-secret", "POST");
+            cell.replaceChildren(el("div", {}, el("p", { class: "hint" }, "New signing secret (shown once; the old one stops now):"),
+              el("code", { class: "secret", "data-secret": webhook.id }, answer.secret)));
+          } catch (error) {
+            cell.replaceChildren(el("span", { class: "error", role: "alert" }, error.message));
+          }
+        }));
+        return [webhook.id, webhook.url, (webhook.events || []).join(", "), cell];
+      });
       const rows = data.deliveries.map((delivery) => {
-        const action = el("div", {});
+        const action = el("div", { class: "actions" });
+        const body = el("pre", { class: "document", hidden: true }, delivery.body);
+        const show = el("button", { type: "button", class: "secondary", "aria-expanded": "false" }, "Body");
+        show.addEventListener("click", () => {
+          body.hidden = !body.hidden;
+          show.setAttribute("aria-expanded", String(!body.hidden));
+        });
+        action.append(show);
         const button = el("button", { type: "button", class: "secondary", "data-delivery": String(delivery.id) }, "Redeliver");
         button.addEventListener("click", async () => {
           button.disabled = true;
@@ -287,9 +315,13 @@ extension DashboardAssets {
         const answer = delivery.last_status ? "HTTP " + delivery.last_status : delivery.last_error || "—";
         return [String(delivery.id), delivery.webhook_id, delivery.event_type, delivery.profile_id,
           el("span", { class: "status status-" + delivery.status }, delivery.status), count(delivery.attempts), answer,
-          when(delivery.created_at), action];
+          when(delivery.created_at), el("div", {}, action, body)];
       });
       view.replaceChildren(el("h1", {}, "Webhooks"),
+        endpoints.length
+          ? table("Webhook endpoints", [["Webhook"], ["URL"], ["Events"], [""]], endpoints, { id: "webhooks-table" })
+          : empty("No webhooks configured: add one under Configuration, e.g. \"webhooks\": [{\"id\": \"backend\", \"url\": \"https://…\", \"events\": [\"*\"]}]."),
+        el("h2", { class: "section" }, "Deliveries"),
         el("div", { class: "controls" }, el("label", { for: "delivery-status" }, "Status"), filter),
         el("p", { class: "hint" }, "The 50 newest. Pending deliveries are retried from 30 s to 6 h apart for 72 h, then parked; redeliver puts one back in line."),
         rows.length

@@ -5,8 +5,10 @@ extension DashboardAssets {
     "use strict";
     // The secret key lives in this tab's sessionStorage only and goes out as the Bearer header.
     const keyName = "tollgate.secretKey";
-    const numbers = new Intl.NumberFormat(undefined);
-    const percent = new Intl.NumberFormat(undefined, { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 });
+    // The user's languages as the browser states them (the engine's own default can differ).
+    const locales = navigator.languages && navigator.languages.length ? [...navigator.languages] : undefined;
+    const numbers = new Intl.NumberFormat(locales);
+    const percent = new Intl.NumberFormat(locales, { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 });
     const $ = (id) => document.getElementById(id);
     const palette = ["#2457d6", "#d9480f", "#2b8a3e", "#862e9c", "#c2255c", "#0b7285", "#5c940d", "#e67700"];
 
@@ -48,12 +50,12 @@ extension DashboardAssets {
 
     const count = (value) => value === undefined || value === null ? "—" : numbers.format(value);
     const share = (value) => value === undefined || value === null ? "—" : percent.format(value);
-    const when = (text) => text ? new Date(text).toLocaleString() : "—";
-    const dayLabel = (iso) => new Date(iso + "T00:00:00Z").toLocaleDateString(undefined, { timeZone: "UTC", month: "short", day: "numeric" });
+    const when = (text) => text ? new Date(text).toLocaleString(locales) : "—";
+    const dayLabel = (iso) => new Date(iso + "T00:00:00Z").toLocaleDateString(locales, { timeZone: "UTC", month: "short", day: "numeric" });
 
     function money(amount, currency) {
       try {
-        return new Intl.NumberFormat(undefined, { style: "currency", currency }).format(amount);
+        return new Intl.NumberFormat(locales, { style: "currency", currency }).format(amount);
       } catch (error) {
         return numbers.format(amount) + " " + currency;
       }
