@@ -340,6 +340,8 @@ try:
     rows = cells(driver.find_element(By.ID, "deliveries-table"))
     check([row[0] for row in rows] == [str(d["id"]) for d in listed], f"{len(rows)} deliveries, newest first, as the API lists them")
     check(rows[0][4] == listed[0]["status"], "with their status")
+    check(driver.find_element(By.ID, "deliveries-table").find_element(By.CSS_SELECTOR, "[data-profile-link]").get_attribute("title") == listed[0]["profile_id"],
+          "each names its profile")
     shoot("webhooks")
     first = listed[0]["id"]
     row = driver.find_element(By.CSS_SELECTOR, f'button[data-delivery="{first}"]').find_element(By.XPATH, "./ancestor::tr")
@@ -359,6 +361,10 @@ try:
     wait.until(EC.text_to_be_present_in_element((By.ID, "deliveries-table"), "Queued again"))
     again = [d for d in admin("GET", "/v1/admin/webhooks/deliveries")[1]["deliveries"] if d["id"] == first][0]
     check(again["status"] == "pending" or again["attempts"] > listed[0]["attempts"], "the delivery is back in line")
+    driver.find_element(By.CSS_SELECTOR, f'#deliveries-table [data-profile-link="{listed[0]["profile_id"]}"]').click()
+    settle("Profiles")
+    wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, f'[data-profile="{listed[0]["profile_id"]}"]')))
+    check(True, "a delivery's profile opens on the profiles page")
 
     # Keyboard: Tab reaches the skip link and the navigation; Enter opens a page.
     driver.get(base + "/dashboard#overview")

@@ -129,6 +129,8 @@ enum DashboardAssets {
     #deliveries-table td:nth-child(7) { white-space: normal; min-width: 140px; }
     #deliveries-table pre.document { white-space: pre-wrap; word-break: break-all; max-width: 420px; margin: 8px 0 0; }
     #webhooks-table td:nth-child(2) { word-break: break-all; }
+    #deliveries-table .actions { flex-wrap: nowrap; }
+    #deliveries-table a { color: var(--accent); }
     .card > h3:first-child { margin-top: 0; }
     .grid + .card { margin-top: 16px; }
     pre.document span { display: block; min-height: 1.2em; }

@@ -129,6 +129,7 @@ extension DashboardAssets {
 
     // The last lookup on the profiles page.
     let profileQuery = "";
+    forgetOnSignIn.push(() => { profileQuery = ""; configNotice = null; justCreated = null; deliveryState.status = ""; });
     const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
     pages.profiles = async (view) => {
@@ -313,7 +314,11 @@ extension DashboardAssets {
         });
         action.append(button);
         const answer = delivery.last_status ? "HTTP " + delivery.last_status : delivery.last_error || "—";
-        return [String(delivery.id), delivery.webhook_id, delivery.event_type, delivery.profile_id,
+        // The profile opens on the profiles page.
+        const profile = el("a", { href: "#profiles", title: delivery.profile_id, "data-profile-link": delivery.profile_id },
+          delivery.profile_id.slice(0, 8) + "…");
+        profile.addEventListener("click", () => { profileQuery = delivery.profile_id; });
+        return [String(delivery.id), delivery.webhook_id, delivery.event_type, profile,
           el("span", { class: "status status-" + delivery.status }, delivery.status), count(delivery.attempts), answer,
           when(delivery.created_at), el("div", {}, action, body)];
       });

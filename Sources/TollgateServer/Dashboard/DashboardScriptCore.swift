@@ -120,7 +120,11 @@ extension DashboardAssets {
       $("key").focus();
     }
 
+    // What pages remember between visits (a lookup, a chosen placement) belongs to one sign-in.
+    const forgetOnSignIn = [];
+
     async function signIn(key) {
+      for (const forget of forgetOnSignIn) forget();
       sessionStorage.setItem(keyName, key);
       try {
         const app = await api("/v1/admin/app");

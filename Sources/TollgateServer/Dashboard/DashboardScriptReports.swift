@@ -73,6 +73,7 @@ extension DashboardAssets {
 
     // Which placement and range the experiments page shows.
     const experimentState = { placement: null, days: 30 };
+    forgetOnSignIn.push(() => { experimentState.placement = null; experimentState.days = 30; appleAdsState.by = "campaign"; });
 
     function isoDaysAgo(days) {
       return new Date(Date.now() - days * 86400000).toISOString().slice(0, 10);
