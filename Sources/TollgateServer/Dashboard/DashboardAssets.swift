@@ -128,7 +128,7 @@ enum DashboardAssets {
     #deliveries-table td { white-space: nowrap; }
     #deliveries-table td:nth-child(7) { white-space: normal; min-width: 140px; }
     #deliveries-table pre.document { white-space: pre-wrap; word-break: break-all; max-width: 420px; margin: 8px 0 0; }
-    #webhooks-table td:nth-child(2) { word-break: break-all; }
+    #webhooks-table td:nth-child(2) { word-break: break-all; min-width: 180px; }
     #deliveries-table .actions { flex-wrap: nowrap; }
     #deliveries-table a { color: var(--accent); }
     .card > h3:first-child { margin-top: 0; }

@@ -11,6 +11,8 @@ extension DashboardAssets {
         count(period.transactions) + (period.transactions === 1 ? " transaction" : " transactions")));
       const steps = [["Tokens received", funnel.received], ["Resolved by Apple", funnel.resolved], ["Applied (attributed)", funnel.applied],
         ["Not attributed", funnel.not_attributed], ["Failed", funnel.failed], ["Waiting for Apple", funnel.pending]];
+      // Developer-mode answers only show up while an app is being tested.
+      if (funnel.test_ignored > 0) steps.push(["Test answers (ignored)", funnel.test_ignored]);
       const funnelChart = funnel.received === 0
         ? empty("No Apple Ads tokens yet. The SDK sends one on an install's first launch (AdServices), and Apple resolves it here.")
         : chart("Attribution funnel", {
