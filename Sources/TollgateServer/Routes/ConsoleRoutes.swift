@@ -105,8 +105,9 @@ extension Endpoints {
       guard let customerUserId = request.query["customer_user_id"], !customerUserId.isEmpty else {
         throw HTTPError(400, "bad_parameter", "customer_user_id is required.")
       }
-      let found = try store.profiles(appId: appId, customerUserId: customerUserId, limit: 20)
-      return .json(["profiles": try found.map { Self.payload(try existingProfile(appId: appId, id: $0.id)) }])
+      // Read through existingProfile: lapsed or reconfigured access levels are derived again.
+      let ids = try store.profileIds(appId: appId, customerUserId: customerUserId, limit: 20)
+      return .json(["profiles": try ids.map { Self.payload(try existingProfile(appId: appId, id: $0)) }])
     }
 
     router.add("GET", "/v1/admin/profiles/{profileId}/activity") { [self] request in

@@ -66,7 +66,7 @@ struct AuditPayload: Codable, Sendable {
 }
 
 /// `GET /v1/admin/overview`: what the console's first page shows.
-struct OverviewPayload: Codable, Sendable {
+struct OverviewPayload: Encodable, Sendable {
   struct Requests: Codable, Sendable {
     var total: Int
     var clientErrors: Int

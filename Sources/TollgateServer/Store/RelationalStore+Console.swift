@@ -2,7 +2,7 @@ import Foundation
 import TollgateAPI
 
 /// Attribution tokens of one app by what became of them.
-public struct AttributionFunnel: Codable, Sendable, Hashable {
+public struct AttributionFunnel: Encodable, Sendable, Hashable {
   /// Every token accepted (one per profile and distinct token).
   public var received: Int64 = 0
   /// Still waiting for Apple.
@@ -16,7 +16,7 @@ public struct AttributionFunnel: Codable, Sendable, Hashable {
   /// Developer-mode answers, not applied.
   public var testIgnored: Int64 = 0
 
-  /// Resolved one way or another.
+  /// Resolved one way or another (derived, so it is only encoded).
   public var resolved: Int64 { received - pending }
 
   enum CodingKeys: String, CodingKey {
@@ -26,16 +26,6 @@ public struct AttributionFunnel: Codable, Sendable, Hashable {
   }
 
   public init() {}
-
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    received = try container.decode(Int64.self, forKey: .received)
-    pending = try container.decode(Int64.self, forKey: .pending)
-    applied = try container.decode(Int64.self, forKey: .applied)
-    notAttributed = try container.decode(Int64.self, forKey: .notAttributed)
-    failed = try container.decode(Int64.self, forKey: .failed)
-    testIgnored = try container.decode(Int64.self, forKey: .testIgnored)
-  }
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
@@ -158,14 +148,13 @@ extension RelationalStore {
     }
   }
 
-  /// Profiles carrying this customer user id, oldest first.
-  public func profiles(appId: Int64, customerUserId: String, limit: Int) throws -> [ProfileRecord] {
+  /// The ids of the profiles carrying this customer user id, oldest first.
+  public func profileIds(appId: Int64, customerUserId: String, limit: Int) throws -> [String] {
     try with { db in
-      let ids = try db.query(
+      try db.query(
         "SELECT id FROM profiles WHERE app_id = ? AND customer_user_id = ? ORDER BY created_at, id LIMIT ?",
         [.integer(appId), .text(customerUserId), .integer(Int64(limit))]
       ).compactMap { $0[0].string }
-      return try ids.compactMap { try Self.profile(db, appId: appId, id: $0) }
     }
   }
 

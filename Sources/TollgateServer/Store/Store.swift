@@ -353,8 +353,8 @@ public protocol Store: Sendable {
   func revenueTotals(appId: Int64, days: ClosedRange<Int64>) throws -> [String: MoneyFigures]
   /// A placement's counters per variation and day.
   func placementDays(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationDay]
-  /// Profiles carrying this customer user id, oldest first.
-  func profiles(appId: Int64, customerUserId: String, limit: Int) throws -> [ProfileRecord]
+  /// The ids of the profiles carrying this customer user id, oldest first.
+  func profileIds(appId: Int64, customerUserId: String, limit: Int) throws -> [String]
   /// A profile's stored A/B assignments.
   func assignments(appId: Int64, profileId: String) throws -> [AssignmentRow]
   /// A profile's latest `flow_shown` events, newest first.
