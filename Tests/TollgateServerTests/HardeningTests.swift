@@ -126,16 +126,20 @@ struct HardeningTests {
     for _ in 0..<20 { before.append(try await server.createProfile()) }
     let directory = temporaryDirectory()
     let backup = directory.appendingPathComponent("backup.sqlite").path
-    // Writes keep going on another task while the backup runs.
+    // Writes keep going on another task while the backup runs. It is stopped by a flag, not by
+    // cancelling the task: cancelling an async URLSession request while it completes can deadlock
+    // swift-corelibs-foundation (the cancel handler waits for the session queue, which waits for
+    // the task's status lock) — it hung one CI run.
+    let stop = Mutex(false)
     let writer = Task {
       var written = 0
-      while !Task.isCancelled && written < 200 {
+      while !stop.withLock({ $0 }) && written < 200 {
         _ = try? await server.createProfile()
         written += 1
       }
     }
     try SQLiteStore.backup(database: server.databasePath, to: backup)
-    writer.cancel()
+    stop.withLock { $0 = true }
     _ = await writer.value
     #expect(throws: StoreError.self) { try SQLiteStore.backup(database: server.databasePath, to: backup) }
 
