@@ -138,6 +138,26 @@ struct ActivationTests {
     await runtime.shutdown()
   }
 
+  @Test("an empty customer user id is wrongParam (3001) and nothing is sent; in the configuration it is none")
+  func emptyCustomerUserId() async throws {
+    let harness = Harness()
+    let server = Scripted.Server()
+    harness.transport.respond(server.respond)
+    let runtime = await harness.launch()
+    _ = try await runtime.profiles.refresh()
+    let sent = harness.transport.requests.count
+    do {
+      try await runtime.profiles.identify("")
+      Issue.record("an empty customer user id was taken")
+    } catch {
+      #expect(error.adaptyErrorCode == .wrongParam)
+    }
+    #expect(harness.transport.requests.count == sent)
+    await runtime.shutdown()
+    let configuration = AdaptyConfiguration.builder(withAPIKey: "public_key").with(customerUserId: "").build()
+    #expect(configuration.customerUserId == nil)
+  }
+
   @Test("a corrupt or truncated file is ignored and logged, never a crash")
   func corruptFiles() async throws {
     let harness = Harness()

@@ -105,6 +105,23 @@ struct ConfigTests {
       ])
   }
 
+  @Test("an optional section set to null is the section left out, as the API document says")
+  func nullSections() throws {
+    let document = #"""
+      {"flows":[{"id":"a"}],"placements":[{"id":"p","default":"a","targets":null}],"audiences":null,
+       "app_store":null,"access_levels":null,"reporting":null,"webhooks":null,"settings":null}
+      """#
+    let config = try ConfigValidator.compile(Data(document.utf8), revision: 1)
+    #expect(config.appStore == nil)
+    #expect(config.webhooks.isEmpty)
+    do {
+      _ = try ConfigValidator.compile(Data(#"{"flows":null,"placements":[]}"#.utf8), revision: 1)
+      Issue.record("a required section set to null was accepted")
+    } catch {
+      #expect(error.error.details?.map(\.path) == ["$.flows"])
+    }
+  }
+
   @Test("malformed config JSON is 400, a non-JSON media type 415")
   func malformed() async throws {
     let server = try TestServer()

@@ -47,6 +47,27 @@ struct ProfileTests {
     #expect(missing.errorCode == "malformed_json")
   }
 
+  @Test("an empty customer user id is refused on creation and update (422), and nothing changes")
+  func emptyCustomerUserId() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    let id = UUID().uuidString.lowercased()
+    let created = try await server.sdk(
+      "POST", "/v1/sdk/profiles", json: #"{"profile_id":"\#(id)","customer_user_id":""}"#)
+    #expect(created.status == 422)
+    #expect(created.errorPaths == ["$.customer_user_id"])
+    #expect(try await server.sdk("GET", "/v1/sdk/profiles/\(id)").status == 404)
+
+    let existing = try await server.createProfile()
+    let patched = try await server.sdk(
+      "PATCH", "/v1/sdk/profiles/\(existing)", json: #"{"customer_user_id":""}"#)
+    #expect(patched.status == 422)
+    #expect(patched.errorPaths == ["$.customer_user_id"])
+    let read = try await server.sdk("GET", "/v1/sdk/profiles/\(existing)").decode(ProfilePayload.self)
+    #expect(read.customerUserId == nil)
+    #expect(read.version == 1)
+  }
+
   @Test("GET answers 304 for a matching If-None-Match and a new ETag after a change")
   func etags() async throws {
     let server = try TestServer()

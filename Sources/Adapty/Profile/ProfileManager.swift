@@ -170,6 +170,9 @@ actor ProfileManager {
   /// Sets the customer user id: on a profile without one it is attached; a different one
   /// starts that user's own profile.
   func identify(_ customerUserId: String) async throws(AdaptyError) {
+    guard !customerUserId.isEmpty else {
+      throw AdaptyError(.wrongParam, "A customer user id must not be empty.")
+    }
     if state.customerUserId == customerUserId { return }
     if state.customerUserId == nil && state.created {
       do {

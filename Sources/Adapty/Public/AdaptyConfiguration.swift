@@ -28,10 +28,10 @@ public struct AdaptyConfiguration: Sendable {
 
     init(apiKey: String) { self.apiKey = apiKey }
 
-    /// The app's own user id for this install's profile.
+    /// The app's own user id for this install's profile; an empty one is none.
     @discardableResult
     public func with(customerUserId: String?) -> Builder {
-      self.customerUserId = customerUserId
+      self.customerUserId = customerUserId?.isEmpty == true ? nil : customerUserId
       return self
     }
 

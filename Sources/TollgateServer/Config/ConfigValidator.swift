@@ -58,7 +58,8 @@ public enum ConfigValidator {
       for key in required.sorted() where object[key] == nil {
         fail("\(path).\(key)", "is required")
       }
-      return object
+      // An optional key set to null is the key left out: the document says so for every one.
+      return object.filter { key, value in value != .null || !optional.contains(key) }
     }
 
     mutating func array(_ json: JSONValue?, at path: String) -> [JSONValue] {

@@ -7,6 +7,7 @@ extension Endpoints {
       let caller = try auth.caller(for: request, needs: .publicKey)
       let appId = caller.appId
       let body = try decode(CreateProfileRequest.self, from: request)
+      try Self.checkCustomerUserId(body.customerUserId)
       guard let uuid = UUID(uuidString: body.profileId) else {
         throw HTTPError.validation([.init(path: "$.profile_id", message: "must be a UUID")])
       }
@@ -48,6 +49,7 @@ extension Endpoints {
     router.add("PATCH", "/v1/sdk/profiles/{profileId}") { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       let body = try decode(UpdateProfileRequest.self, from: request)
+      try Self.checkCustomerUserId(body.customerUserId)
       let id = try existingProfile(appId: appId, id: request.parameter("profileId")).id
       if let customer = body.customerUserId, let owner = try store.profile(appId: appId, customerUserId: customer),
         owner.id != id
@@ -91,6 +93,13 @@ extension Endpoints {
       }
     }
     return profile
+  }
+
+  /// A customer user id names a customer: an empty one names nobody and is refused (422).
+  static func checkCustomerUserId(_ id: String?) throws(HTTPError) {
+    if id?.isEmpty == true {
+      throw HTTPError.validation([.init(path: "$.customer_user_id", message: "must not be empty")])
+    }
   }
 
   static func profileNotFound(_ id: String) -> HTTPError {
