@@ -25,6 +25,7 @@ test: deps apple-check
 	@bash scripts/ensure-packages.sh $(TEST_PACKAGES)
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product tollgate
+	$(SWIFT) build --product tollgate-dev
 	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
 	bash scripts/contract.sh .build/debug/tollgate
 	bash scripts/dashboard-test.sh .build/debug/tollgate
@@ -48,8 +49,10 @@ bench: deps
 	@bash scripts/ensure-packages.sh wrk curl
 	bash scripts/with-postgres.sh bash Benchmarks/scripts/bench.sh
 
-demo: build
-	.build/release/tollgate demo --config examples/sample-config.json
+# The first-launch demo with the development tools (tollgate-dev, not shipped).
+demo: deps
+	$(SWIFT) build -c release --product tollgate-dev
+	.build/release/tollgate-dev demo --config examples/sample-config.json
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift

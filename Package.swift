@@ -6,6 +6,7 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v15)],
   products: [
     .executable(name: "tollgate", targets: ["tollgate"]),
+    .executable(name: "tollgate-dev", targets: ["tollgate-dev"]),
     .library(name: "TollgateServer", targets: ["TollgateServer"]),
     .library(name: "TollgateAPI", targets: ["TollgateAPI"]),
     .library(name: "Adapty", targets: ["Adapty"]),
@@ -38,22 +39,32 @@ let package = Package(
       dependencies: ["TollgateAPI", "CMicroHTTPD", "CSQLite", "COpenSSL", "CLibPQ"]
     ),
     .target(name: "Adapty", dependencies: ["TollgateAPI"]),
-    .executableTarget(name: "tollgate", dependencies: ["TollgateServer", "Adapty"]),
+    // What both command-line tools share: options, failures, signals, report tables.
+    .target(name: "TollgateCommandLine", dependencies: ["TollgateServer"]),
+    // Stand-ins for Apple (attribution API, StoreKit's signing chain): tests, bench and
+    // tollgate-dev only. The shipped tollgate links none of it.
+    .target(name: "TollgateDevTools", dependencies: ["TollgateServer", "TollgateAPI", "COpenSSL"]),
+    .executableTarget(name: "tollgate", dependencies: ["TollgateServer", "TollgateCommandLine"]),
     .executableTarget(
-      name: "tollgate-bench", dependencies: ["TollgateServer", "Adapty", "TollgateAPI"],
+      name: "tollgate-dev", dependencies: ["TollgateServer", "TollgateDevTools", "TollgateCommandLine", "Adapty"]),
+    .executableTarget(
+      name: "tollgate-bench", dependencies: ["TollgateServer", "TollgateDevTools", "Adapty", "TollgateAPI"],
       path: "Benchmarks/TollgateBench"),
     // Helpers shared by the test targets (child processes, ports); not a product.
     .target(
-      name: "TollgateTestSupport", dependencies: ["Adapty", "TollgateServer"], path: "Tests/TollgateTestSupport"),
+      name: "TollgateTestSupport", dependencies: ["Adapty", "TollgateServer", "TollgateDevTools"],
+      path: "Tests/TollgateTestSupport"),
     // An app that buys and is killed before the server's answer arrives (the SIGKILL test).
     .executableTarget(
-      name: "tollgate-purchase-child", dependencies: ["Adapty", "TollgateTestSupport"], path: "Tests/PurchaseChild"),
+      name: "tollgate-purchase-child", dependencies: ["Adapty", "TollgateDevTools", "TollgateTestSupport"],
+      path: "Tests/PurchaseChild"),
     .testTarget(name: "AdaptyTests", dependencies: ["Adapty", "TollgateAPI"]),
     .testTarget(
-      name: "EndToEndTests", dependencies: ["Adapty", "TollgateAPI", "TollgateServer", "TollgateTestSupport"]),
+      name: "EndToEndTests",
+      dependencies: ["Adapty", "TollgateAPI", "TollgateServer", "TollgateDevTools", "TollgateTestSupport"]),
     .testTarget(
       name: "TollgateServerTests",
-      dependencies: ["TollgateServer", "TollgateAPI", "TollgateTestSupport"],
+      dependencies: ["TollgateServer", "TollgateAPI", "TollgateDevTools", "TollgateTestSupport"],
       exclude: ["Golden/api-sequence.golden"]
     ),
   ],

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import TollgateAPI
 import TollgateServer
+import TollgateDevTools
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -46,10 +46,11 @@ peak_rss_mb() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
 echo "== building (release)"
 swift build -c release --product tollgate >/dev/null
 swift build -c release --product tollgate-bench >/dev/null
+swift build -c release --product tollgate-dev >/dev/null
 cc -O2 -o "$BIN/bare-responder" Benchmarks/bare_responder.c -lmicrohttpd
 
 sandbox_port=$(free_port)
-"$BIN/tollgate" apple-ads-sandbox --port "$sandbox_port" >/dev/null &
+"$BIN/tollgate-dev" apple-ads-sandbox --port "$sandbox_port" >/dev/null &
 pids+=($!)
 wait_port "$sandbox_port"
 apple_url="http://127.0.0.1:$sandbox_port/api/v1/"

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TollgateCommandLine
 import TollgateServer
 
 /// `tollgate <command> [options]`: serve, keys, import, export-fallback.
@@ -67,20 +68,6 @@ enum CommandLineTool {
                                   installs, first-launch targeting, purchasers and revenue
       rollups rebuild --app NAME  recompute the report figures from raw rows and say whether the
                                   live figures agreed
-      demo [--config FILE] [--installs N]
-                                  first-launch timeline: server, Apple Ads stand-in and simulated
-                                  devices in one process; then N installs (default 1600) that
-                                  view and buy, the reports, and a webhook to a local receiver
-          --keep FILE             keep the demo's data in FILE (a new SQLite file) and print its
-                                  keys: `serve --database FILE` shows it in the console
-      storekit-sign --keys DIR [FILE]
-                                  sign a transaction, renewal info or notification (JSON from
-                                  FILE or stdin) the way the App Store does, with a local chain
-                                  kept in DIR (created on first use; DIR/root.pem is what
-                                  --app-store-root-ca takes): tests and demos only
-      apple-ads-sandbox [--host 127.0.0.1] [--port 8081]
-                                  a local stand-in for Apple's attribution API, scripted by
-                                  token (sbx|campaign=N|delay_ms=N|not_found=K|…): tests only
 
     every command takes --database PATH|URL  (TOLLGATE_DATABASE, default ./data/tollgate.sqlite;
                                               postgres://user@host:port/db for PostgreSQL)
@@ -112,17 +99,9 @@ enum CommandLineTool {
       case ["restore"]: try Operations.restore(&options)
       case ["import"]: try importConfig(&options)
       case ["export-fallback"]: try exportFallback(&options)
-      case ["apple-ads-sandbox"]: try await appleAdsSandbox(&options)
-      case ["storekit-sign"]: try storeKitSign(&options)
       case ["report", "placement"]: try Reports.placement(&options)
       case ["report", "apple-ads"]: try Reports.appleAds(&options)
       case ["rollups", "rebuild"]: try Reports.rebuild(&options)
-      case ["demo"]:
-        let config = options.value("--config", env: nil) ?? "examples/sample-config.json"
-        let installs = options.value("--installs", env: nil).flatMap(Int.init) ?? 1_600
-        let keep = options.value("--keep", env: nil)
-        try options.finish()
-        try await Demo.run(configPath: config, installs: installs, keep: keep)
       case ["help"], []:
         print(usage)
       default:
@@ -235,18 +214,6 @@ enum CommandLineTool {
     logger.info("stopped")
   }
 
-  static func appleAdsSandbox(_ options: inout Options) async throws {
-    let host = options.value("--host", env: nil) ?? "127.0.0.1"
-    guard let port = UInt16(options.value("--port", env: nil) ?? "8081") else { throw Failure("--port takes a number") }
-    try options.finish()
-    let sandbox = AppleAdsSandbox()
-    let url = try sandbox.start(host: host, port: port)
-    say("Apple Ads stand-in (for tests and demos only) at \(url)")
-    say("start the server with: tollgate serve --apple-ads-url \(url)")
-    _ = await Signals.next([SIGINT, SIGTERM])
-    sandbox.stop()
-  }
-
   /// The key that seals webhook signing secrets: `--secrets-key` / `TOLLGATE_SECRETS_KEY` (32
   /// bytes in hex or base64, or a file holding them), else `secrets.key` beside the SQLite
   /// file (created on first use, mode 0600); PostgreSQL instances share one key this way.
@@ -260,29 +227,6 @@ enum CommandLineTool {
     } catch {
       throw Failure("--secrets-key: \(error)", status: 1)
     }
-  }
-
-  static func storeKitSign(_ options: inout Options) throws {
-    let directory = URL(fileURLWithPath: try options.required("--keys"))
-    let file = options.positional()
-    try options.finish()
-    let signer: StoreKitSigner
-    if FileManager.default.fileExists(atPath: directory.appendingPathComponent("root.pem").path) {
-      signer = try StoreKitSigner(directory: directory)
-    } else {
-      signer = try StoreKitSigner(appleNames: false)
-      try signer.save(to: directory)
-      FileHandle.standardError.write(
-        Data(
-          "tollgate: created a StoreKit test chain in \(directory.path); trust it with --app-store-root-ca \(directory.appendingPathComponent("root.pem").path)\n"
-            .utf8))
-    }
-    let input =
-      try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
-    guard let object = (try? JSONSerialization.jsonObject(with: input)) as? [String: Any] else {
-      throw Failure("storekit-sign reads one JSON object (a transaction, renewal info or notification)", status: 1)
-    }
-    print(try signer.sign(json: object))
   }
 
   static func keysCreate(_ options: inout Options) throws {
@@ -333,18 +277,4 @@ enum CommandLineTool {
     FileHandle.standardOutput.write(data)
     FileHandle.standardOutput.write(Data("\n".utf8))
   }
-}
-
-/// An error the tool explains itself: exit status 2 for usage errors, 1 for the rest.
-struct Failure: Error {
-  let message: String
-  let status: Int32
-
-  init(_ message: String, status: Int32 = 2) {
-    self.message = message
-    self.status = status
-  }
-
-  /// Something the command needs does not exist (exit status 1).
-  static func missing(_ message: String) -> Failure { Failure(message, status: 1) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TollgateAPI
+import TollgateCommandLine
 import TollgateServer
 
 /// The operator's commands: keys, configuration history and rollback, the audit log,

@@ -1,4 +1,5 @@
 import Foundation
+import TollgateCommandLine
 import TollgateServer
 
 /// `make run`'s first-start experience: an app named "sample" with the sample config, its
@@ -45,9 +46,4 @@ enum SampleApp {
 
       """)
   }
-}
-
-/// Writes a line to standard output at once (print is block-buffered when piped).
-func say(_ text: String) {
-  FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }

@@ -1,5 +1,5 @@
 """The console in a real headless Chromium (Debian's chromium + chromium-driver, driven by
-Selenium) against a live server seeded by `tollgate demo`: sign in with a wrong key and the
+Selenium) against a live server seeded by `tollgate-dev demo`: sign in with a wrong key and the
 right one; every page's figures equal the admin API's; a configuration with mistakes shows each
 at its JSON path and applies nothing, the fixed one is served to the SDK, a rollback too; a key
 revoked in the console is refused by the SDK routes; a flow, an audience and an attribute named

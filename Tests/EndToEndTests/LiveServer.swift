@@ -1,5 +1,6 @@
 import Foundation
 import TollgateAPI
+import TollgateDevTools
 import TollgateServer
 
 @testable import Adapty

@@ -4,6 +4,7 @@
 //
 // usage: tollgate-purchase-child BASE_URL PUBLIC_KEY STORAGE_DIR SIGNER_DIR
 import Foundation
+import TollgateDevTools
 import TollgateServer
 import TollgateTestSupport
 

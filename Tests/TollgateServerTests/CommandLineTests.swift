@@ -12,8 +12,11 @@ import TollgateTestSupport
 /// Runs the built `tollgate` executable, as an operator would.
 struct CLI {
   static let executable = ServeProcess.executable
+  /// The development tools (demo, stand-ins), not shipped.
+  static let devExecutable = ServeProcess.executable.deletingLastPathComponent().appendingPathComponent("tollgate-dev")
 
   let database: String
+  var executable = CLI.executable
 
   struct Outcome {
     let status: Int32
@@ -28,7 +31,7 @@ struct CLI {
   /// Runs without adding `--database`.
   func runPlain(_ arguments: [String]) throws -> Outcome {
     let process = Process()
-    process.executableURL = Self.executable
+    process.executableURL = executable
     process.arguments = arguments
     let out = Pipe()
     let err = Pipe()
@@ -133,50 +136,6 @@ struct CommandLineTests {
     #expect(outcome.stderr.contains("$.extra: unknown key"))
     #expect(try cli.run(["export-fallback", "--app", "shop"]).status == 1)
     #expect(try cli.run(["import", bad.path, "--app", "nobody"]).status == 1)
-  }
-
-  @Test("demo prints the four first-launch scenarios with the flow each device got")
-  func demo() throws {
-    let outcome = try CLI(database: "unused").runPlain([
-      "demo", "--config", repositoryRoot.appendingPathComponent("examples/sample-config.json").path, "--installs",
-      "40",
-    ])
-    #expect(outcome.status == 0, "\(outcome.stderr)")
-    let lines = outcome.stdout.split(separator: "\n").filter { $0.contains(" flow \"") }
-    #expect(lines.count == 4)
-    guard lines.count == 4 else { return }
-    #expect(lines[0].contains("device A: flow \"aa_offer") || lines[0].contains("device A: flow \"aa_offer_b"))
-    #expect(lines[1].contains("device B: flow \"standard\""))
-    #expect(lines[2].contains("device A: flow \"aa_offer"))
-    #expect(lines[3].contains("bundled fallback file"))
-    #expect(outcome.stdout.contains("$ tollgate report placement onboarding --app demo"))
-    #expect(outcome.stdout.contains("$ tollgate report apple-ads --app demo --by keyword"))
-    #expect(outcome.stdout.contains("profile v2 delivered, applied sources [\"apple_ads\"]"))
-  }
-
-  @Test("demo --keep leaves its data, spread over days, where serve and the console can read it")
-  func demoKept() throws {
-    let file = temporaryDirectory().appendingPathComponent("kept/demo.sqlite")
-    let arguments = [
-      "demo", "--config", repositoryRoot.appendingPathComponent("examples/sample-config.json").path, "--installs",
-      "32", "--keep", file.path,
-    ]
-    let outcome = try CLI(database: "unused").runPlain(arguments)
-    #expect(outcome.status == 0, "\(outcome.stderr)")
-    let secret = try #require(outcome.stdout.firstMatch(of: /secret key: (tg_sec_[0-9a-f]+)/).map { String($0.1) })
-    #expect(
-      FileManager.default.fileExists(
-        atPath: file.deletingLastPathComponent().appendingPathComponent("secrets.key").path))
-    let store = try SQLiteStore(path: file.path)
-    defer { store.close() }
-    let app = try #require(try store.app(named: "demo"))
-    #expect(try store.key(hash: KeyIssuer.hash(secret))?.appId == app.id)
-    let today = StatsDay.of(Date())
-    let days = Set(
-      try store.placementDays(appId: app.id, placementId: "onboarding", days: (today - 29)...today).map(\.day))
-    #expect(days.count >= 7, "installs spread over the last 14 days: \(days.sorted())")
-    let again = try CLI(database: "unused").runPlain(arguments)
-    #expect(again.status == 1 && again.stderr.contains("exists"))
   }
 
   @Test("usage errors exit 2 with a message")

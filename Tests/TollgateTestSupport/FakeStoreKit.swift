@@ -1,6 +1,7 @@
 import Adapty
 import Foundation
 import Synchronization
+import TollgateDevTools
 import TollgateServer
 
 /// An App Store for tests: a product catalog, purchases that produce transactions signed the

@@ -124,3 +124,25 @@ public func spawnAndWait(_ arguments: [String]) -> Int32 {
   waitpid(pid, &status, 0)
   return (status >> 8) & 0xff
 }
+
+/// Runs a program with posix_spawn and returns its exit status and what it wrote to standard
+/// output (standard error is dropped). The output is read while the program runs, so a long
+/// one cannot fill the pipe and stall.
+public func spawnCapturing(_ arguments: [String]) throws -> (status: Int32, output: String) {
+  let output = Pipe()
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  posix_spawn_file_actions_adddup2(&actions, output.fileHandleForWriting.fileDescriptor, 1)
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+  let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+  defer { argv.forEach { free($0) } }
+  var pid: pid_t = 0
+  let spawned = posix_spawnp(&pid, argv[0]!, &actions, nil, argv, environ)
+  output.fileHandleForWriting.closeFile()
+  guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+  let data = output.fileHandleForReading.readDataToEndOfFile()
+  var status: Int32 = 0
+  waitpid(pid, &status, 0)
+  return ((status >> 8) & 0xff, String(decoding: data, as: UTF8.self))
+}

@@ -2,7 +2,7 @@ import Foundation
 
 /// A JWS in compact serialization (`header.payload.signature`), split and decoded but not
 /// yet trusted: nothing here says who signed it.
-struct CompactJWS {
+package struct CompactJWS {
   /// The protected header's JSON bytes.
   let header: Data
   /// The payload's bytes.
@@ -35,7 +35,7 @@ struct CompactJWS {
   }
 
   /// base64url without padding.
-  static func base64URLEncode(_ data: Data) -> String {
+  package static func base64URLEncode(_ data: Data) -> String {
     data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
       .replacingOccurrences(of: "=", with: "")
   }

@@ -9,9 +9,9 @@ import Foundation
 /// against the app's settings by `verify(_:expecting:)`.
 public struct SignedDataVerifier: Sendable {
   /// Apple marks its WWDR intermediates with this extension.
-  static let intermediateOID = "1.2.840.113635.100.6.2.1"
+  package static let intermediateOID = "1.2.840.113635.100.6.2.1"
   /// Apple marks the App Store's signing leaf with this extension.
-  static let leafOID = "1.2.840.113635.100.6.11.1"
+  package static let leafOID = "1.2.840.113635.100.6.11.1"
 
   let root: X509Certificate
   /// False when a root other than Apple Root CA - G3 was configured (tests and demos only).
@@ -164,7 +164,7 @@ public struct SignedDataVerifier: Sendable {
   }
 
   /// `r || s` from a DER `ECDSA-Sig-Value` (what OpenSSL's signer returns).
-  static func rawSignature(der: Data) -> Data? {
+  package static func rawSignature(der: Data) -> Data? {
     der.withUnsafeBytes { raw -> Data? in
       var cursor: UnsafePointer<UInt8>? = raw.bindMemory(to: UInt8.self).baseAddress
       guard let signature = d2i_ECDSA_SIG(nil, &cursor, raw.count) else { return nil }

@@ -2,14 +2,14 @@ import COpenSSL
 import Foundation
 
 /// One X.509 certificate held by OpenSSL, freed with this object.
-final class X509Certificate: @unchecked Sendable {
+package final class X509Certificate: @unchecked Sendable {
   /// OpenSSL's `X509 *`; never mutated after parsing (hence the unchecked Sendable).
-  let pointer: OpaquePointer
+  package let pointer: OpaquePointer
   /// The DER bytes it was parsed from.
-  let der: Data
+  package let der: Data
 
   /// Parses DER; nil when OpenSSL cannot.
-  init?(der: Data) {
+  package init?(der: Data) {
     var parsed: OpaquePointer?
     der.withUnsafeBytes { raw in
       var cursor: UnsafePointer<UInt8>? = raw.bindMemory(to: UInt8.self).baseAddress
@@ -21,7 +21,7 @@ final class X509Certificate: @unchecked Sendable {
   }
 
   /// Takes ownership of an `X509 *` and records its DER encoding.
-  init(owning pointer: OpaquePointer) {
+  package init(owning pointer: OpaquePointer) {
     self.pointer = pointer
     var out: UnsafeMutablePointer<UInt8>?
     let length = i2d_X509(pointer, &out)
@@ -30,7 +30,7 @@ final class X509Certificate: @unchecked Sendable {
   }
 
   /// Parses PEM (the first certificate) or, failing that, DER.
-  convenience init?(pemOrDER data: Data) {
+  package convenience init?(pemOrDER data: Data) {
     if let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") {
       let body = text.components(separatedBy: "-----BEGIN CERTIFICATE-----")[1]
         .components(separatedBy: "-----END CERTIFICATE-----")[0]

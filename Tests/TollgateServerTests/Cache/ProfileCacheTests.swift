@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 import TollgateAPI
+import TollgateDevTools
 
 @testable import TollgateServer
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TollgateAPI
+import TollgateDevTools
 
 @testable import TollgateServer
 
@@ -65,7 +66,8 @@ struct APIGoldenTests {
     let transaction = StoreKitFixtures.transaction("1000", purchased: 0, expires: 30, token: profile)
     let jws = try signer.sign(json: StoreKitFixtures.object(transaction))
     let body = String(
-      decoding: WireCoding.encode(TransactionRequest(signedTransaction: jws, variationId: "onboarding:default:standard")),
+      decoding: WireCoding.encode(
+        TransactionRequest(signedTransaction: jws, variationId: "onboarding:default:standard")),
       as: UTF8.self)
     try await recorder.sdk("POST", "/v1/sdk/profiles/\(profile)/transactions", json: body)
     try await recorder.sdk("POST", "/v1/sdk/profiles/\(profile)/transactions", json: #"{"signed_transaction":"x.y.z"}"#)
@@ -148,7 +150,8 @@ struct APIGoldenTests {
       var body = result.body
       // Keys made in the same instant are listed in the order of their random ids.
       if path == "/v1/admin/keys", case .object(var object)? = result.json, case .array(let keys)? = object["keys"] {
-        object["keys"] = .array(keys.sorted { "\($0.objectValue?["kind"] ?? .null)" < "\($1.objectValue?["kind"] ?? .null)" })
+        object["keys"] = .array(
+          keys.sorted { "\($0.objectValue?["kind"] ?? .null)" < "\($1.objectValue?["kind"] ?? .null)" })
         body = WireCoding.encode(JSONValue.object(object))
       }
       lines.append(normalize(String(decoding: body, as: UTF8.self)))

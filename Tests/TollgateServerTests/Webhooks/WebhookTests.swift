@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import TollgateAPI
+import TollgateDevTools
 
 @testable import TollgateServer
 

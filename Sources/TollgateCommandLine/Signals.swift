@@ -2,9 +2,9 @@ import Dispatch
 import Foundation
 
 /// Waits for a termination signal without blocking any thread.
-enum Signals {
+public enum Signals {
   /// Returns the first of `signals` delivered to the process.
-  static func next(_ signals: [Int32]) async -> Int32 {
+  public static func next(_ signals: [Int32]) async -> Int32 {
     let (stream, continuation) = AsyncStream<Int32>.makeStream()
     let sources = signals.map { number -> any DispatchSourceSignal in
       signal(number, SIG_IGN)

@@ -2,15 +2,17 @@ import Foundation
 
 /// Command-line arguments: the leading words form the command, `--name value` pairs the
 /// options; anything left over when a command finishes is an error.
-struct Options {
-  private(set) var command: [String] = []
+public struct Options {
+  /// The command's words (`["keys", "create"]`).
+  public private(set) var command: [String] = []
   private var values: [String: String] = [:]
   private var positionals: [String] = []
   private var flags: Set<String> = []
   /// Options that take no value.
-  static let valueless: Set<String> = ["--no-dashboard"]
+  public static let valueless: Set<String> = ["--no-dashboard"]
 
-  init(_ arguments: [String]) throws {
+  /// Parses the arguments after the program's name.
+  public init(_ arguments: [String]) throws {
     var index = 0
     // The first word is the command; `keys`, `report` and `rollups` take a second (`keys create`).
     if let first = arguments.first, !first.hasPrefix("-") {
@@ -38,28 +40,30 @@ struct Options {
   }
 
   /// An option's value, else the environment variable's.
-  mutating func value(_ name: String, env: String?) -> String? {
+  public mutating func value(_ name: String, env: String?) -> String? {
     if let value = values.removeValue(forKey: name) { return value }
     return env.flatMap { ProcessInfo.processInfo.environment[$0] }
   }
 
   /// Whether a valueless option was given.
-  mutating func flag(_ name: String) -> Bool { flags.remove(name) != nil }
+  public mutating func flag(_ name: String) -> Bool { flags.remove(name) != nil }
 
-  mutating func required(_ name: String) throws -> String {
+  /// An option that must be given.
+  public mutating func required(_ name: String) throws -> String {
     guard let value = value(name, env: nil) else { throw Failure("\(name) is required") }
     return value
   }
 
-  mutating func positional() -> String? {
+  /// The next argument that is not an option.
+  public mutating func positional() -> String? {
     positionals.isEmpty ? nil : positionals.removeFirst()
   }
 
   /// Set once the database was read, so later readers get the same answer.
-  var database: String?
+  public var database: String?
 
   /// The database file: `--database`, `TOLLGATE_DATABASE`, or `./data/tollgate.sqlite`.
-  var databasePath: String {
+  public var databasePath: String {
     mutating get {
       if let database { return database }
       return value("--database", env: "TOLLGATE_DATABASE") ?? "./data/tollgate.sqlite"
@@ -67,7 +71,7 @@ struct Options {
   }
 
   /// Fails on options or arguments no one asked for (typos must not pass silently).
-  func finish() throws {
+  public func finish() throws {
     if let unknown = (values.keys.sorted() + flags.sorted()).first { throw Failure("unknown option \(unknown)") }
     if let extra = positionals.first { throw Failure("unexpected argument \(extra)") }
   }

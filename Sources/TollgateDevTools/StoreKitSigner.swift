@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import TollgateServer
 
 /// Signs StoreKit 2 transactions, renewal infos and App Store Server Notifications exactly
 /// as Apple shapes them (ES256 JWS, `x5c` of leaf, intermediate and root carrying Apple's

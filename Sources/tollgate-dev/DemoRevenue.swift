@@ -1,5 +1,7 @@
 import Foundation
 import TollgateAPI
+import TollgateCommandLine
+import TollgateDevTools
 import TollgateServer
 
 #if canImport(FoundationNetworking)

@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import TollgateCommandLine
+import TollgateDevTools
 import TollgateServer
 
 /// The demo server's clock: the system clock moved back by a settable number of seconds, so

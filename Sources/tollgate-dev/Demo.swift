@@ -1,6 +1,8 @@
 @_spi(Demo) import Adapty
 import Foundation
 import Synchronization
+import TollgateCommandLine
+import TollgateDevTools
 import TollgateServer
 
 /// `tollgate demo`: a server, the Apple Ads stand-in and simulated devices in one process,
@@ -47,10 +49,16 @@ enum Demo {
     // Purchases are signed by a local chain with Apple's OIDs: this demo server trusts it.
     let signer = try StoreKitSigner(appleNames: false)
     let time = DemoTime()
+    // Every simulated device calls from 127.0.0.1 and two weeks of installs arrive in seconds:
+    // the per-address and per-key token limits would refuse the demo itself (429), so they are
+    // off here; the per-profile and admin limits stay at their defaults.
+    var limits = RateLimits()
+    limits.perAddress = "off"
+    limits.tokensPerKey = "off"
     let server = Server(
       store: store, settings: settings, time: time, logger: Logger(level: .error), apple: AppleAdsClient(url: appleURL),
       attributionInterval: 0.1, appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)),
-      secrets: secrets)
+      secrets: secrets, rateLimits: limits)
     let port = try server.start()
     defer {
       server.stop()
@@ -89,9 +97,9 @@ enum Demo {
     var revenue = DemoRevenue(base: base, keys: keys, signer: signer, time: time)
     try await revenue.run(installs: installs)
     let report = try await revenue.admin("/v1/admin/stats/placements/onboarding", as: PlacementReport.self)
-    say("\n$ tollgate report placement onboarding --app demo\n" + Reports.table(report))
+    say("\n$ tollgate report placement onboarding --app demo\n" + ReportTables.table(report))
     let campaigns = try await revenue.admin("/v1/admin/stats/apple-ads?by=keyword", as: AppleAdsReport.self)
-    say("\n$ tollgate report apple-ads --app demo --by keyword\n" + Reports.appleAdsTable(campaigns))
+    say("\n$ tollgate report apple-ads --app demo --by keyword\n" + ReportTables.appleAdsTable(campaigns))
 
     while await server.service.webhooks.processDue() > 0 {}
     let events = receiver.events

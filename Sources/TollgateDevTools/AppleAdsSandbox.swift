@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import TollgateAPI
+import TollgateServer
 
 /// A local stand-in for Apple's attribution API, for tests, the demo and benchmarks — never
 /// for production. It speaks Apple's protocol (`POST` a raw token as `text/plain`; 200 with

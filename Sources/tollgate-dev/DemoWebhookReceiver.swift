@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import TollgateCommandLine
+import TollgateDevTools
 import TollgateServer
 
 /// The app backend of `tollgate demo`: a local HTTP endpoint that checks each webhook's

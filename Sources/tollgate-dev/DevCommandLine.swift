@@ -1,0 +1,97 @@
+import Foundation
+import TollgateCommandLine
+import TollgateDevTools
+import TollgateServer
+
+/// `tollgate-dev <command>`: what developers and tests run beside a server, never shipped
+/// with it — the demo, the Apple Ads stand-in and the StoreKit signer.
+enum DevCommandLine {
+  static let usage = """
+    usage: tollgate-dev <command> [options]
+
+    For development, tests and demos only: the shipped `tollgate` has none of these.
+
+    commands:
+      demo [--config FILE] [--installs N]
+                                  first-launch timeline: server, Apple Ads stand-in and simulated
+                                  devices in one process; then N installs (default 1600) that
+                                  view and buy, the reports, and a webhook to a local receiver
+          --keep FILE             keep the demo's data in FILE (a new SQLite file) and print its
+                                  keys: `serve --database FILE` shows it in the console
+      storekit-sign --keys DIR [FILE]
+                                  sign a transaction, renewal info or notification (JSON from
+                                  FILE or stdin) the way the App Store does, with a local chain
+                                  kept in DIR (created on first use; DIR/root.pem is what
+                                  --app-store-root-ca takes): tests and demos only
+      apple-ads-sandbox [--host 127.0.0.1] [--port 8081]
+                                  a local stand-in for Apple's attribution API, scripted by
+                                  token (sbx|campaign=N|delay_ms=N|not_found=K|…): tests only
+    """
+
+  /// Runs a command; returns the process exit status.
+  static func run(_ arguments: [String]) async -> Int32 {
+    if arguments.contains("--help") || arguments.contains("-h") {
+      print(usage)
+      return 0
+    }
+    do {
+      var options = try Options(arguments)
+      switch options.command {
+      case ["demo"]:
+        let config = options.value("--config", env: nil) ?? "examples/sample-config.json"
+        let installs = options.value("--installs", env: nil).flatMap(Int.init) ?? 1_600
+        let keep = options.value("--keep", env: nil)
+        try options.finish()
+        try await Demo.run(configPath: config, installs: installs, keep: keep)
+      case ["apple-ads-sandbox"]: try await appleAdsSandbox(&options)
+      case ["storekit-sign"]: try storeKitSign(&options)
+      case ["help"], []:
+        print(usage)
+      default:
+        throw Failure("unknown command '\(options.command.joined(separator: " "))'\n\n\(usage)")
+      }
+      return 0
+    } catch let failure as Failure {
+      FileHandle.standardError.write(Data("tollgate-dev: \(failure.message)\n".utf8))
+      return failure.status
+    } catch {
+      FileHandle.standardError.write(Data("tollgate-dev: \(error)\n".utf8))
+      return 1
+    }
+  }
+
+  static func appleAdsSandbox(_ options: inout Options) async throws {
+    let host = options.value("--host", env: nil) ?? "127.0.0.1"
+    guard let port = UInt16(options.value("--port", env: nil) ?? "8081") else { throw Failure("--port takes a number") }
+    try options.finish()
+    let sandbox = AppleAdsSandbox()
+    let url = try sandbox.start(host: host, port: port)
+    say("Apple Ads stand-in (for tests and demos only) at \(url)")
+    say("start the server with: tollgate serve --apple-ads-url \(url)")
+    _ = await Signals.next([SIGINT, SIGTERM])
+    sandbox.stop()
+  }
+
+  static func storeKitSign(_ options: inout Options) throws {
+    let directory = URL(fileURLWithPath: try options.required("--keys"))
+    let file = options.positional()
+    try options.finish()
+    let signer: StoreKitSigner
+    if FileManager.default.fileExists(atPath: directory.appendingPathComponent("root.pem").path) {
+      signer = try StoreKitSigner(directory: directory)
+    } else {
+      signer = try StoreKitSigner(appleNames: false)
+      try signer.save(to: directory)
+      FileHandle.standardError.write(
+        Data(
+          "tollgate-dev: created a StoreKit test chain in \(directory.path); trust it with --app-store-root-ca \(directory.appendingPathComponent("root.pem").path)\n"
+            .utf8))
+    }
+    let input =
+      try file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()
+    guard let object = (try? JSONSerialization.jsonObject(with: input)) as? [String: Any] else {
+      throw Failure("storekit-sign reads one JSON object (a transaction, renewal info or notification)", status: 1)
+    }
+    print(try signer.sign(json: object))
+  }
+}
