@@ -36,7 +36,11 @@ let package = Package(
     .target(name: "TollgateAPI"),
     .target(
       name: "TollgateServer",
-      dependencies: ["TollgateAPI", "CMicroHTTPD", "CSQLite", "COpenSSL", "CLibPQ"]
+      dependencies: ["TollgateAPI", "CMicroHTTPD", "CSQLite", "COpenSSL", "CLibPQ"],
+      // The console's files, compiled into the binary as byte arrays (`PackageResources`).
+      resources: ["index.html", "app.css", "core.js", "reports.js", "admin.js"].map {
+        .embedInCode("Dashboard/Resources/\($0)")
+      }
     ),
     .target(name: "Adapty", dependencies: ["TollgateAPI"]),
     // What both command-line tools share: options, failures, signals, report tables.

@@ -35,13 +35,36 @@ struct DashboardTests {
     #expect(try await server.send("POST", "/dashboard", body: Data("{}".utf8)).status == 405)
   }
 
+  @Test("each file carries a content-hash ETag; a matching If-None-Match is 304 without the bytes")
+  func etags() async throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    var seen: Set<String> = []
+    for path in ["/dashboard", "/dashboard/app.js", "/dashboard/app.css"] {
+      let first = try await server.send("GET", path)
+      let etag = try #require(first.header("ETag"), "\(path)")
+      #expect(etag == "\"" + Digest.hex(Digest.sha256(first.body)).prefix(32) + "\"")
+      seen.insert(etag)
+      let again = try await server.send("GET", path, headers: ["If-None-Match": etag])
+      #expect(again.status == 304, "\(path)")
+      #expect(again.body.isEmpty)
+      #expect(again.header("ETag") == etag)
+      #expect(again.header("Cache-Control") == first.header("Cache-Control"))
+      let stale = try await server.send("GET", path, headers: ["If-None-Match": "\"0\""])
+      #expect(stale.status == 200 && stale.body == first.body)
+    }
+    #expect(seen.count == 3)
+    #expect(try await server.send("GET", "/dashboard/app.js").header("Cache-Control") == "no-cache")
+  }
+
   @Test("values reach the page only as text: the script never parses server data as HTML")
   func textOnly() {
+    let scriptText = String(decoding: Dashboard.script, as: UTF8.self)
     for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"] {
-      #expect(!DashboardAssets.script.contains(sink), "\(sink)")
+      #expect(!scriptText.contains(sink), "\(sink)")
     }
-    #expect(DashboardAssets.script.contains("sessionStorage"))
-    #expect(!DashboardAssets.script.contains("localStorage") && !DashboardAssets.script.contains("document.cookie"))
+    #expect(scriptText.contains("sessionStorage"))
+    #expect(!scriptText.contains("localStorage") && !scriptText.contains("document.cookie"))
   }
 
   @Test("Chart.js comes from the Debian package when it is installed, else a clear 404")

@@ -1,9 +1,12 @@
 import Foundation
 
-/// The web console at `/dashboard`: a page, a script and a style sheet, embedded in the
-/// binary (no build step, no CDN), plus Chart.js from Debian's `libjs-chart.js`. It talks to
-/// the admin API with the secret key the user pastes (kept in `sessionStorage`, sent as the
-/// Bearer header). Served outside the API router: these are files, not API routes.
+/// The web console at `/dashboard`: `Resources/index.html`, `app.css` and the script (the
+/// `.js` files there, in order, served as one `app.js`), embedded in the binary by SwiftPM —
+/// no build step, no CDN — plus Chart.js from Debian's `libjs-chart.js`. It talks to the admin
+/// API with the secret key the user pastes (kept in `sessionStorage`, sent as the Bearer
+/// header). Every value from the server is put into the page with `textContent`, never as
+/// HTML, and the page has no inline script or style, so the CSP needs no `unsafe-inline`.
+/// Served outside the API router: these are files, not API routes.
 struct Dashboard: Sendable {
   /// Where Debian's `libjs-chart.js` installs Chart.js.
   static let chartPath = "/usr/share/javascript/chart.js/chart.min.js"
@@ -13,11 +16,42 @@ struct Dashboard: Sendable {
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     + "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-  private let chart: Data?
+  /// The console's script: its files in the order they build on each other.
+  static let script = Data(
+    PackageResources.core_js + PackageResources.reports_js + PackageResources.admin_js)
 
-  /// Reads Chart.js once; without it the console still works, charts say they are missing.
+  /// One file as served: bytes, type, caching and a content-hash ETag.
+  struct File: Sendable {
+    let body: Data
+    let type: String
+    let cache: String
+    let etag: String
+
+    init(_ body: Data, type: String, cache: String) {
+      self.body = body
+      self.type = type
+      self.cache = cache
+      etag = "\"" + Digest.hex(Digest.sha256(body)).prefix(32) + "\""
+    }
+  }
+
+  private let files: [String: File]
+
+  /// Hashes the files once; reads Chart.js once (without it the console still works, charts
+  /// say they are missing).
   init(chartPath: String = Dashboard.chartPath) {
-    chart = FileManager.default.contents(atPath: chartPath)
+    // The page is never stored (it is the entry point); the rest is revalidated by ETag.
+    let page = File(Data(PackageResources.index_html), type: "text/html; charset=utf-8", cache: "no-store")
+    var files = [
+      "/dashboard": page, "/dashboard/": page,
+      "/dashboard/app.js": File(Self.script, type: "text/javascript; charset=utf-8", cache: "no-cache"),
+      "/dashboard/app.css": File(
+        Data(PackageResources.app_css), type: "text/css; charset=utf-8", cache: "no-cache"),
+    ]
+    if let chart = FileManager.default.contents(atPath: chartPath) {
+      files["/dashboard/chart.min.js"] = File(chart, type: "text/javascript; charset=utf-8", cache: "max-age=86400")
+    }
+    self.files = files
   }
 
   /// The answer for a `/dashboard` path, or nil when the path is not the console's.
@@ -28,31 +62,20 @@ struct Dashboard: Sendable {
       refused.headers.append(("Allow", "GET"))
       return refused
     }
-    switch request.path {
-    case "/dashboard", "/dashboard/":
-      return Self.file(Data(DashboardAssets.page.utf8), type: "text/html; charset=utf-8", cache: "no-store")
-    case "/dashboard/app.js":
-      return Self.file(Data(DashboardAssets.script.utf8), type: "text/javascript; charset=utf-8", cache: "no-cache")
-    case "/dashboard/app.css":
-      return Self.file(Data(DashboardAssets.style.utf8), type: "text/css; charset=utf-8", cache: "no-cache")
-    case "/dashboard/chart.min.js":
-      guard let chart else {
+    guard let file = files[request.path] else {
+      if request.path == "/dashboard/chart.min.js" {
         return HTTPError(
           404, "chart_not_installed", "Chart.js is not installed (Debian package libjs-chart.js)."
         ).response
       }
-      return Self.file(chart, type: "text/javascript; charset=utf-8", cache: "max-age=86400")
-    default:
       return HTTPError(404, "route_not_found", "No console file \(request.path).").response
     }
-  }
-
-  private static func file(_ body: Data, type: String, cache: String) -> Response {
-    Response(
-      status: 200,
-      headers: [
-        ("Content-Type", type), ("Cache-Control", cache), ("Content-Security-Policy", contentSecurityPolicy),
-        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"),
-      ], body: body)
+    let headers = [
+      ("Cache-Control", file.cache), ("Content-Security-Policy", Self.contentSecurityPolicy),
+      ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"),
+    ]
+    return .conditional(request, etag: file.etag, headers: headers) {
+      Response(status: 200, headers: [("Content-Type", file.type)], body: file.body)
+    }
   }
 }

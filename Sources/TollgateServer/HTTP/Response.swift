@@ -37,6 +37,22 @@ public struct Response: Sendable {
       status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: bytes)
   }
 
+  /// 304 with only the ETag and `headers` when the client's `If-None-Match` names `etag`,
+  /// else `full()` with them: cached copies are revalidated without sending the bytes again.
+  static func conditional(
+    _ request: Request, etag: String, headers: [(String, String)] = [], _ full: () -> Response
+  ) -> Response {
+    let tags = request.header("if-none-match")?.split(separator: ",").map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    if let tags, tags.contains(etag) || tags.contains("*") {
+      return Response(status: 304, headers: [("ETag", etag)] + headers)
+    }
+    var response = full()
+    response.headers += [("ETag", etag)] + headers
+    return response
+  }
+
   /// The value of a header by case-insensitive name.
   public func header(_ name: String) -> String? {
     headers.first { $0.0.lowercased() == name.lowercased() }?.1

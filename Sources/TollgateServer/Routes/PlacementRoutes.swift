@@ -46,9 +46,11 @@ extension Endpoints {
       let entry = try configEntry(appId: appId, placementId: placementId)
       guard let rendered = entry.defaultResponse(placementId: placementId, locale: request.query["locale"])
       else { throw Self.placementNotFound(placementId) }
-      return Self.conditional(
-        request, etag: rendered.etag, body: rendered.body,
-        headers: [("Cache-Control", "public, max-age=\(defaultMaxAge)")])
+      return .conditional(
+        request, etag: rendered.etag, headers: [("Cache-Control", "public, max-age=\(defaultMaxAge)")]
+      ) {
+        .json(bytes: rendered.body)
+      }
     }
 
     router.add("GET", RoutePaths.fallback) { [self] request in

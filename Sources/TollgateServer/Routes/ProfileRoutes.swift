@@ -42,8 +42,7 @@ extension Endpoints {
           attempt: { [self] in respond { try attributionSettled(appId: appId, id: id) ? answer() : nil } },
           timeUp: answer)
       }
-      return Self.conditional(
-        request, etag: "\"v\(profile.version)\"", body: WireCoding.encode(Self.payload(profile)))
+      return .conditional(request, etag: "\"v\(profile.version)\"") { .json(Self.payload(profile)) }
     }
 
     router.add("PATCH", "/v1/sdk/profiles/{profileId}") { [self] request in

@@ -248,19 +248,4 @@ final class Endpoints: Sendable {
       key.intValue.map { "\(path)[\($0)]" } ?? "\(path).\(key.stringValue)"
     }
   }
-
-  /// 304 when the client's `If-None-Match` names this ETag, else the bytes with it.
-  static func conditional(_ request: Request, etag: String, body: Data, headers: [(String, String)] = [])
-    -> Response
-  {
-    let tags = request.header("if-none-match")?.split(separator: ",").map {
-      $0.trimmingCharacters(in: .whitespaces)
-    }
-    if let tags, tags.contains(etag) || tags.contains("*") {
-      return Response(status: 304, headers: [("ETag", etag)] + headers)
-    }
-    var response = Response.json(bytes: body)
-    response.headers += [("ETag", etag)] + headers
-    return response
-  }
 }

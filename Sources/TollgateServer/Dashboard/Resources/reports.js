@@ -1,0 +1,221 @@
+const periodNames = { "today": "Revenue today", "7_days": "Revenue, last 7 days", "30_days": "Revenue, last 30 days" };
+
+pages.overview = async (view) => {
+  const data = await api("/v1/admin/overview");
+  const requests = data.requests;
+  const funnel = data.funnel;
+  const revenue = data.revenue.map((period) => figure(periodNames[period.period] || period.period, revenueText(period),
+    count(period.transactions) + (period.transactions === 1 ? " transaction" : " transactions")));
+  const steps = [["Tokens received", funnel.received], ["Resolved by Apple", funnel.resolved], ["Applied (attributed)", funnel.applied],
+    ["Not attributed", funnel.not_attributed], ["Failed", funnel.failed], ["Waiting for Apple", funnel.pending]];
+  // Developer-mode answers only show up while an app is being tested.
+  if (funnel.test_ignored > 0) steps.push(["Test answers (ignored)", funnel.test_ignored]);
+  const funnelChart = funnel.received === 0
+    ? empty("No Apple Ads tokens yet. The SDK sends one on an install's first launch (AdServices), and Apple resolves it here.")
+    : chart("Attribution funnel", {
+      type: "bar",
+      data: { labels: steps.map((step) => step[0]), datasets: [{ label: "Tokens", data: steps.map((step) => step[1]), backgroundColor: palette[0] }] },
+      options: { indexAxis: "y", maintainAspectRatio: false, plugins: { legend: { display: false } }, scales: { x: { beginAtZero: true, ticks: { precision: 0 } } } }
+    });
+  view.replaceChildren(
+    el("h1", {}, "Overview"),
+    el("div", { class: "grid", id: "revenue" }, ...revenue),
+    el("h2", { class: "section" }, "Apple Ads attribution"),
+    el("div", { class: "grid", id: "funnel" }, ...steps.map((step) => figure(step[0], count(step[1])))),
+    el("div", { class: "card" }, funnelChart),
+    el("h2", { class: "section" }, "This server since it started"),
+    el("div", { class: "grid", id: "requests" },
+      figure("Configuration revision", data.revision === 0 ? "none yet" : count(data.revision)),
+      figure("Placements", count(data.placements.length)),
+      figure("Requests answered", count(requests.total)),
+      figure("Client errors (4xx)", count(requests.client_errors)),
+      figure("Server errors (5xx)", count(requests.server_errors)),
+      figure("Tokens waiting (all apps)", count(data.attribution.queue_depth))),
+    data.placements.length === 0
+      ? empty("No configuration yet: open Configuration to write one, or run tollgate import FILE --app NAME.")
+      : el("p", {}, "Placements: " + data.placements.join(", ")));
+};
+
+pages.placements = async (view) => {
+  const known = await names();
+  if (!known.config) {
+    view.replaceChildren(el("h1", {}, "Placements"),
+      empty("No configuration yet: open Configuration to write one, or run tollgate import FILE --app NAME."));
+    return;
+  }
+  const reports = await Promise.all(known.document.placements.map((placement) =>
+    api("/v1/admin/stats/placements/" + encodeURIComponent(placement.id))));
+  const cards = known.document.placements.map((placement, index) => {
+    const viewers = {};
+    let total = 0;
+    for (const audience of reports[index].audiences) {
+      const sum = audience.variations.reduce((all, variation) => all + variation.unique_viewers, 0);
+      viewers[audience.audience_id] = sum;
+      total += sum;
+    }
+    const part = (audience) => total > 0 ? share((viewers[audience] || 0) / total) : "—";
+    const rows = (placement.targets || []).map((target, position) => [
+      String(position + 1), known.audiences[target.audience] || target.audience,
+      target.experiment
+        ? "Experiment " + target.experiment.name + ": " + target.experiment.variations.map((v) => (known.flows[v.flow] || v.flow) + " " + v.weight + " %").join(", ")
+        : known.flows[target.flow] || target.flow,
+      part(target.audience)]);
+    rows.push(["—", "Everyone else", known.flows[placement.default] || placement.default, part("default")]);
+    return el("section", { class: "placement" }, el("h2", { class: "section" }, placement.id),
+      table("Targets of " + placement.id, [["#"], ["Audience"], ["Shows"], ["Share of viewers, 30 days", "num"]], rows,
+        { "data-placement": placement.id }));
+  });
+  view.replaceChildren(el("h1", {}, "Placements"),
+    el("p", { class: "hint" }, "Targets are tried in order; the first audience a profile matches decides. Shares count unique viewers over the last 30 days."),
+    ...(cards.length ? cards : [empty("The configuration has no placements yet: add one under Configuration.")]));
+};
+
+// Which placement and range the experiments page shows.
+const experimentState = { placement: null, days: 30 };
+forgetOnSignIn.push(() => { experimentState.placement = null; experimentState.days = 30; appleAdsState.by = "campaign"; });
+
+function isoDaysAgo(days) {
+  return new Date(Date.now() - days * 86400000).toISOString().slice(0, 10);
+}
+
+pages.experiments = async (view) => {
+  const known = await names();
+  if (known.placements.length === 0) {
+    view.replaceChildren(el("h1", {}, "Experiments"),
+      empty("No placements yet: add one with an experiment target under Configuration."));
+    return;
+  }
+  if (!known.placements.includes(experimentState.placement)) {
+    const withExperiment = known.document.placements.find((placement) => (placement.targets || []).some((target) => target.experiment));
+    experimentState.placement = (withExperiment || known.document.placements[0]).id;
+  }
+  const placement = experimentState.placement;
+  const range = "?from=" + isoDaysAgo(experimentState.days - 1) + "&to=" + isoDaysAgo(0);
+  const path = "/v1/admin/stats/placements/" + encodeURIComponent(placement);
+  const [report, series] = await Promise.all([api(path + range), api(path + "/days" + range)]);
+
+  const picker = el("select", { id: "experiment-placement" }, ...known.placements.map((id) =>
+    el("option", { value: id, selected: id === placement }, id)));
+  picker.addEventListener("change", () => { experimentState.placement = picker.value; route(); });
+  const period = el("select", { id: "experiment-days" }, ...[7, 30, 90, 365].map((days) =>
+    el("option", { value: String(days), selected: days === experimentState.days }, "Last " + days + " days")));
+  period.addEventListener("change", () => { experimentState.days = Number(period.value); route(); });
+
+  const cards = report.audiences.map((audience) => {
+    const decision = audience.decision;
+    let verdict = null;
+    if (decision && decision.status === "ok") {
+      const leader = audience.variations.find((variation) => variation.variation_id === decision.leader);
+      verdict = el("p", { class: "verdict" }, "Leading: " + (known.flows[leader.flow_id] || leader.flow_id) + ", "
+        + share(leader.probability_to_be_best) + " probability to convert best.");
+    } else if (decision) {
+      verdict = el("p", { class: "hint" }, "Not enough data to call it: every variation needs " + count(decision.minimum_viewers_per_variation)
+        + " unique viewers and the experiment " + count(decision.minimum_purchasers) + " purchasers.");
+    }
+    const rows = audience.variations.map((variation) => [
+      el("span", {}, known.flows[variation.flow_id] || variation.flow_id, el("br"), el("small", {}, variation.flow_id)),
+      count(variation.unique_viewers), count(variation.purchasers), share(variation.conversion_rate),
+      variation.conversion_interval ? share(variation.conversion_interval[0]) + " – " + share(variation.conversion_interval[1]) : "—",
+      revenueText(variation), share(variation.probability_to_be_best)]);
+    const parts = [el("h2", {}, known.audiences[audience.audience_id] || audience.audience_name,
+      audience.experiment ? el("span", { class: "tag" }, "Experiment " + audience.experiment) : null), verdict,
+      table("Variations for " + audience.audience_name,
+        [["Variation"], ["Unique viewers", "num"], ["Purchasers", "num"], ["Conversion", "num"], ["95 % interval", "num"], ["Revenue", "num"], ["P(best)", "num"]],
+        rows, { "data-audience": audience.audience_id })];
+    if (audience.variations.length > 1) parts.push(intervalChart(audience, known), conversionChart(audience, series.days, report, known));
+    return el("section", { class: "card experiment" }, ...parts);
+  });
+  view.replaceChildren(el("h1", {}, "Experiments"),
+    el("div", { class: "controls" },
+      el("label", { for: "experiment-placement" }, "Placement"), picker,
+      el("label", { for: "experiment-days" }, "Period"), period),
+    ...(cards.length ? cards : [empty("Nobody has seen this placement's paywalls in this period. Views arrive as the SDK logs flow_shown events.")]));
+};
+
+// Every UTC day from `first` to `last` (ISO dates), inclusive.
+function daysBetween(first, last) {
+  const days = [];
+  for (let time = Date.parse(first + "T00:00:00Z"); time <= Date.parse(last + "T00:00:00Z"); time += 86400000) {
+    days.push(new Date(time).toISOString().slice(0, 10));
+  }
+  return days;
+}
+
+// Each variation's conversion with its 95 % credible interval, as floating bars.
+function intervalChart(audience, known) {
+  const shown = audience.variations.filter((variation) => variation.conversion_interval);
+  if (shown.length === 0) return null;
+  const colors = shown.map((variation, index) => palette[index % palette.length]);
+  return el("div", {}, el("h3", {}, "Conversion and its 95 % credible interval"), chart("Conversion intervals for " + audience.audience_name, {
+    type: "bar",
+    data: {
+      labels: shown.map((variation) => known.flows[variation.flow_id] || variation.flow_id),
+      datasets: [
+        { type: "line", label: "Conversion", data: shown.map((variation) => variation.conversion_rate), showLine: false,
+          pointRadius: 6, pointStyle: "rectRot", borderColor: "#1b1f24", backgroundColor: "#1b1f24" },
+        { label: "95 % interval", data: shown.map((variation) => variation.conversion_interval), backgroundColor: colors.map((color) => color + "55"),
+          borderColor: colors, borderWidth: 1, barPercentage: 0.5 }]
+    },
+    options: { indexAxis: "y", maintainAspectRatio: false,
+      scales: { x: { beginAtZero: true, ticks: { callback: (value) => percent.format(value) } } },
+      plugins: { tooltip: { callbacks: { label: (item) => Array.isArray(item.raw)
+        ? "95 % interval: " + percent.format(item.raw[0]) + " – " + percent.format(item.raw[1])
+        : "Conversion: " + percent.format(item.raw) } } } }
+  }, shown.length * 56 + 70));
+}
+
+// Conversion so far (purchasers / unique viewers, summed day by day) per variation, over at
+// least the last week of the period.
+function conversionChart(audience, days, report, known) {
+  const rows = days.filter((row) => row.audience_id === audience.audience_id);
+  if (rows.length === 0) return empty("No daily figures in this period.");
+  const first = rows.map((row) => row.day).sort()[0];
+  const weekBefore = new Date(Date.parse(report.to + "T00:00:00Z") - 6 * 86400000).toISOString().slice(0, 10);
+  const earliest = first < weekBefore ? first : weekBefore;
+  const labels = daysBetween(earliest > report.from ? earliest : report.from, report.to);
+  const datasets = audience.variations.map((variation, index) => {
+    let viewers = 0;
+    let purchasers = 0;
+    const points = labels.map((label) => {
+      for (const row of rows) {
+        if (row.day === label && row.variation_id === variation.variation_id) { viewers += row.unique_viewers; purchasers += row.purchasers; }
+      }
+      return viewers > 0 ? purchasers / viewers : null;
+    });
+    return { label: known.flows[variation.flow_id] || variation.flow_id, data: points, borderColor: palette[index % palette.length],
+      backgroundColor: palette[index % palette.length], tension: 0.2, pointRadius: 3 };
+  });
+  return el("div", {}, el("h3", {}, "Conversion over time (cumulative)"), chart("Conversion over time for " + audience.audience_name, {
+    type: "line",
+    data: { labels: labels.map(dayLabel), datasets },
+    options: { maintainAspectRatio: false, scales: { y: { beginAtZero: true, ticks: { callback: (value) => percent.format(value) } } },
+      plugins: { tooltip: { callbacks: { label: (item) => item.dataset.label + ": " + percent.format(item.parsed.y) } } } }
+  }));
+}
+
+const appleAdsState = { by: "campaign" };
+
+pages["apple-ads"] = async (view) => {
+  const report = await api("/v1/admin/stats/apple-ads?by=" + appleAdsState.by);
+  const by = el("select", { id: "apple-ads-by" }, ...[["campaign", "Campaign"], ["ad_group", "Ad group"], ["keyword", "Keyword"]].map(([value, label]) =>
+    el("option", { value, selected: value === appleAdsState.by }, label)));
+  by.addEventListener("change", () => { appleAdsState.by = by.value; route(); });
+  const columns = [["Campaign"]];
+  if (report.by !== "campaign") columns.push(["Ad group"]);
+  if (report.by === "keyword") columns.push(["Keyword"]);
+  columns.push(["Installs", "num"], ["AA flow in time", "num"], ["Purchasers", "num"], ["Conversion", "num"], ["Revenue", "num"]);
+  const rows = report.rows.map((row) => {
+    const cells = [String(row.campaign_id)];
+    if (report.by !== "campaign") cells.push(String(row.ad_group_id));
+    if (report.by === "keyword") cells.push(row.keyword_id === 0 ? "search match" : String(row.keyword_id));
+    cells.push(count(row.installs), share(row.aa_flow_in_time_share), count(row.purchasers), share(row.conversion_rate), revenueText(row));
+    return cells;
+  });
+  view.replaceChildren(el("h1", {}, "Apple Ads"),
+    el("div", { class: "controls" }, el("label", { for: "apple-ads-by" }, "Group by"), by),
+    el("p", { class: "hint" }, "Installs attributed by Apple from " + report.from + " to " + report.to
+      + ". AA flow in time: installs whose first launch showed the Apple Ads-targeted paywall before the timeout."),
+    rows.length
+      ? table("Apple Ads " + report.by, columns, rows, { id: "apple-ads-table" })
+      : empty("No attributed installs in the last 30 days. They appear once the SDK sends an install's AdServices token and Apple attributes it to a campaign."));
+};
