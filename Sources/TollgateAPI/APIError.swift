@@ -31,6 +31,10 @@ public struct APIError: Codable, Sendable, Hashable, Error {
   /// Every problem found, for `422` responses.
   public var details: [Detail]?
 
+  /// The code as the enum of known codes; nil for a code this build does not know (a newer
+  /// server's), which clients treat by its HTTP status.
+  public var knownCode: APIErrorCode? { APIErrorCode(rawValue: code) }
+
   /// Creates an error.
   public init(code: String, message: String, details: [Detail]? = nil) {
     self.code = code

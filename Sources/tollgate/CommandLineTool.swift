@@ -111,7 +111,7 @@ enum CommandLineTool {
     } catch let failure as Failure {
       FileHandle.standardError.write(Data("tollgate: \(failure.message)\n".utf8))
       return failure.status
-    } catch let error as HTTPError {
+    } catch let error as DomainError {
       var message = "tollgate: \(error.error.message)\n"
       for detail in error.error.details ?? [] { message += "  \(detail.path): \(detail.message)\n" }
       FileHandle.standardError.write(Data(message.utf8))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TollgateAPI
 
 @testable import TollgateServer
 
@@ -34,5 +35,22 @@ struct OpenAPITests {
     #expect(
       documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served).sorted())")
     #expect(served.count >= 14)
+  }
+
+  @Test("the document lists every error code the server has, each under the status it answers with")
+  func errorCodes() throws {
+    let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
+    let start = try #require(text.range(of: "    Error:\n      description: |\n"))
+    var documented: [String: Int] = [:]
+    for line in text[start.upperBound...].split(separator: "\n") {
+      guard line.hasPrefix("        ") else { break }
+      guard let match = line.firstMatch(of: /^\s*- (\d{3})[^:]*: (.*)$/) else { continue }
+      for code in match.2.matches(of: /`([a-z_]+)`/) {
+        #expect(documented[String(code.1)] == nil, "\(code.1) listed twice")
+        documented[String(code.1)] = Int(match.1)
+      }
+    }
+    let known = Dictionary(uniqueKeysWithValues: APIErrorCode.allCases.map { ($0.rawValue, $0.status) })
+    #expect(documented == known, "document: \(documented.sorted { $0.key < $1.key })")
   }
 }

@@ -3,19 +3,17 @@ import TollgateAPI
 
 /// The Tollgate SDK routes as typed calls; maps every failure to `AdaptyError`.
 struct BackendClient: Sendable {
-  /// A 404 that means "create the profile first".
-  static let profileNotFound = "profile_not_found"
-  /// A 409: another profile carries the customer user id.
-  static let customerUserIdTaken = "customer_user_id_taken"
-
   let transport: any HTTPTransport
   let apiKey: String
 
   /// An HTTP failure with the server's error code kept, so callers can react to it.
   struct Failure: Error, Sendable {
     let error: AdaptyError
+    /// The server's `error.code` as sent (kept even when this SDK does not know it).
     let serverCode: String?
     let status: Int?
+    /// The server's code, when it is one this SDK knows.
+    var code: APIErrorCode? { serverCode.flatMap(APIErrorCode.init(rawValue:)) }
     /// The problems a 422 listed, with their JSON paths.
     var details: [APIError.Detail] = []
   }

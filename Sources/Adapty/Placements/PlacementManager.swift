@@ -164,7 +164,7 @@ struct PlacementManager: Sendable {
           .init(flow: flow, etag: nil, storedAt: clock.now()), .segmented, placementId: placementId, locale: locale)
         return (flow, response.profile)
       } catch {
-        guard error.serverCode == BackendClient.profileNotFound, attempt == 0 else { throw error.error }
+        guard error.code == .profileNotFound, attempt == 0 else { throw error.error }
         await profiles.markMissing()
       }
     }

@@ -146,7 +146,7 @@ actor ProfileManager {
         await apply(payload, etag: etag, created: true)
       }
     } catch {
-      if error.serverCode == BackendClient.profileNotFound { markMissing() }
+      if error.code == .profileNotFound { markMissing() }
       throw error.error
     }
     if let profile = state.profile { return profile }
@@ -160,7 +160,7 @@ actor ProfileManager {
       let payload = try await client.updateProfile(id: id, body)
       await apply(payload, etag: nil, created: true)
     } catch {
-      if error.serverCode == BackendClient.profileNotFound { markMissing() }
+      if error.code == .profileNotFound { markMissing() }
       throw error.error
     }
     guard let profile = state.profile else { throw AdaptyError(.unknown, "The server returned no profile.") }
@@ -184,8 +184,8 @@ actor ProfileManager {
         return
       } catch {
         // A 409: the customer has a profile already, which this install switches to (below).
-        guard error.serverCode == BackendClient.customerUserIdTaken else {
-          if error.serverCode == BackendClient.profileNotFound { markMissing() }
+        guard error.code == .customerUserIdTaken else {
+          if error.code == .profileNotFound { markMissing() }
           throw error.error
         }
       }

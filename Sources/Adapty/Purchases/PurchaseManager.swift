@@ -197,7 +197,7 @@ actor PurchaseManager {
         Log.error("the server refused transaction \(item.transaction.id): \(error.error.message)")
         throw AdaptyError(.productPurchaseFailed, "The server refused the purchase: \(error.error.message)")
       }
-      if error.serverCode == BackendClient.profileNotFound { await profiles.markMissing() }
+      if error.code == .profileNotFound { await profiles.markMissing() }
       throw error.error
     }
     await profiles.accept(payload)

@@ -70,20 +70,20 @@ public enum ReportRange {
   /// The longest range a report covers (ten years).
   public static let maximumDays: Int64 = 3_660
 
-  public static func days(from: String?, to: String?, now: Date) throws(HTTPError) -> ClosedRange<Int64> {
-    let last = try to.map { text throws(HTTPError) in try day(text, name: "to") } ?? StatsDay.of(now)
-    let first = try from.map { text throws(HTTPError) in try day(text, name: "from") } ?? last - defaultDays + 1
-    guard first <= last else { throw HTTPError(400, "bad_parameter", "from (\(from ?? "")) is after to.") }
+  public static func days(from: String?, to: String?, now: Date) throws(DomainError) -> ClosedRange<Int64> {
+    let last = try to.map { text throws(DomainError) in try day(text, name: "to") } ?? StatsDay.of(now)
+    let first = try from.map { text throws(DomainError) in try day(text, name: "from") } ?? last - defaultDays + 1
+    guard first <= last else { throw DomainError(.badParameter, "from (\(from ?? "")) is after to.") }
     guard last - first < maximumDays else {
-      throw HTTPError(400, "bad_parameter", "A report covers at most \(maximumDays) days.")
+      throw DomainError(.badParameter, "A report covers at most \(maximumDays) days.")
     }
     return first...last
   }
 
-  static func day(_ text: String, name: String) throws(HTTPError) -> Int64 {
+  static func day(_ text: String, name: String) throws(DomainError) -> Int64 {
     guard text.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil,
       let date = try? Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day().parse(text)
-    else { throw HTTPError(400, "bad_parameter", "\(name) is a UTC day such as 2026-11-29.") }
+    else { throw DomainError(.badParameter, "\(name) is a UTC day such as 2026-11-29.") }
     return StatsDay.of(date)
   }
 }

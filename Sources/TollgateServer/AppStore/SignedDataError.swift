@@ -1,3 +1,5 @@
+import TollgateAPI
+
 /// Why Apple-signed data (a transaction, renewal info or notification) was refused. Each case
 /// is the `error.code` of the 422 answer.
 public enum SignedDataError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -12,14 +14,17 @@ public enum SignedDataError: Error, Equatable, Sendable, CustomStringConvertible
   /// Signed by Apple, but from an environment this app does not accept.
   case environmentNotAllowed(String)
 
+  /// The wire code as a string.
+  public var code: String { errorCode.rawValue }
+
   /// The wire code.
-  public var code: String {
+  public var errorCode: APIErrorCode {
     switch self {
-    case .malformed: return "malformed_jws"
-    case .invalidSignature: return "invalid_signature"
-    case .untrustedCertificate: return "untrusted_certificate"
-    case .bundleMismatch: return "bundle_mismatch"
-    case .environmentNotAllowed: return "environment_not_allowed"
+    case .malformed: .malformedJWS
+    case .invalidSignature: .invalidSignature
+    case .untrustedCertificate: .untrustedCertificate
+    case .bundleMismatch: .bundleMismatch
+    case .environmentNotAllowed: .environmentNotAllowed
     }
   }
 

@@ -62,15 +62,15 @@ public struct KeyIssuer: Sendable {
   public func revoke(appId: Int64, keyId: String, by actor: String) throws -> KeyRecord {
     let keys = try store.keys(appId: appId)
     guard let target = keys.first(where: { $0.id == keyId }) else {
-      throw HTTPError.notFound("key_not_found", "This app has no key \(keyId).")
+      throw DomainError.notFound(.keyNotFound, "This app has no key \(keyId).")
     }
     if target.kind == .secretKey, target.revokedAt == nil,
       !keys.contains(where: { $0.kind == .secretKey && $0.revokedAt == nil && $0.id != keyId })
     {
-      throw HTTPError(409, "last_secret_key", "Create another secret key before revoking the last one.")
+      throw DomainError(.lastSecretKey, "Create another secret key before revoking the last one.")
     }
     guard let revoked = try store.revokeKey(appId: appId, id: keyId, at: time.now()) else {
-      throw HTTPError.notFound("key_not_found", "This app has no key \(keyId).")
+      throw DomainError.notFound(.keyNotFound, "This app has no key \(keyId).")
     }
     if target.revokedAt == nil {
       try store.audit(

@@ -15,7 +15,7 @@ public struct ConfigImporter: Sendable {
     self.secrets = secrets
   }
 
-  /// Validates the whole document (throws 400/422 `HTTPError` listing every problem, and
+  /// Validates the whole document (throws 400/422 `DomainError` listing every problem, and
   /// changes nothing), then applies it atomically. Returns the compiled config.
   public func apply(_ document: Data, appId: Int64, by actor: String = "cli") throws -> CompiledConfig {
     try applyReturningSecrets(document, appId: appId, by: actor).config
@@ -30,8 +30,7 @@ public struct ConfigImporter: Sendable {
   {
     var config = try ConfigValidator.compile(document, revision: 0)
     if !config.webhooks.isEmpty && secrets == nil {
-      throw HTTPError(
-        422, "secrets_key_missing", "Webhooks need the server's secrets key to seal their signing secrets.")
+      throw DomainError(.secretsKeyMissing, "Webhooks need the server's secrets key to seal their signing secrets.")
     }
     let previous = try store.currentConfig(appId: appId)
     let summary = [note, ConfigDiff.summary(from: previous?.document, to: document)].compactMap { $0 }

@@ -8,7 +8,7 @@ public enum ConfigValidator {
 
   /// Parses bytes and validates; the error lists every problem (422) or explains why the
   /// bytes are not JSON (400).
-  public static func compile(_ data: Data, revision: Int64) throws(HTTPError) -> CompiledConfig {
+  public static func compile(_ data: Data, revision: Int64) throws(DomainError) -> CompiledConfig {
     let json: JSONValue
     do {
       json = try WireCoding.decoder.decode(JSONValue.self, from: data)
@@ -17,7 +17,7 @@ public enum ConfigValidator {
     }
     var validator = Validation()
     guard let config = validator.compile(json, revision: revision), validator.problems.isEmpty else {
-      throw .validation(validator.problems, code: "invalid_config")
+      throw .validation(validator.problems, code: .invalidConfig)
     }
     return config
   }

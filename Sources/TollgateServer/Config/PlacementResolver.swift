@@ -27,7 +27,7 @@ struct PlacementResolver {
     throws -> (audience: (id: String, name: String), abTestName: String?, variation: CompiledConfig.Variation)
   {
     guard let placement = config.placements[placementId] else {
-      throw HTTPError.notFound("placement_not_found", "No placement \(placementId) in this app's configuration.")
+      throw DomainError.notFound(.placementNotFound, "No placement \(placementId) in this app's configuration.")
     }
     let attributes = ProfileAttributes.of(profile, now: now, accessLevels: config.accessLevels)
     for target in placement.targets {

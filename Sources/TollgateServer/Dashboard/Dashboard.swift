@@ -58,17 +58,17 @@ struct Dashboard: Sendable {
   func response(for request: Request) -> Response? {
     guard request.path == "/dashboard" || request.path.hasPrefix("/dashboard/") else { return nil }
     guard request.method == "GET" || request.method == "HEAD" else {
-      var refused = HTTPError(405, "method_not_allowed", "The console's files are read with GET.").response
+      var refused = DomainError(.methodNotAllowed, "The console's files are read with GET.").response
       refused.headers.append(("Allow", "GET"))
       return refused
     }
     guard let file = files[request.path] else {
       if request.path == "/dashboard/chart.min.js" {
-        return HTTPError(
-          404, "chart_not_installed", "Chart.js is not installed (Debian package libjs-chart.js)."
+        return DomainError(
+          .chartNotInstalled, "Chart.js is not installed (Debian package libjs-chart.js)."
         ).response
       }
-      return HTTPError(404, "route_not_found", "No console file \(request.path).").response
+      return DomainError(.routeNotFound, "No console file \(request.path).").response
     }
     let headers = [
       ("Cache-Control", file.cache), ("Content-Security-Policy", Self.contentSecurityPolicy),

@@ -205,15 +205,16 @@ enum MHDCallbacks {
   }
 
   private static func serverBusy() -> Response {
-    var error = HTTPError(503, "server_busy", "The server has too many open connections; retry shortly.")
-    error.headers = [("Retry-After", "1"), ("Connection", "close")]
-    return error.response
+    var response = DomainError(
+      .serverBusy, "The server has too many open connections; retry shortly.", retryAfter: 1
+    ).response
+    response.headers.append(("Connection", "close"))
+    return response
   }
 
   private static func payloadTooLarge(_ server: HTTPServer) -> Response {
-    HTTPError(
-      413, "payload_too_large",
-      "Request bodies are limited to \(server.settings.maxBodyBytes) bytes."
+    DomainError(
+      .payloadTooLarge, "Request bodies are limited to \(server.settings.maxBodyBytes) bytes."
     ).response
   }
 

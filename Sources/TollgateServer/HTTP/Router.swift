@@ -2,7 +2,7 @@ import Foundation
 
 /// Matches method and path to a handler; `{name}` segments become path parameters.
 public struct Router: Sendable {
-  /// A handler answers one request or throws `HTTPError`.
+  /// A handler answers one request or throws `DomainError`.
   public typealias Handler = @Sendable (Request) throws -> Response
 
   /// One registered route.

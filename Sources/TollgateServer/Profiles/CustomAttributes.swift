@@ -17,7 +17,7 @@ enum CustomAttributes {
   /// Applies `changes` to `current`; returns the problems (with JSON paths) instead when
   /// any key or value is out of bounds, so nothing is half-applied.
   static func apply(_ changes: [String: JSONValue], to current: [String: JSONValue]) -> Result<
-    [String: JSONValue], HTTPError
+    [String: JSONValue], DomainError
   > {
     var problems: [APIError.Detail] = []
     var result = current

@@ -38,7 +38,7 @@ extension Endpoints {
     router.add("GET", "/v1/admin/app") { [self] request in
       let appId = try auth.appId(for: request, needs: .secretKey)
       guard let app = try store.app(id: appId) else {
-        throw HTTPError.notFound("app_not_found", "The app of this key no longer exists.")
+        throw DomainError.notFound(.appNotFound, "The app of this key no longer exists.")
       }
       return .json(AppInfoPayload(name: app.name, revision: app.revision))
     }
@@ -59,7 +59,7 @@ extension Endpoints {
     router.add("GET", "/v1/admin/config") { [self] request in
       let appId = try auth.appId(for: request, needs: .secretKey)
       guard let record = try store.currentConfig(appId: appId) else {
-        throw HTTPError.notFound("config_not_found", "This app has no configuration yet.")
+        throw DomainError.notFound(.configNotFound, "This app has no configuration yet.")
       }
       let document = try WireCoding.decoder.decode(JSONValue.self, from: record.document)
       return .json(
@@ -87,7 +87,7 @@ extension Endpoints {
       let days = try ReportRange.days(from: request.query["from"], to: request.query["to"], now: time.now())
       let name = request.query["by"] ?? AppleAdsGrouping.campaign.rawValue
       guard let grouping = AppleAdsGrouping(rawValue: name) else {
-        throw HTTPError(400, "bad_parameter", "by is campaign, ad_group or keyword.")
+        throw DomainError(.badParameter, "by is campaign, ad_group or keyword.")
       }
       let counts = try store.appleAdsStats(appId: appId, days: days, by: grouping)
       return .json(

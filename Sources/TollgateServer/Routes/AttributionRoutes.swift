@@ -16,14 +16,14 @@ struct AttributionWait {
     // timeout_ms alone asks for nothing, but must still be a timeout.
     let timeout = try request.query["timeout_ms"].map { text -> Int in
       guard let value = Int(text), (0...Self.maximumMilliseconds).contains(value) else {
-        throw HTTPError(
-          400, "bad_parameter", "timeout_ms is a whole number of milliseconds from 0 to \(Self.maximumMilliseconds).")
+        throw DomainError(
+          .badParameter, "timeout_ms is a whole number of milliseconds from 0 to \(Self.maximumMilliseconds).")
       }
       return value
     }
     guard let source = request.query["wait_for"] else { return nil }
     guard source == appleAdsSource else {
-      throw HTTPError(400, "bad_parameter", "wait_for supports apple_ads only.")
+      throw DomainError(.badParameter, "wait_for supports apple_ads only.")
     }
     let milliseconds = timeout ?? Self.defaultMilliseconds
     seconds = min(Double(milliseconds) / 1000, cap, ProfileWaits.maximumSeconds)
@@ -68,7 +68,7 @@ extension Endpoints {
   /// goes to Apple, whose answer (400: invalid) is final.
   static func validToken(_ token: String, path: String) throws -> String {
     guard (1...maxTokenLength).contains(token.unicodeScalars.count) else {
-      throw HTTPError.validation([.init(path: path, message: "a token is 1–\(maxTokenLength) characters")])
+      throw DomainError.validation([.init(path: path, message: "a token is 1–\(maxTokenLength) characters")])
     }
     return token
   }
@@ -84,7 +84,7 @@ extension Endpoints {
       throw Self.rateLimited(wait, "Too many attribution tokens through this key")
     }
     guard try store.attributionQueueDepth() < attribution.maxQueue else {
-      throw HTTPError(503, "attribution_queue_full", "Too many tokens are waiting for Apple; retry later.")
+      throw DomainError(.attributionQueueFull, "Too many tokens are waiting for Apple; retry later.")
     }
     let (job, created) = try store.enqueueAttribution(
       appId: appId, profileId: profileId, token: token, tokenHash: Digest.sha256Hex(token), at: time.now())

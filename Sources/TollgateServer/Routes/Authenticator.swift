@@ -41,8 +41,8 @@ final class Authenticator: Sendable {
   /// The app and key the request acts as, or 401/403.
   func caller(for request: Request, needs kind: KeyKind) throws -> Caller {
     guard let header = request.header("authorization"), !header.isEmpty else {
-      throw HTTPError(
-        401, "missing_credentials",
+      throw DomainError(
+        .missingCredentials,
         kind == .publicKey
           ? "Send the app's public key as 'Authorization: Api-Key <key>'."
           : "Send the app's secret key as 'Authorization: Bearer <key>'.")
@@ -50,7 +50,7 @@ final class Authenticator: Sendable {
     // Plain byte-level parsing: this runs on every request (Foundation's trimming is costly).
     let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
     guard parts.count == 2, ["api-key", "bearer"].contains(parts[0].lowercased()) else {
-      throw HTTPError(401, "invalid_credentials", "Authorization must be 'Api-Key <key>' or 'Bearer <key>'.")
+      throw DomainError(.invalidCredentials, "Authorization must be 'Api-Key <key>' or 'Bearer <key>'.")
     }
     var text = parts[1]
     while let last = text.utf8.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { text = text.dropLast() }
@@ -67,7 +67,7 @@ final class Authenticator: Sendable {
       let hash = KeyIssuer.hash(key)
       guard var stored = try store.key(hash: hash) else {
         known.withLock { _ = $0.removeValue(forKey: key) }
-        throw HTTPError(401, "invalid_credentials", "This key is not known to this server.")
+        throw DomainError(.invalidCredentials, "This key is not known to this server.")
       }
       if stored.revokedAt == nil,
         stored.lastUsedAt.map({ abs(now.timeIntervalSince($0)) >= Self.usageResolution }) ?? true
@@ -82,12 +82,12 @@ final class Authenticator: Sendable {
       record = stored
     }
     guard record.revokedAt == nil else {
-      throw HTTPError(401, "key_revoked", "This key was revoked; use another key of the app.")
+      throw DomainError(.keyRevoked, "This key was revoked; use another key of the app.")
     }
     guard record.kind == kind else {
       throw kind == .secretKey
-        ? HTTPError(403, "forbidden", "Admin routes need the app's secret key; this is its public key.")
-        : HTTPError(403, "forbidden", "SDK routes take the app's public key; do not ship the secret key.")
+        ? DomainError(.forbidden, "Admin routes need the app's secret key; this is its public key.")
+        : DomainError(.forbidden, "SDK routes take the app's public key; do not ship the secret key.")
     }
     return Caller(appId: record.appId, keyId: record.id)
   }

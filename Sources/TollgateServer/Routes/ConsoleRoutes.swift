@@ -103,7 +103,7 @@ extension Endpoints {
     router.add("GET", "/v1/admin/profiles") { [self] request in
       let appId = try auth.appId(for: request, needs: .secretKey)
       guard let customerUserId = request.query["customer_user_id"], !customerUserId.isEmpty else {
-        throw HTTPError(400, "bad_parameter", "customer_user_id is required.")
+        throw DomainError(.badParameter, "customer_user_id is required.")
       }
       // Read through existingProfile: lapsed or reconfigured access levels are derived again.
       let ids = try store.profileIds(appId: appId, customerUserId: customerUserId, limit: 20)

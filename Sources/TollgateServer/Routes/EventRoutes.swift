@@ -12,7 +12,7 @@ extension Endpoints {
       let appId = try auth.appId(for: request, needs: .publicKey)
       let batch = try decode(EventBatchRequest.self, from: request)
       guard (1...Self.maxEventsPerBatch).contains(batch.events.count) else {
-        throw HTTPError.validation([
+        throw DomainError.validation([
           .init(path: "$.events", message: "send 1 to \(Self.maxEventsPerBatch) events per batch")
         ])
       }
@@ -62,7 +62,7 @@ extension Endpoints {
       }
       // All or nothing: a batch with one bad event is rejected whole, so a retry after
       // fixing it cannot double-count the rest.
-      guard problems.isEmpty else { throw HTTPError.validation(problems) }
+      guard problems.isEmpty else { throw DomainError.validation(problems) }
       let accepted = records.isEmpty ? 0 : try store.recordEvents(appId: appId, records)
       for launch in launches {
         try store.recordFirstLaunch(appId: appId, profileId: launch.profile, aaFlowInTime: launch.aaFlowInTime, at: now)

@@ -112,7 +112,7 @@ extension Endpoints {
     router.add("GET", "/v1/admin/overview") { [self] request in
       let caller = try auth.caller(for: request, needs: .secretKey)
       guard let app = try store.app(id: caller.appId) else {
-        throw HTTPError.notFound("app_not_found", "The app of this key no longer exists.")
+        throw DomainError.notFound(.appNotFound, "The app of this key no longer exists.")
       }
       let classes = metrics.requestsByClass
       let config = try configs.entry(appId: app.id)?.config
@@ -138,10 +138,10 @@ extension Endpoints {
       let caller = try auth.caller(for: request, needs: .secretKey)
       let body = try decode(CreateKeyRequest.self, from: request)
       guard let kind = KeyKind(rawValue: body.kind) else {
-        throw HTTPError.validation([.init(path: "$.kind", message: "public or secret")])
+        throw DomainError.validation([.init(path: "$.kind", message: "public or secret")])
       }
       if let label = body.label, label.count > Self.maxLabelLength {
-        throw HTTPError.validation([.init(path: "$.label", message: "at most \(Self.maxLabelLength) characters")])
+        throw DomainError.validation([.init(path: "$.label", message: "at most \(Self.maxLabelLength) characters")])
       }
       let (key, record) = try KeyIssuer(store: store, time: time).create(
         appId: caller.appId, kind: kind, label: body.label, by: caller.keyId)
@@ -173,8 +173,8 @@ extension Endpoints {
       guard let revision = Int64(request.parameter("revision")),
         let record = try store.config(appId: caller.appId, revision: revision)
       else {
-        throw HTTPError.notFound(
-          "revision_not_found", "This app has no configuration revision \(request.parameter("revision")).")
+        throw DomainError.notFound(
+          .revisionNotFound, "This app has no configuration revision \(request.parameter("revision")).")
       }
       let document = try WireCoding.decoder.decode(JSONValue.self, from: record.document)
       return .json(
@@ -195,7 +195,7 @@ extension Endpoints {
       var before: Int64?
       if let text = request.query["before"] {
         guard let value = Int64(text), value > 0 else {
-          throw HTTPError(400, "bad_parameter", "before is a positive sequence number from an earlier page.")
+          throw DomainError(.badParameter, "before is a positive sequence number from an earlier page.")
         }
         before = value
       }
@@ -213,7 +213,7 @@ extension Endpoints {
   /// Applies an earlier revision's document as a new revision (history is never rewritten).
   func rollback(appId: Int64, to revision: Int64, by actor: String) throws -> CompiledConfig {
     guard let record = try store.config(appId: appId, revision: revision) else {
-      throw HTTPError.notFound("revision_not_found", "This app has no configuration revision \(revision).")
+      throw DomainError.notFound(.revisionNotFound, "This app has no configuration revision \(revision).")
     }
     let (config, _) = try ConfigImporter(store: store, time: time, secrets: secrets).applyReturningSecrets(
       record.document, appId: appId, by: actor, note: "rollback to \(revision)")
@@ -226,7 +226,7 @@ extension Endpoints {
   static func limit(_ request: Request, default fallback: Int, maximum: Int) throws -> Int {
     guard let text = request.query["limit"] else { return fallback }
     guard let value = Int(text), (1...maximum).contains(value) else {
-      throw HTTPError(400, "bad_parameter", "limit is a whole number from 1 to \(maximum).")
+      throw DomainError(.badParameter, "limit is a whole number from 1 to \(maximum).")
     }
     return value
   }

@@ -6,7 +6,7 @@ extension Endpoints {
     router.add("GET", "/v1/sdk/placements/{placementId}/flow") { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       guard let profileId = request.query["profile_id"], !profileId.isEmpty else {
-        throw HTTPError(400, "missing_parameter", "The query parameter profile_id is required.")
+        throw DomainError(.missingParameter, "The query parameter profile_id is required.")
       }
       let profile = try existingProfile(appId: appId, id: profileId)
       let placementId = request.parameter("placementId")
@@ -56,7 +56,7 @@ extension Endpoints {
     router.add("GET", RoutePaths.fallback) { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       guard let entry = try configs.entry(appId: appId) else {
-        throw HTTPError.notFound("config_not_found", "This app has no configuration yet; import one first.")
+        throw DomainError.notFound(.configNotFound, "This app has no configuration yet; import one first.")
       }
       return .json(PlacementResolver.fallbackFile(config: entry.config, generatedAt: time.now()))
     }
@@ -80,7 +80,7 @@ extension Endpoints {
     return entry
   }
 
-  static func placementNotFound(_ id: String) -> HTTPError {
-    .notFound("placement_not_found", "No placement \(id) in this app's configuration.")
+  static func placementNotFound(_ id: String) -> DomainError {
+    .notFound(.placementNotFound, "No placement \(id) in this app's configuration.")
   }
 }

@@ -9,7 +9,7 @@ extension Endpoints {
       let body = try decode(CreateProfileRequest.self, from: request)
       try Self.checkCustomerUserId(body.customerUserId)
       guard let uuid = UUID(uuidString: body.profileId) else {
-        throw HTTPError.validation([.init(path: "$.profile_id", message: "must be a UUID")])
+        throw DomainError.validation([.init(path: "$.profile_id", message: "must be a UUID")])
       }
       let token = try body.appleAdsToken.map { try Self.validToken($0, path: "$.apple_ads_token") }
       let now = time.now()
@@ -53,8 +53,8 @@ extension Endpoints {
       if let customer = body.customerUserId, let owner = try store.profile(appId: appId, customerUserId: customer),
         owner.id != id
       {
-        throw HTTPError(
-          409, "customer_user_id_taken",
+        throw DomainError(
+          .customerUserIdTaken,
           "Profile \(owner.id) carries customer user id \(customer); create a profile with it to get that profile.")
       }
       let updated = try store.updateProfile(appId: appId, id: id, at: time.now()) { profile in
@@ -95,14 +95,14 @@ extension Endpoints {
   }
 
   /// A customer user id names a customer: an empty one names nobody and is refused (422).
-  static func checkCustomerUserId(_ id: String?) throws(HTTPError) {
+  static func checkCustomerUserId(_ id: String?) throws(DomainError) {
     if id?.isEmpty == true {
-      throw HTTPError.validation([.init(path: "$.customer_user_id", message: "must not be empty")])
+      throw DomainError.validation([.init(path: "$.customer_user_id", message: "must not be empty")])
     }
   }
 
-  static func profileNotFound(_ id: String) -> HTTPError {
-    .notFound("profile_not_found", "No profile \(id) in this app; create it with POST /v1/sdk/profiles.")
+  static func profileNotFound(_ id: String) -> DomainError {
+    .notFound(.profileNotFound, "No profile \(id) in this app; create it with POST /v1/sdk/profiles.")
   }
 
   static func payload(_ profile: ProfileRecord) -> ProfilePayload {

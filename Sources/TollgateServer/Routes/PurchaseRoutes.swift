@@ -11,7 +11,7 @@ extension Endpoints {
       let body = try decode(TransactionRequest.self, from: request)
       try Self.checkSignedDataLength(body.signedTransaction, path: "$.signed_transaction")
       if let variation = body.variationId, !(1...200).contains(variation.utf8.count) {
-        throw HTTPError.validation([.init(path: "$.variation_id", message: "a variation id is 1–200 bytes")])
+        throw DomainError.validation([.init(path: "$.variation_id", message: "a variation id is 1–200 bytes")])
       }
       let profile = try existingProfile(appId: appId, id: request.parameter("profileId"))
       let config = try appStoreConfig(appId: appId)
@@ -33,7 +33,7 @@ extension Endpoints {
     router.add("POST", "/v1/app-store/notifications/{app}") { [self] request in
       let name = request.parameter("app")
       guard let app = try store.app(named: name) else {
-        throw HTTPError.notFound("app_not_found", "No app named \(name).")
+        throw DomainError.notFound(.appNotFound, "No app named \(name).")
       }
       let body = try decode(AppStoreNotificationRequest.self, from: request)
       try Self.checkSignedDataLength(body.signedPayload, path: "$.signedPayload")
@@ -78,9 +78,8 @@ extension Endpoints {
   /// The app's App Store settings and configuration; 422 until `app_store` is configured.
   func appStoreConfig(appId: Int64) throws -> (settings: AppStoreSettings, compiled: CompiledConfig) {
     guard let config = try configs.entry(appId: appId)?.config, let settings = config.appStore else {
-      throw HTTPError(
-        422, "app_store_not_configured",
-        "This app has no app_store settings (bundle_id, environments) in its configuration.")
+      throw DomainError(
+        .appStoreNotConfigured, "This app has no app_store settings (bundle_id, environments) in its configuration.")
     }
     return (settings, config)
   }
@@ -102,13 +101,13 @@ extension Endpoints {
     do {
       return try body()
     } catch let error as SignedDataError {
-      throw HTTPError(422, error.code, error.message)
+      throw DomainError(error.errorCode, error.message)
     }
   }
 
   static func checkSignedDataLength(_ text: String, path: String) throws {
     guard (1...maxSignedDataLength).contains(text.utf8.count) else {
-      throw HTTPError.validation([.init(path: path, message: "signed data is 1–\(maxSignedDataLength) bytes")])
+      throw DomainError.validation([.init(path: path, message: "signed data is 1–\(maxSignedDataLength) bytes")])
     }
   }
 }

@@ -83,11 +83,11 @@ public final class Service: Sendable {
         return endpoints.errorResponse(error, context: "\(request.method) \(request.path)")
       }
     case .methodNotAllowed(let allowed):
-      var error = HTTPError(405, "method_not_allowed", "\(request.method) is not allowed here.").response
+      var error = DomainError(.methodNotAllowed, "\(request.method) is not allowed here.").response
       error.headers.append(("Allow", allowed.joined(separator: ", ")))
       return error
     case .notFound:
-      return HTTPError(404, "route_not_found", "No route \(request.method) \(request.path).").response
+      return DomainError(.routeNotFound, "No route \(request.method) \(request.path).").response
     }
   }
 
@@ -128,35 +128,30 @@ extension Endpoints {
     }
   }
 
-  static func rateLimited(_ wait: Double, _ what: String) -> HTTPError {
+  static func rateLimited(_ wait: Double, _ what: String) -> DomainError {
     let seconds = max(1, Int(wait.rounded(.up)))
-    var error = HTTPError(429, "rate_limited", "\(what); retry after \(seconds) s.")
-    error.headers.append(("Retry-After", String(seconds)))
-    return error
+    return DomainError(.rateLimited, "\(what); retry after \(seconds) s.", retryAfter: seconds)
   }
 
-  /// The JSON answer for an error a handler threw: its own status for `HTTPError`, 503 with
+  /// The JSON answer for an error a handler threw: its own status for `DomainError`, 503 with
   /// `Retry-After` while the database is unreachable, else a logged 500.
   func errorResponse(_ error: any Error, context: String) -> Response {
     switch error {
-    case let error as HTTPError:
+    case let error as DomainError:
       return error.response
     case StoreError.storageUnavailable(let reason):
       logger.error("\(context): storage cannot write: \(reason)")
-      var unavailable = HTTPError(
-        503, "storage_unavailable", "The server cannot write to its storage (disk full or I/O error); retry later."
+      return DomainError(
+        .storageUnavailable, "The server cannot write to its storage (disk full or I/O error); retry later.",
+        retryAfter: 5
       ).response
-      unavailable.headers.append(("Retry-After", "5"))
-      return unavailable
     case StoreError.unavailable(let reason):
       logger.error("\(context): database unavailable: \(reason)")
-      var unavailable = HTTPError(503, "database_unavailable", "The database cannot be reached; retry shortly.")
+      return DomainError(.databaseUnavailable, "The database cannot be reached; retry shortly.", retryAfter: 1)
         .response
-      unavailable.headers.append(("Retry-After", "1"))
-      return unavailable
     default:
       logger.error("\(context): \(error)")
-      return HTTPError(500, "internal_error", "The server failed to answer; the error is logged.").response
+      return DomainError(.internalError, "The server failed to answer; the error is logged.").response
     }
   }
 }
@@ -225,13 +220,13 @@ final class Endpoints: Sendable {
     do {
       return try WireCoding.decoder.decode(type, from: request.body)
     } catch let DecodingError.keyNotFound(key, context) {
-      throw HTTPError.malformedJSON("missing \(Self.path(context.codingPath + [key]))")
+      throw DomainError.malformedJSON("missing \(Self.path(context.codingPath + [key]))")
     } catch let DecodingError.typeMismatch(_, context) {
-      throw HTTPError.malformedJSON("wrong type at \(Self.path(context.codingPath))")
+      throw DomainError.malformedJSON("wrong type at \(Self.path(context.codingPath))")
     } catch let DecodingError.valueNotFound(_, context) {
-      throw HTTPError.malformedJSON("null at \(Self.path(context.codingPath))")
+      throw DomainError.malformedJSON("null at \(Self.path(context.codingPath))")
     } catch {
-      throw HTTPError.malformedJSON("not parseable as UTF-8 JSON")
+      throw DomainError.malformedJSON("not parseable as UTF-8 JSON")
     }
   }
 
@@ -239,7 +234,7 @@ final class Endpoints: Sendable {
     let mediaType = request.header("content-type")?.split(separator: ";").first?
       .trimmingCharacters(in: .whitespaces).lowercased()
     guard mediaType == "application/json" else {
-      throw HTTPError(415, "unsupported_media_type", "Send the body as Content-Type: application/json.")
+      throw DomainError(.unsupportedMediaType, "Send the body as Content-Type: application/json.")
     }
   }
 

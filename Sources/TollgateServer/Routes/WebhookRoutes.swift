@@ -23,10 +23,10 @@ extension Endpoints {
       let appId = try auth.appId(for: request, needs: .secretKey)
       let status = request.query["status"]
       if let status, !["pending", "delivered", "parked"].contains(status) {
-        throw HTTPError(400, "bad_parameter", "status is pending, delivered or parked.")
+        throw DomainError(.badParameter, "status is pending, delivered or parked.")
       }
       let limit = Int(request.query["limit"] ?? "100") ?? 0
-      guard (1...1000).contains(limit) else { throw HTTPError(400, "bad_parameter", "limit is 1–1000.") }
+      guard (1...1000).contains(limit) else { throw DomainError(.badParameter, "limit is 1–1000.") }
       return .json(
         DeliveriesPayload(deliveries: try store.webhookDeliveries(appId: appId, status: status, limit: limit)))
     }
@@ -36,7 +36,7 @@ extension Endpoints {
       let appId = caller.appId
       let text = request.parameter("deliveryId")
       guard let id = Int64(text), try store.redeliverWebhook(appId: appId, id: id, at: time.now()) else {
-        throw HTTPError.notFound("delivery_not_found", "No webhook delivery \(text) in this app.")
+        throw DomainError.notFound(.deliveryNotFound, "No webhook delivery \(text) in this app.")
       }
       try store.audit(
         appId: appId,
@@ -55,10 +55,10 @@ extension Endpoints {
       let appId = caller.appId
       let id = request.parameter("webhookId")
       guard try configs.entry(appId: appId)?.config.webhooks.contains(where: { $0.id == id }) == true else {
-        throw HTTPError.notFound("webhook_not_found", "No webhook \(id) in this app's configuration.")
+        throw DomainError.notFound(.webhookNotFound, "No webhook \(id) in this app's configuration.")
       }
       guard let secrets else {
-        throw HTTPError(422, "secrets_key_missing", "The server has no secrets key to seal a new secret with.")
+        throw DomainError(.secretsKeyMissing, "The server has no secrets key to seal a new secret with.")
       }
       let secret = try store.rotateWebhookSecret(appId: appId, id: id, box: secrets, at: time.now())
       try store.audit(
