@@ -53,4 +53,15 @@ struct OpenAPITests {
     let known = Dictionary(uniqueKeysWithValues: APIErrorCode.allCases.map { ($0.rawValue, $0.status) })
     #expect(documented == known, "document: \(documented.sorted { $0.key < $1.key })")
   }
+
+  @Test("the router's SDK routes are exactly the shared route table the SDK builds its paths from")
+  func sdkRouteTable() throws {
+    let service = Service(store: try SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path))
+    let served = Set(
+      service.router.routes.filter { $0.pattern.hasPrefix("/v1/sdk/") }.map { "\($0.method) \($0.pattern)" })
+    #expect(served == Set(SDKRoute.all.map { "\($0.method) \($0.pattern)" }))
+    #expect(SDKRoute.placementFlow.path("onboarding") == "/v1/sdk/placements/onboarding/flow")
+    #expect(SDKRoute.transactions.path("p1") == "/v1/sdk/profiles/p1/transactions")
+    #expect(SDKRoute.events.path() == "/v1/sdk/events")
+  }
 }

@@ -19,13 +19,13 @@ struct BackendClient: Sendable {
   }
 
   func createProfile(_ body: CreateProfileRequest) async throws(Failure) -> ProfilePayload {
-    try await call("POST", RoutePaths.profiles, body: WireCoding.encode(body)).decoded()
+    try await call(.createProfile, body: WireCoding.encode(body)).decoded()
   }
 
   /// nil when the server answered 304 for `etag`.
   func profile(id: String, etag: String?) async throws(Failure) -> (ProfilePayload, etag: String?)? {
     let response = try await call(
-      "GET", RoutePaths.profile(id), headers: etag.map { ["If-None-Match": $0] } ?? [:])
+      .profile, id, headers: etag.map { ["If-None-Match": $0] } ?? [:])
     if response.status == 304 { return nil }
     return (try response.decoded(), response.header("ETag"))
   }
@@ -33,14 +33,14 @@ struct BackendClient: Sendable {
   /// Long-polls the profile until Apple Ads attribution is settled or `timeoutMs` passes.
   func profileAwaitingAttribution(id: String, timeoutMs: Int) async throws(Failure) -> ProfilePayload {
     try await call(
-      "GET", RoutePaths.profile(id), query: ["wait_for": "apple_ads", "timeout_ms": String(timeoutMs)]
+      .profile, id, query: ["wait_for": "apple_ads", "timeout_ms": String(timeoutMs)]
     ).decoded()
   }
 
   /// Hands the AdServices token over; `pending` when the server is still resolving it.
   func sendAppleAdsToken(profileId: String, token: String) async throws(Failure) -> (ProfilePayload, pending: Bool) {
     let response = try await call(
-      "POST", RoutePaths.appleAdsAttribution(profileId), body: WireCoding.encode(AppleAdsTokenRequest(token: token)))
+      .appleAdsAttribution, profileId, body: WireCoding.encode(AppleAdsTokenRequest(token: token)))
     if response.status == 202 {
       let pending: AttributionPendingResponse = try response.decoded()
       return (pending.profile, true)
@@ -49,7 +49,7 @@ struct BackendClient: Sendable {
   }
 
   func updateProfile(id: String, _ body: UpdateProfileRequest) async throws(Failure) -> ProfilePayload {
-    try await call("PATCH", RoutePaths.profile(id), body: WireCoding.encode(body)).decoded()
+    try await call(.updateProfile, id, body: WireCoding.encode(body)).decoded()
   }
 
   func flow(placementId: String, profileId: String, locale: String?, waitForAppleAdsMs: Int? = nil)
@@ -61,7 +61,7 @@ struct BackendClient: Sendable {
       query["wait_for"] = "apple_ads"
       query["timeout_ms"] = String(waitForAppleAdsMs)
     }
-    return try await call("GET", RoutePaths.placementFlow(placementId), query: query).decoded()
+    return try await call(.placementFlow, placementId, query: query).decoded()
   }
 
   /// nil when the server answered 304 for `etag`.
@@ -71,7 +71,7 @@ struct BackendClient: Sendable {
     var query: [String: String] = [:]
     query["locale"] = locale
     let response = try await call(
-      "GET", RoutePaths.placementDefault(placementId), query: query,
+      .placementDefault, placementId, query: query,
       headers: etag.map { ["If-None-Match": $0] } ?? [:])
     if response.status == 304 { return nil }
     return (try response.decoded(), response.header("ETag"))
@@ -79,17 +79,19 @@ struct BackendClient: Sendable {
 
   /// Hands a StoreKit transaction to the server; the profile with its access levels comes back.
   func sendTransaction(profileId: String, _ body: TransactionRequest) async throws(Failure) -> ProfilePayload {
-    try await call("POST", RoutePaths.transactions(profileId), body: WireCoding.encode(body)).decoded()
+    try await call(.transactions, profileId, body: WireCoding.encode(body)).decoded()
   }
 
   func sendEvents(_ batch: EventBatchRequest) async throws(Failure) -> EventBatchResponse {
-    try await call("POST", RoutePaths.events, body: WireCoding.encode(batch)).decoded()
+    try await call(.events, body: WireCoding.encode(batch)).decoded()
   }
 
   private func call(
-    _ method: String, _ path: String, query: [String: String] = [:], headers: [String: String] = [:],
+    _ route: SDKRoute, _ parameters: String..., query: [String: String] = [:], headers: [String: String] = [:],
     body: Data? = nil
   ) async throws(Failure) -> HTTPResponse {
+    let method = route.method
+    let path = route.path(with: parameters)
     var request = HTTPRequest(method: method, path: path, query: query, headers: headers, body: body)
     request.headers["Authorization"] = "Api-Key \(apiKey)"
     request.headers["Accept"] = "application/json"

@@ -1,4 +1,5 @@
 import Foundation
+import TollgateAPI
 
 /// Matches method and path to a handler; `{name}` segments become path parameters.
 public struct Router: Sendable {
@@ -30,6 +31,11 @@ public struct Router: Sendable {
 
   /// Creates an empty router.
   public init() {}
+
+  /// Registers an SDK route from the table the SDK builds its paths with.
+  public mutating func add(_ route: SDKRoute, _ handler: @escaping Handler) {
+    add(route.method, route.pattern, handler)
+  }
 
   /// Registers a route.
   public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {

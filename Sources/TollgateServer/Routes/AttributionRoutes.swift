@@ -35,7 +35,7 @@ extension Endpoints {
   static let maxTokenLength = 8_192
 
   func addAttributionRoutes(to router: inout Router) {
-    router.add("POST", "/v1/sdk/profiles/{profileId}/attribution/apple-ads") { [self] request in
+    router.add(SDKRoute.appleAdsAttribution) { [self] request in
       let caller = try auth.caller(for: request, needs: .publicKey)
       let appId = caller.appId
       let body = try decode(AppleAdsTokenRequest.self, from: request)

@@ -8,7 +8,7 @@ extension Endpoints {
   static let flowSources: Set<String> = ["segmented", "default_audience", "cache", "fallback"]
 
   func addEventRoutes(to router: inout Router) {
-    router.add("POST", RoutePaths.events) { [self] request in
+    router.add(SDKRoute.events) { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       let batch = try decode(EventBatchRequest.self, from: request)
       guard (1...Self.maxEventsPerBatch).contains(batch.events.count) else {

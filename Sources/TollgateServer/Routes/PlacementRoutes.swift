@@ -3,7 +3,7 @@ import TollgateAPI
 
 extension Endpoints {
   func addPlacementRoutes(to router: inout Router) {
-    router.add("GET", "/v1/sdk/placements/{placementId}/flow") { [self] request in
+    router.add(SDKRoute.placementFlow) { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       guard let profileId = request.query["profile_id"], !profileId.isEmpty else {
         throw DomainError(.missingParameter, "The query parameter profile_id is required.")
@@ -40,7 +40,7 @@ extension Endpoints {
         timeUp: answer)
     }
 
-    router.add("GET", "/v1/sdk/placements/{placementId}/default") { [self] request in
+    router.add(SDKRoute.placementDefault) { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       let placementId = request.parameter("placementId")
       let entry = try configEntry(appId: appId, placementId: placementId)
@@ -53,7 +53,7 @@ extension Endpoints {
       }
     }
 
-    router.add("GET", RoutePaths.fallback) { [self] request in
+    router.add(SDKRoute.fallback) { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       guard let entry = try configs.entry(appId: appId) else {
         throw DomainError.notFound(.configNotFound, "This app has no configuration yet; import one first.")

@@ -3,7 +3,7 @@ import TollgateAPI
 
 extension Endpoints {
   func addProfileRoutes(to router: inout Router) {
-    router.add("POST", RoutePaths.profiles) { [self] request in
+    router.add(SDKRoute.createProfile) { [self] request in
       let caller = try auth.caller(for: request, needs: .publicKey)
       let appId = caller.appId
       let body = try decode(CreateProfileRequest.self, from: request)
@@ -29,7 +29,7 @@ extension Endpoints {
       return .json(Self.payload(try handOver(token, caller: caller, profile: profile)), status: created ? 201 : 200)
     }
 
-    router.add("GET", "/v1/sdk/profiles/{profileId}") { [self] request in
+    router.add(SDKRoute.profile) { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       let profile = try existingProfile(appId: appId, id: request.parameter("profileId"))
       if let wait = try AttributionWait(request, cap: maxWaitSeconds) {
@@ -45,7 +45,7 @@ extension Endpoints {
       return .conditional(request, etag: "\"v\(profile.version)\"") { .json(Self.payload(profile)) }
     }
 
-    router.add("PATCH", "/v1/sdk/profiles/{profileId}") { [self] request in
+    router.add(SDKRoute.updateProfile) { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       let body = try decode(UpdateProfileRequest.self, from: request)
       try Self.checkCustomerUserId(body.customerUserId)

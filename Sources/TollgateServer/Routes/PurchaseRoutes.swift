@@ -6,7 +6,7 @@ extension Endpoints {
   static let maxSignedDataLength = 32_768
 
   func addPurchaseRoutes(to router: inout Router) {
-    router.add("POST", "/v1/sdk/profiles/{profileId}/transactions") { [self] request in
+    router.add(SDKRoute.transactions) { [self] request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       let body = try decode(TransactionRequest.self, from: request)
       try Self.checkSignedDataLength(body.signedTransaction, path: "$.signed_transaction")
