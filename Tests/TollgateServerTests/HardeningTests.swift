@@ -89,7 +89,9 @@ struct HardeningTests {
     let store = try #require(server.server.store as? SQLiteStore)
     var acknowledged: [String] = []
     for _ in 0..<5 { acknowledged.append(try await server.createProfile()) }
-    let pages = try store.with { db in try db.query("PRAGMA page_count").first?[0].int ?? 0 }
+    let pages = try store.with { db in
+      try db.query("PRAGMA page_count").first?.decode("page_count", as: Int64.self) ?? 0
+    }
     try store.limitPages(Int(pages))
     var refusal: HTTPResult?
     let padding = String(repeating: "x", count: 3_000)

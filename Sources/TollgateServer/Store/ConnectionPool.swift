@@ -6,7 +6,7 @@ import Synchronization
 protocol SQLConnection: AnyObject {
   /// Runs one statement with bound values (`?` placeholders) and returns its rows.
   @discardableResult
-  func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]]
+  func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow]
   /// Runs SQL without parameters or results.
   func execute(_ sql: String) throws
   /// Runs `body` in a transaction; rolls back when it throws.
@@ -17,7 +17,7 @@ protocol SQLConnection: AnyObject {
 
 extension SQLConnection {
   @discardableResult
-  func query(_ sql: String) throws -> [[SQLValue]] { try query(sql, []) }
+  func query(_ sql: String) throws -> [SQLRow] { try query(sql, []) }
 }
 
 /// A fixed set of connections handed to one caller at a time. Waiting for a free one is

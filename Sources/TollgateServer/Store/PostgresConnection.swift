@@ -46,7 +46,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
   }
 
   @discardableResult
-  func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]] {
+  func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow] {
     try ensureConnected()
     let name = try statement(for: sql, count: parameters.count)
     let texts: [String?] = parameters.map { value in
@@ -64,15 +64,16 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     defer { PQclear(result) }
     try check(result)
     changes = Int(String(cString: PQcmdTuples(result))) ?? 0
-    var rows: [[SQLValue]] = []
+    var rows: [SQLRow] = []
     let count = PQntuples(result)
     let fields = PQnfields(result)
+    let columns = SQLRow.Columns((0..<fields).map { String(cString: PQfname(result, $0)) })
     rows.reserveCapacity(Int(count))
     for row in 0..<count {
-      rows.append(
-        (0..<fields).map { column in
-          PQgetisnull(result, row, column) == 1 ? .null : .text(String(cString: PQgetvalue(result, row, column)))
-        })
+      let values = (0..<fields).map { column -> SQLValue in
+        PQgetisnull(result, row, column) == 1 ? .null : .text(String(cString: PQgetvalue(result, row, column)))
+      }
+      rows.append(SQLRow(columns: columns, values: values))
     }
     return rows
   }

@@ -17,7 +17,7 @@ extension RelationalStore {
     let known = try db.query(
       "SELECT first_day FROM stats_viewers WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
       [.integer(appId), .text(event.variationId), .text(event.profileId)]
-    ).first?[0].int
+    ).first?.decode("first_day", as: Int64.self)
     if let known {
       guard day < known else { return }
       try db.query(
@@ -52,8 +52,8 @@ extension RelationalStore {
       """, [.integer(appId), .text(payload.originalTransactionId), .text(payload.transactionId)]
     ).first {
       return PurchaseAttribution(
-        placementId: row[0].string ?? "", audienceId: row[1].string ?? "", variationId: row[2].string ?? "",
-        profileId: row[3].string ?? profileId)
+        placementId: try row.decode("attr_placement"), audienceId: try row.decode("attr_audience"),
+        variationId: try row.decode("attr_variation"), profileId: try row.decode("attr_profile") ?? profileId)
     }
     if let named = stored.variationId, let credited = PurchaseAttribution(variationId: named, profileId: profileId) {
       return credited
@@ -69,8 +69,8 @@ extension RelationalStore {
       [.integer(appId), .text(profileId), .real(purchased), .real(purchased - PurchaseAttribution.window)]
     ).first {
       return PurchaseAttribution(
-        placementId: row[0].string ?? "", audienceId: row[1].string ?? "", variationId: row[2].string ?? "",
-        profileId: profileId)
+        placementId: try row.decode("placement_id"), audienceId: try row.decode("audience_id"),
+        variationId: try row.decode("variation_id"), profileId: profileId)
     }
     return PurchaseAttribution(profileId: profileId)
   }
@@ -117,7 +117,7 @@ extension RelationalStore {
     let known = try db.query(
       "SELECT first_day FROM \(table) WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
       [.integer(appId), .text(key.variation), .text(profileId)]
-    ).first?[0].int
+    ).first?.decode("first_day", as: Int64.self)
     if let known {
       guard day < known else { return }
       try db.query(
@@ -147,14 +147,16 @@ extension RelationalStore {
       WHERE app_id = ? AND original_transaction_id = ?
       """, [.integer(appId), .text(original)])
     let transactions = try rows.map {
-      try WireCoding.decoder.decode(TransactionPayload.self, from: $0[0].data ?? Data())
+      try WireCoding.decoder.decode(TransactionPayload.self, from: try $0.decode("payload"))
     }
     let facts = TrialFacts.of(transactions)
     let owner = trialOwner(
       zip(
         transactions,
-        rows.map {
-          VariationKey(placement: $0[1].string ?? "", audience: $0[2].string ?? "", variation: $0[3].string ?? "")
+        try rows.map {
+          VariationKey(
+            placement: try $0.decode("attr_placement"), audience: try $0.decode("attr_audience"),
+            variation: try $0.decode("attr_variation"))
         }))
     let row = try db.query(
       """
@@ -162,9 +164,13 @@ extension RelationalStore {
       WHERE app_id = ? AND original_transaction_id = ?
       """, [.integer(appId), .text(original)]
     ).first
-    let before = TrialFacts(trialDay: row?[3].int, convertedDay: row?[4].int)
-    let previous = row.map {
-      VariationKey(placement: $0[0].string ?? "", audience: $0[1].string ?? "", variation: $0[2].string ?? "")
+    let before = TrialFacts(
+      trialDay: try row?.decode("trial_day", as: Int64?.self),
+      convertedDay: try row?.decode("converted_day", as: Int64?.self))
+    let previous = try row.map {
+      VariationKey(
+        placement: try $0.decode("placement_id"), audience: try $0.decode("audience_id"),
+        variation: try $0.decode("variation_id"))
     }
     guard facts != before || (previous != nil && previous != owner) else { return }
     if let previous {
@@ -208,9 +214,10 @@ extension RelationalStore {
       ).first
     else { return }
     let group = AppleAdsKey(
-      day: row[0].int ?? 0, campaign: row[1].int ?? 0, adGroup: row[2].int ?? 0, keyword: row[3].int ?? 0)
+      day: try row.decode("day"), campaign: try row.decode("campaign_id"), adGroup: try row.decode("ad_group_id"),
+      keyword: try row.decode("keyword_id"))
     try bumpAppleAdsRevenue(db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
-    if transaction.isPurchase, row[4].int == 0 {
+    if transaction.isPurchase, try row.decode("purchaser", as: Int64.self) == 0 {
       try db.query(
         "UPDATE stats_aa_profiles SET purchaser = 1 WHERE app_id = ? AND profile_id = ?",
         [.integer(appId), .text(profileId)])
@@ -232,7 +239,7 @@ extension RelationalStore {
       ).isEmpty ? 0 : 1
     let transactions = try db.query(
       "SELECT payload FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key
-    ).map { try WireCoding.decoder.decode(TransactionPayload.self, from: $0[0].data ?? Data()) }
+    ).map { try WireCoding.decoder.decode(TransactionPayload.self, from: try $0.decode("payload")) }
     let purchaser = transactions.contains { $0.isPurchase } ? 1 : 0
     try db.query(
       """
@@ -348,7 +355,7 @@ extension RelationalStore {
           let row = try db.query(
             "SELECT day, campaign_id, ad_group_id, keyword_id, flow_in_time FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
             [.integer(appId), .text(profileId)]
-          ).first, row[4].int == 0
+          ).first, try row.decode("flow_in_time", as: Int64.self) == 0
         else { return }
         try db.query(
           "UPDATE stats_aa_profiles SET flow_in_time = 1 WHERE app_id = ? AND profile_id = ?",
@@ -356,7 +363,8 @@ extension RelationalStore {
         try Self.bumpAppleAds(
           db, appId: appId,
           AppleAdsKey(
-            day: row[0].int ?? 0, campaign: row[1].int ?? 0, adGroup: row[2].int ?? 0, keyword: row[3].int ?? 0),
+            day: try row.decode("day"), campaign: try row.decode("campaign_id"),
+            adGroup: try row.decode("ad_group_id"), keyword: try row.decode("keyword_id")),
           flowInTime: 1)
       }
     }
@@ -370,37 +378,41 @@ extension RelationalStore {
       var rows: [String: VariationCounts] = [:]
       for row in try db.query(
         """
-        SELECT audience_id, variation_id, CAST(SUM(impressions) AS BIGINT), CAST(SUM(viewers) AS BIGINT),
-        CAST(SUM(purchasers) AS BIGINT), CAST(SUM(trials) AS BIGINT), CAST(SUM(trial_conversions) AS BIGINT),
-        CAST(SUM(refunds) AS BIGINT)
+        SELECT audience_id, variation_id, CAST(SUM(impressions) AS BIGINT) AS impressions,
+        CAST(SUM(viewers) AS BIGINT) AS viewers, CAST(SUM(purchasers) AS BIGINT) AS purchasers,
+        CAST(SUM(trials) AS BIGINT) AS trials, CAST(SUM(trial_conversions) AS BIGINT) AS trial_conversions,
+        CAST(SUM(refunds) AS BIGINT) AS refunds
         FROM stats_daily WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
         GROUP BY audience_id, variation_id
         """, range)
       {
         var counts = VariationCounts(
-          placementId: placementId, audienceId: row[0].string ?? "", variationId: row[1].string ?? "")
-        counts.impressions = row[2].int ?? 0
-        counts.viewers = row[3].int ?? 0
-        counts.purchasers = row[4].int ?? 0
-        counts.trials = row[5].int ?? 0
-        counts.trialConversions = row[6].int ?? 0
-        counts.refunds = row[7].int ?? 0
+          placementId: placementId, audienceId: try row.decode("audience_id"),
+          variationId: try row.decode("variation_id"))
+        counts.impressions = try row.decode("impressions")
+        counts.viewers = try row.decode("viewers")
+        counts.purchasers = try row.decode("purchasers")
+        counts.trials = try row.decode("trials")
+        counts.trialConversions = try row.decode("trial_conversions")
+        counts.refunds = try row.decode("refunds")
         rows[counts.variationId] = counts
       }
       for row in try db.query(
         """
-        SELECT audience_id, variation_id, currency, CAST(SUM(gross) AS BIGINT), CAST(SUM(refunded) AS BIGINT),
-        CAST(SUM(transactions) AS BIGINT)
+        SELECT audience_id, variation_id, currency, CAST(SUM(gross) AS BIGINT) AS gross,
+        CAST(SUM(refunded) AS BIGINT) AS refunded, CAST(SUM(transactions) AS BIGINT) AS transactions
         FROM stats_revenue WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
         GROUP BY audience_id, variation_id, currency
         """, range)
       {
-        let variation = row[1].string ?? ""
+        let variation = try row.decode("variation_id", as: String.self)
         var counts =
-          rows[variation]
-          ?? VariationCounts(placementId: placementId, audienceId: row[0].string ?? "", variationId: variation)
-        counts.revenue[row[2].string ?? "XXX"] = MoneyFigures(
-          gross: row[3].int ?? 0, refunded: row[4].int ?? 0, transactions: row[5].int ?? 0)
+          try rows[variation]
+          ?? VariationCounts(
+            placementId: placementId, audienceId: try row.decode("audience_id"), variationId: variation)
+        counts.revenue[try row.decode("currency")] = MoneyFigures(
+          gross: try row.decode("gross"), refunded: try row.decode("refunded"),
+          transactions: try row.decode("transactions"))
         rows[variation] = counts
       }
       return rows.values.sorted { ($0.audienceId, $0.variationId) < ($1.audienceId, $1.variationId) }
@@ -416,10 +428,11 @@ extension RelationalStore {
     case .adGroup: columns = "campaign_id, ad_group_id"
     case .keyword: columns = "campaign_id, ad_group_id, keyword_id"
     }
-    let width = columns.split(separator: ",").count
-    func key(_ row: [SQLValue]) -> AppleAdsCounts {
+    func key(_ row: SQLRow) throws -> AppleAdsCounts {
       AppleAdsCounts(
-        campaignId: row[0].int ?? 0, adGroupId: width > 1 ? row[1].int : nil, keywordId: width > 2 ? row[2].int : nil)
+        campaignId: try row.decode("campaign_id"),
+        adGroupId: grouping == .campaign ? nil : try row.decode("ad_group_id"),
+        keywordId: grouping == .keyword ? try row.decode("keyword_id") : nil)
     }
     return try with { db in
       let range: [SQLValue] = [.integer(appId), .integer(days.lowerBound), .integer(days.upperBound)]
@@ -427,25 +440,26 @@ extension RelationalStore {
       var index: [AppleAdsCounts: Int] = [:]
       for row in try db.query(
         """
-        SELECT \(columns), CAST(SUM(installs) AS BIGINT), CAST(SUM(flow_in_time) AS BIGINT), CAST(SUM(purchasers) AS BIGINT)
+        SELECT \(columns), CAST(SUM(installs) AS BIGINT) AS installs, CAST(SUM(flow_in_time) AS BIGINT) AS flow_in_time,
+        CAST(SUM(purchasers) AS BIGINT) AS purchasers
         FROM stats_apple_ads WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY \(columns) ORDER BY \(columns)
         """, range)
       {
-        var counts = key(row)
+        var counts = try key(row)
         index[counts] = rows.count
-        counts.installs = row[width].int ?? 0
-        counts.flowInTime = row[width + 1].int ?? 0
-        counts.purchasers = row[width + 2].int ?? 0
+        counts.installs = try row.decode("installs")
+        counts.flowInTime = try row.decode("flow_in_time")
+        counts.purchasers = try row.decode("purchasers")
         rows.append(counts)
       }
       for row in try db.query(
         """
-        SELECT \(columns), currency, CAST(SUM(gross) AS BIGINT) FROM stats_apple_ads_revenue
+        SELECT \(columns), currency, CAST(SUM(gross) AS BIGINT) AS gross FROM stats_apple_ads_revenue
         WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY \(columns), currency
         """, range)
       {
-        guard let position = index[key(row)] else { continue }
-        rows[position].revenue[row[width].string ?? "XXX"] = row[width + 1].int ?? 0
+        guard let position = index[try key(row)] else { continue }
+        rows[position].revenue[try row.decode("currency")] = try row.decode("gross")
       }
       return rows
     }

@@ -97,11 +97,11 @@ extension RelationalStore {
     try with { db in
       var funnel = AttributionFunnel()
       for row in try db.query(
-        "SELECT status, COUNT(*) FROM attribution_jobs WHERE app_id = ? GROUP BY status", [.integer(appId)])
+        "SELECT status, COUNT(*) AS tokens FROM attribution_jobs WHERE app_id = ? GROUP BY status", [.integer(appId)])
       {
-        let count = row[1].int ?? 0
+        let count = try row.decode("tokens", as: Int64.self)
         funnel.received += count
-        switch AttributionStatus(rawValue: row[0].string ?? "") {
+        switch AttributionStatus(rawValue: try row.decode("status")) {
         case .pending?: funnel.pending += count
         case .applied?: funnel.applied += count
         case .notAttributed?: funnel.notAttributed += count
@@ -120,12 +120,14 @@ extension RelationalStore {
       var totals: [String: MoneyFigures] = [:]
       for row in try db.query(
         """
-        SELECT currency, CAST(SUM(gross) AS BIGINT), CAST(SUM(refunded) AS BIGINT), CAST(SUM(transactions) AS BIGINT)
+        SELECT currency, CAST(SUM(gross) AS BIGINT) AS gross, CAST(SUM(refunded) AS BIGINT) AS refunded,
+        CAST(SUM(transactions) AS BIGINT) AS transactions
         FROM stats_revenue WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY currency
         """, [.integer(appId), .integer(days.lowerBound), .integer(days.upperBound)])
       {
-        totals[row[0].string ?? "XXX"] = MoneyFigures(
-          gross: row[1].int ?? 0, refunded: row[2].int ?? 0, transactions: row[3].int ?? 0)
+        totals[try row.decode("currency")] = MoneyFigures(
+          gross: try row.decode("gross"), refunded: try row.decode("refunded"),
+          transactions: try row.decode("transactions"))
       }
       return totals
     }
@@ -141,9 +143,9 @@ extension RelationalStore {
         """, [.integer(appId), .text(placementId), .integer(days.lowerBound), .integer(days.upperBound)]
       ).map { row in
         VariationDay(
-          day: PlacementReport.isoDay(row[0].int ?? 0), audienceId: row[1].string ?? "",
-          variationId: row[2].string ?? "", uniqueViewers: row[3].int ?? 0, impressions: row[4].int ?? 0,
-          purchasers: row[5].int ?? 0)
+          day: PlacementReport.isoDay(try row.decode("day")), audienceId: try row.decode("audience_id"),
+          variationId: try row.decode("variation_id"), uniqueViewers: try row.decode("viewers"),
+          impressions: try row.decode("impressions"), purchasers: try row.decode("purchasers"))
       }
     }
   }
@@ -154,7 +156,7 @@ extension RelationalStore {
       try db.query(
         "SELECT id FROM profiles WHERE app_id = ? AND customer_user_id = ? ORDER BY created_at, id LIMIT ?",
         [.integer(appId), .text(customerUserId), .integer(Int64(limit))]
-      ).compactMap { $0[0].string }
+      ).map { try $0.decode("id") }
     }
   }
 
@@ -168,8 +170,8 @@ extension RelationalStore {
         """, [.integer(appId), .text(profileId)]
       ).map { row in
         AssignmentRow(
-          placementId: row[0].string ?? "", audienceId: row[1].string ?? "", variationId: row[2].string ?? "",
-          assignedAt: Timestamp.string(Date(timeIntervalSince1970: row[3].double ?? 0)))
+          placementId: try row.decode("placement_id"), audienceId: try row.decode("audience_id"),
+          variationId: try row.decode("variation_id"), assignedAt: Timestamp.string(try row.decode("assigned_at")))
       }
     }
   }
@@ -184,8 +186,9 @@ extension RelationalStore {
         """, [.integer(appId), .text(profileId), .integer(Int64(limit))]
       ).map { row in
         EventRow(
-          placementId: row[0].string ?? "", audienceId: row[1].string ?? "", variationId: row[2].string ?? "",
-          flowId: row[3].string ?? "", receivedAt: Timestamp.string(Date(timeIntervalSince1970: row[4].double ?? 0)))
+          placementId: try row.decode("placement_id"), audienceId: try row.decode("audience_id"),
+          variationId: try row.decode("variation_id"), flowId: try row.decode("flow_id"),
+          receivedAt: Timestamp.string(try row.decode("received_at")))
       }
     }
   }

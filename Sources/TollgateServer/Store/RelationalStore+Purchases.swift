@@ -59,7 +59,8 @@ extension RelationalStore {
               WHERE t.app_id = ? AND t.app_account_token = ? AND NOT EXISTS (SELECT 1 FROM app_store_owners o
               WHERE o.app_id = t.app_id AND o.original_transaction_id = t.original_transaction_id)
               """, [.integer(appId), .text(token)])
-            for original in rows.compactMap({ $0[0].string }) where !originals.contains(original) {
+            for original in try rows.map({ try $0.decode("original_transaction_id", as: String.self) })
+            where !originals.contains(original) {
               originals.append(original)
             }
           }
@@ -136,8 +137,8 @@ extension RelationalStore {
         """, [.integer(appId), .integer(appId), .text(profileId)]
       ).map { row in
         StoredTransaction(
-          payload: try WireCoding.decoder.decode(TransactionPayload.self, from: row[0].data ?? Data()),
-          jws: row[1].string ?? "", variationId: row[2].string)
+          payload: try WireCoding.decoder.decode(TransactionPayload.self, from: try row.decode("payload")),
+          jws: try row.decode("jws"), variationId: try row.decode("variation_id"))
       }
     }
   }
@@ -155,13 +156,13 @@ extension RelationalStore {
       SELECT payload FROM app_store_transactions WHERE app_id = ? AND original_transaction_id IN
       (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?)
       """, [key[0]] + key
-    ).map { try decoder.decode(TransactionPayload.self, from: $0[0].data ?? Data()) }
+    ).map { try decoder.decode(TransactionPayload.self, from: try $0.decode("payload")) }
     let notifications = try db.query(
       """
       SELECT fact FROM app_store_notifications WHERE app_id = ? AND original_transaction_id IN
       (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?)
       """, [key[0]] + key
-    ).map { try decoder.decode(NotificationFact.self, from: $0[0].data ?? Data()) }
+    ).map { try decoder.decode(NotificationFact.self, from: try $0.decode("fact")) }
     let purchases = derive(PurchaseHistory(transactions: transactions, notifications: notifications))
     guard purchases != profile.purchases else { return nil }
     let before = profile.purchases
@@ -222,14 +223,14 @@ extension RelationalStore {
       ).first
     else { throw StoreError.database("transaction \(payload.transactionId) vanished inside its transaction") }
     var events: [PendingWebhookEvent] = []
-    if signedAt > (existing[1].double ?? 0) {
-      let old = try WireCoding.decoder.decode(TransactionPayload.self, from: existing[0].data ?? Data())
+    if signedAt > (try existing.decode("signed_at", as: Double.self)) {
+      let old = try WireCoding.decoder.decode(TransactionPayload.self, from: try existing.decode("payload"))
       try db.query(
         "UPDATE app_store_transactions SET signed_at = ?, payload = ?, jws = ? WHERE app_id = ? AND transaction_id = ?",
         [.real(signedAt), Self.json(payload), .text(stored.jws), .integer(appId), .text(payload.transactionId)])
       let stored = PurchaseAttribution(
-        placementId: existing[2].string ?? "", audienceId: existing[3].string ?? "",
-        variationId: existing[4].string ?? "", profileId: existing[5].string)
+        placementId: try existing.decode("attr_placement"), audienceId: try existing.decode("attr_audience"),
+        variationId: try existing.decode("attr_variation"), profileId: try existing.decode("attr_profile"))
       try Self.rollTransaction(db, appId: appId, old: old, new: payload, stored)
       if old.revocationDate == nil, payload.revocationDate != nil {
         events.append(
@@ -237,7 +238,7 @@ extension RelationalStore {
             type: .refund, profileId: stored.profileId ?? "", data: WebhookData.transaction(payload, credit: stored)))
       }
     }
-    if existing[6].string == nil, let variation = stored.variationId {
+    if try existing.decode("variation_id", as: String?.self) == nil, let variation = stored.variationId {
       // The SDK names the variation; a notification that came first could not.
       try db.query(
         "UPDATE app_store_transactions SET variation_id = ? WHERE app_id = ? AND transaction_id = ?",
@@ -263,7 +264,7 @@ extension RelationalStore {
     try db.query(
       "SELECT profile_id FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ? ORDER BY profile_id",
       [.integer(appId), .text(original)]
-    ).compactMap { $0[0].string }
+    ).map { try $0.decode("profile_id") }
   }
 
   private static func link(_ db: any SQLConnection, appId: Int64, original: String, profileId: String, at: Date)

@@ -18,7 +18,8 @@ extension RelationalStore {
       var lines: [String] = []
       for table in Self.rollupTables {
         for row in try db.query("SELECT * FROM \(table) WHERE app_id = ?", [.integer(appId)]) {
-          let cells = row.map { value -> String in
+          // Every cell in the table's column order: a dump to compare, not fields to read.
+          let cells = row.values.map { value -> String in
             switch value {
             case .null: return "∅"
             case .integer(let number): return String(number)
@@ -56,10 +57,11 @@ extension RelationalStore {
           "SELECT placement_id, audience_id, variation_id, profile_id, received_at FROM events WHERE app_id = ?", app)
         {
           let key = VariationKey(
-            placement: row[0].string ?? "", audience: row[1].string ?? "", variation: row[2].string ?? "")
-          let day = StatsDay.of(Date(timeIntervalSince1970: row[4].double ?? 0))
+            placement: try row.decode("placement_id"), audience: try row.decode("audience_id"),
+            variation: try row.decode("variation_id"))
+          let day = StatsDay.of(try row.decode("received_at"))
           daily[DayKey(key: key, day: day), default: [:]]["impressions", default: 0] += 1
-          let viewer = ProfileKey(variation: key.variation, profile: row[3].string ?? "")
+          let viewer = ProfileKey(variation: key.variation, profile: try row.decode("profile_id"))
           if let known = viewers[viewer], known.1 <= day { continue }
           viewers[viewer] = (key, day)
         }
@@ -73,9 +75,10 @@ extension RelationalStore {
           WHERE app_id = ?
           """, app)
         {
-          let payload = try WireCoding.decoder.decode(TransactionPayload.self, from: row[0].data ?? Data())
+          let payload = try WireCoding.decoder.decode(TransactionPayload.self, from: try row.decode("payload"))
           let key = VariationKey(
-            placement: row[1].string ?? "", audience: row[2].string ?? "", variation: row[3].string ?? "")
+            placement: try row.decode("attr_placement"), audience: try row.decode("attr_audience"),
+            variation: try row.decode("attr_variation"))
           let price = payload.price ?? 0
           money[MoneyKey(key: key, day: payload.purchaseDay, currency: payload.currencyCode), default: MoneyFigures()]
             .gross += price
@@ -86,7 +89,7 @@ extension RelationalStore {
             money[MoneyKey(key: key, day: day, currency: payload.currencyCode), default: MoneyFigures()].refunded +=
               price
           }
-          let profile = row[4].string
+          let profile = try row.decode("attr_profile", as: String?.self)
           if payload.isPurchase, !key.variation.isEmpty, let profile {
             let purchaser = ProfileKey(variation: key.variation, profile: profile)
             if purchasers[purchaser].map({ $0.1 > payload.purchaseDay }) ?? true {
@@ -143,17 +146,16 @@ extension RelationalStore {
 
         let reported = Set(
           try db.query("SELECT profile_id FROM first_launch_reports WHERE app_id = ? AND aa_flow_in_time = 1", app)
-            .compactMap { $0[0].string })
+            .map { try $0.decode("profile_id", as: String.self) })
         for row in try db.query(
           "SELECT id, created_at, attribution FROM profiles WHERE app_id = ? AND applied_sources LIKE ?",
           app + [.text("%\"\(appleAdsSource)\"%")])
         {
-          let attribution = try WireCoding.decoder.decode(ProfileAttribution.self, from: row[2].data ?? Data("{}".utf8))
-          guard let payload = attribution.appleAds?.payload, let campaign = payload.campaignId,
-            let profile = row[0].string
-          else { continue }
+          let attribution = try WireCoding.decoder.decode(ProfileAttribution.self, from: try row.decode("attribution"))
+          guard let payload = attribution.appleAds?.payload, let campaign = payload.campaignId else { continue }
+          let profile = try row.decode("id", as: String.self)
           let group = AppleAdsKey(
-            day: StatsDay.of(Date(timeIntervalSince1970: row[1].double ?? 0)), campaign: campaign,
+            day: StatsDay.of(try row.decode("created_at")), campaign: campaign,
             adGroup: payload.adGroupId ?? 0, keyword: payload.keywordId ?? 0)
           let transactions = byProfile[profile] ?? []
           let inTime: Int64 = reported.contains(profile) ? 1 : 0

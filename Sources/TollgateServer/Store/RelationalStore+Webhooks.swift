@@ -11,7 +11,10 @@ extension RelationalStore {
     _ db: any SQLConnection, appId: Int64, _ events: [PendingWebhookEvent], to webhooks: [WebhookConfig], at: Date
   ) throws {
     guard !events.isEmpty, !webhooks.isEmpty else { return }
-    let app = try db.query("SELECT name FROM apps WHERE id = ?", [.integer(appId)]).first?[0].string ?? ""
+    guard
+      let app = try db.query("SELECT name FROM apps WHERE id = ?", [.integer(appId)]).first?.decode(
+        "name", as: String.self)
+    else { throw StoreError.database("no app with id \(appId)") }
     var customers: [String: String?] = [:]
     for event in events {
       let subscribed = webhooks.filter { $0.events.contains(event.type) }
@@ -71,7 +74,7 @@ extension RelationalStore {
     try with { db in
       try db.query(
         "SELECT sealed FROM webhook_secrets WHERE app_id = ? AND webhook_id = ?", [.integer(appId), .text(id)]
-      ).first?[0].string.map(box.open)
+      ).first.map { try box.open(try $0.decode("sealed")) }
     }
   }
 
@@ -82,14 +85,16 @@ extension RelationalStore {
     """
   }
 
-  static func delivery(_ row: [SQLValue]) -> WebhookDelivery {
-    func time(_ value: SQLValue) -> String? { value.double.map { Timestamp.string(Date(timeIntervalSince1970: $0)) } }
+  static func delivery(_ row: SQLRow) throws -> WebhookDelivery {
+    func time(_ name: String) throws -> String { Timestamp.string(try row.decode(name)) }
     return WebhookDelivery(
-      id: row[0].int ?? 0, appId: row[1].int ?? 0, webhookId: row[2].string ?? "", eventId: row[3].string ?? "",
-      eventType: row[4].string ?? "", profileId: row[5].string ?? "", status: row[6].string ?? "",
-      attempts: row[7].int ?? 0, nextAttemptAt: time(row[8]) ?? "", deadline: time(row[9]) ?? "",
-      lastStatus: row[10].int,
-      lastError: row[11].string, createdAt: time(row[12]) ?? "", deliveredAt: time(row[13]), body: row[14].string ?? "")
+      id: try row.decode("seq"), appId: try row.decode("app_id"), webhookId: try row.decode("webhook_id"),
+      eventId: try row.decode("event_id"), eventType: try row.decode("event_type"),
+      profileId: try row.decode("profile_id"), status: try row.decode("status"), attempts: try row.decode("attempts"),
+      nextAttemptAt: try time("next_attempt_at"), deadline: try time("deadline"),
+      lastStatus: try row.decode("last_status"), lastError: try row.decode("last_error"),
+      createdAt: try time("created_at"),
+      deliveredAt: try row.decode("delivered_at", as: Date?.self).map(Timestamp.string), body: try row.decode("body"))
   }
 
   public func claimWebhookDeliveries(now: Date, lease: TimeInterval, limit: Int) throws -> [WebhookDelivery] {

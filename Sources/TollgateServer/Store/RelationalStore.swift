@@ -67,7 +67,8 @@ extension RelationalStore {
         let rows = try db.query(
           "INSERT INTO apps (name, revision, created_at) VALUES (?, 0, ?) RETURNING id",
           [.text(name), .real(Date().timeIntervalSince1970)])
-        return AppRecord(id: rows[0][0].int ?? 0, name: name, revision: 0)
+        guard let row = rows.first else { throw StoreError.database("INSERT … RETURNING id answered no row") }
+        return AppRecord(id: try row.decode("id"), name: name, revision: 0)
       }
     }
   }
@@ -86,15 +87,15 @@ extension RelationalStore {
     }
   }
 
-  static func app(_ row: [SQLValue]) -> AppRecord {
-    AppRecord(id: row[0].int ?? 0, name: row[1].string ?? "", revision: row[2].int ?? 0)
+  static func app(_ row: SQLRow) throws -> AppRecord {
+    AppRecord(id: try row.decode("id"), name: try row.decode("name"), revision: try row.decode("revision"))
   }
 
   public func revisions() throws -> [Int64: Int64] {
     try with { db in
       var result: [Int64: Int64] = [:]
       for row in try db.query("SELECT id, revision FROM apps") {
-        result[row[0].int ?? 0] = row[1].int ?? 0
+        result[try row.decode("id", as: Int64.self)] = try row.decode("revision", as: Int64.self)
       }
       return result
     }
@@ -113,18 +114,18 @@ extension RelationalStore {
 
   static var keyColumns: String { "hash, app_id, kind, created_at, label, revoked_at, last_used_at" }
 
-  static func keyRecord(_ row: [SQLValue]) -> KeyRecord? {
-    guard let kind = KeyKind(rawValue: row[2].string ?? "") else { return nil }
+  static func keyRecord(_ row: SQLRow) throws -> KeyRecord {
+    let kindName = try row.decode("kind", as: String.self)
+    guard let kind = KeyKind(rawValue: kindName) else { throw StoreError.corruptRow("unknown key kind \(kindName)") }
     return KeyRecord(
-      appId: row[1].int ?? 0, kind: kind, id: KeyRecord.id(hash: row[0].string ?? ""),
-      revokedAt: row[5].double.map(Date.init(timeIntervalSince1970:)),
-      lastUsedAt: row[6].double.map(Date.init(timeIntervalSince1970:)),
-      createdAt: Date(timeIntervalSince1970: row[3].double ?? 0), label: row[4].string)
+      appId: try row.decode("app_id"), kind: kind, id: KeyRecord.id(hash: try row.decode("hash")),
+      revokedAt: try row.decode("revoked_at"), lastUsedAt: try row.decode("last_used_at"),
+      createdAt: try row.decode("created_at"), label: try row.decode("label"))
   }
 
   public func key(hash: String) throws -> KeyRecord? {
     try with { db in
-      try db.query("SELECT \(Self.keyColumns) FROM api_keys WHERE hash = ?", [.text(hash)]).first.flatMap(
+      try db.query("SELECT \(Self.keyColumns) FROM api_keys WHERE hash = ?", [.text(hash)]).first.map(
         Self.keyRecord)
     }
   }
@@ -133,7 +134,7 @@ extension RelationalStore {
     try with { db in
       try db.query(
         "SELECT \(Self.keyColumns) FROM api_keys WHERE app_id = ? ORDER BY created_at, hash", [.integer(appId)]
-      ).compactMap(Self.keyRecord)
+      ).map(Self.keyRecord)
     }
   }
 
@@ -148,7 +149,7 @@ extension RelationalStore {
         return try db.query(
           "SELECT \(Self.keyColumns) FROM api_keys WHERE app_id = ? AND substr(hash, 1, 16) = ?",
           [.integer(appId), .text(prefix)]
-        ).first.flatMap(Self.keyRecord)
+        ).first.map(Self.keyRecord)
       }
     }
   }
@@ -182,8 +183,8 @@ extension RelationalStore {
         """, [.integer(appId), .integer(before ?? Int64.max), .integer(Int64(limit))]
       ).map { row in
         AuditRecord(
-          seq: row[0].int ?? 0, at: Date(timeIntervalSince1970: row[1].double ?? 0), actor: row[2].string ?? "",
-          action: row[3].string ?? "", detail: row[4].string ?? "{}")
+          seq: try row.decode("seq"), at: try row.decode("at"), actor: try row.decode("actor"),
+          action: try row.decode("action"), detail: try row.decode("detail"))
       }
     }
   }
@@ -196,7 +197,7 @@ extension RelationalStore {
         let rows = try db.query(
           "UPDATE apps SET revision = revision + 1 WHERE id = ? RETURNING revision",
           [.integer(appId)])
-        guard let revision = rows.first?[0].int else {
+        guard let revision = try rows.first?.decode("revision", as: Int64.self) else {
           throw StoreError.database("no app with id \(appId)")
         }
         try db.query(
@@ -222,8 +223,8 @@ extension RelationalStore {
         """, [.integer(appId), .integer(Int64(limit))]
       ).map { row in
         ConfigRevisionRecord(
-          revision: row[0].int ?? 0, appliedAt: Date(timeIntervalSince1970: row[1].double ?? 0),
-          appliedBy: row[2].string, summary: row[3].string)
+          revision: try row.decode("revision"), appliedAt: try row.decode("applied_at"),
+          appliedBy: try row.decode("applied_by"), summary: try row.decode("summary"))
       }
     }
   }
@@ -233,11 +234,7 @@ extension RelationalStore {
       try db.query(
         "SELECT revision, document, applied_at FROM configs WHERE app_id = ? AND revision = ?",
         [.integer(appId), .integer(revision)]
-      ).first.map { row in
-        ConfigRecord(
-          revision: row[0].int ?? 0, document: row[1].data ?? Data(),
-          appliedAt: Date(timeIntervalSince1970: row[2].double ?? 0))
-      }
+      ).first.map(Self.configRecord)
     }
   }
 
@@ -248,12 +245,14 @@ extension RelationalStore {
         SELECT c.revision, c.document, c.applied_at FROM configs c
         JOIN apps a ON a.id = c.app_id AND a.revision = c.revision WHERE c.app_id = ?
         """, [.integer(appId)]
-      ).first.map { row in
-        ConfigRecord(
-          revision: row[0].int ?? 0, document: row[1].data ?? Data(),
-          appliedAt: Date(timeIntervalSince1970: row[2].double ?? 0))
-      }
+      ).first.map(Self.configRecord)
     }
+  }
+
+  static func configRecord(_ row: SQLRow) throws -> ConfigRecord {
+    ConfigRecord(
+      revision: try row.decode("revision"), document: try row.decode("document"),
+      appliedAt: try row.decode("applied_at"))
   }
 
   // MARK: Profiles
@@ -305,8 +304,7 @@ extension RelationalStore {
           "SELECT placement_id, audience_id, variation_id FROM assignments WHERE app_id = ? AND profile_id = ?",
           [.integer(appId), .text(id)])
         {
-          assignments[ProfileCache.Slot(placementId: row[0].string ?? "", audienceId: row[1].string ?? "")] =
-            row[2].string ?? ""
+          assignments[try Self.slot(row)] = try row.decode("variation_id")
         }
         return (profile, assignments)
       }
@@ -337,16 +335,18 @@ extension RelationalStore {
           """
           SELECT app_id, profile_id, placement_id, audience_id, variation_id FROM assignments
           WHERE (app_id, profile_id) >= (?, ?) AND (app_id, profile_id) <= (?, ?)
-          """, [first[0], first[1], last[0], last[1]])
+          """,
+          [
+            .integer(try first.decode("app_id")), .text(try first.decode("id")), .integer(try last.decode("app_id")),
+            .text(try last.decode("id")),
+          ])
         {
-          let key = ProfileCache.Key(appId: row[0].int ?? 0, id: row[1].string ?? "")
-          assignments[key, default: [:]][
-            ProfileCache.Slot(placementId: row[2].string ?? "", audienceId: row[3].string ?? "")] =
-            row[4].string ?? ""
+          let key = ProfileCache.Key(appId: try row.decode("app_id"), id: try row.decode("profile_id"))
+          assignments[key, default: [:]][try Self.slot(row)] = try row.decode("variation_id")
         }
         return try rows.map { row in
-          let appId = row[0].int ?? 0
-          let profile = try Self.decodeProfile(Array(row.dropFirst()))
+          let appId = try row.decode("app_id", as: Int64.self)
+          let profile = try Self.decodeProfile(row)
           return (appId, profile, assignments[ProfileCache.Key(appId: appId, id: profile.id)] ?? [:])
         }
       }
@@ -355,6 +355,11 @@ extension RelationalStore {
       after = (last.appId, last.profile.id)
       guard cache.fill(page, since: mark) else { return read }
     }
+  }
+
+  /// The experiment slot of an `assignments` row.
+  static func slot(_ row: SQLRow) throws -> ProfileCache.Slot {
+    ProfileCache.Slot(placementId: try row.decode("placement_id"), audienceId: try row.decode("audience_id"))
   }
 
   /// After a commit that changed these profiles: this instance forgets them (others heard
@@ -370,7 +375,7 @@ extension RelationalStore {
         let id = try db.query(
           "SELECT id FROM profiles WHERE app_id = ? AND customer_user_id = ? ORDER BY created_at, id LIMIT 1",
           [.integer(appId), .text(customerUserId)]
-        ).first?[0].string
+        ).first?.decode("id", as: String.self)
       else { return nil }
       return try Self.profile(db, appId: appId, id: id)
     }
@@ -419,17 +424,16 @@ extension RelationalStore {
   }
 
   /// A profile from a row of `SQLColumns.profile`.
-  static func decodeProfile(_ row: [SQLValue]) throws -> ProfileRecord {
+  static func decodeProfile(_ row: SQLRow) throws -> ProfileRecord {
     let decoder = WireCoding.decoder
     var profile = ProfileRecord(
-      id: row[0].string ?? "", version: row[1].int ?? 1, customerUserId: row[2].string,
-      install: try decoder.decode(InstallMeta.self, from: row[3].data ?? Data()),
-      customAttributes: try decoder.decode([String: JSONValue].self, from: row[4].data ?? Data()),
-      appliedSources: try decoder.decode([String].self, from: row[5].data ?? Data()),
-      createdAt: Date(timeIntervalSince1970: row[6].double ?? 0),
-      updatedAt: Date(timeIntervalSince1970: row[7].double ?? 0))
-    profile.attribution = try decoder.decode(ProfileAttribution.self, from: row[8].data ?? Data("{}".utf8))
-    profile.purchases = try decoder.decode(ProfilePurchases.self, from: row[9].data ?? Data("{}".utf8))
+      id: try row.decode("id"), version: try row.decode("version"), customerUserId: try row.decode("customer_user_id"),
+      install: try decoder.decode(InstallMeta.self, from: try row.decode("install")),
+      customAttributes: try decoder.decode([String: JSONValue].self, from: try row.decode("custom_attributes")),
+      appliedSources: try decoder.decode([String].self, from: try row.decode("applied_sources")),
+      createdAt: try row.decode("created_at"), updatedAt: try row.decode("updated_at"))
+    profile.attribution = try decoder.decode(ProfileAttribution.self, from: try row.decode("attribution"))
+    profile.purchases = try decoder.decode(ProfilePurchases.self, from: try row.decode("purchases"))
     return profile
   }
 
@@ -460,7 +464,7 @@ extension RelationalStore {
         SELECT variation_id FROM assignments
         WHERE app_id = ? AND profile_id = ? AND placement_id = ? AND audience_id = ?
         """, Self.values(key)
-      ).first?[0].string
+      ).first?.decode("variation_id")
     }
   }
 
@@ -498,7 +502,7 @@ extension RelationalStore {
             SELECT variation_id FROM assignments
             WHERE app_id = ? AND profile_id = ? AND placement_id = ? AND audience_id = ?
             """, Self.values(item.key)
-          ).first?[0].string
+          ).first?.decode("variation_id", as: String.self)
           if let stored, stored != item.variationId { differing.append((item.key, stored)) }
         }
         return differing
@@ -522,7 +526,7 @@ extension RelationalStore {
           SELECT variation_id FROM assignments
           WHERE app_id = ? AND profile_id = ? AND placement_id = ? AND audience_id = ?
           """, Self.values(key)
-        ).first?[0].string ?? variationId
+        ).first?.decode("variation_id") ?? variationId
       }
     }
   }
@@ -533,12 +537,16 @@ extension RelationalStore {
 
   // MARK: Attribution
 
-  static func job(_ row: [SQLValue]) -> AttributionJob {
-    AttributionJob(
-      appId: row[0].int ?? 0, profileId: row[1].string ?? "", tokenHash: row[2].string ?? "",
-      token: row[3].string ?? "", status: AttributionStatus(rawValue: row[4].string ?? "") ?? .failed,
-      attempts: Int(row[5].int ?? 0), notFound: Int(row[6].int ?? 0),
-      nextAttemptAt: Date(timeIntervalSince1970: row[7].double ?? 0), lastError: row[8].string)
+  static func job(_ row: SQLRow) throws -> AttributionJob {
+    let statusName = try row.decode("status", as: String.self)
+    guard let status = AttributionStatus(rawValue: statusName) else {
+      throw StoreError.corruptRow("unknown attribution status \(statusName)")
+    }
+    return AttributionJob(
+      appId: try row.decode("app_id"), profileId: try row.decode("profile_id"), tokenHash: try row.decode("token_hash"),
+      token: try row.decode("token"), status: status, attempts: try row.decode("attempts"),
+      notFound: try row.decode("not_found"), nextAttemptAt: try row.decode("next_attempt_at"),
+      lastError: try row.decode("last_error"))
   }
 
   public func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date)
@@ -563,7 +571,8 @@ extension RelationalStore {
           profile.attribution.status[appleAdsSource] = .pending
           try save(db, appId: appId, profile)
         }
-        return (Self.job(rows[0]), created)
+        guard let row = rows.first else { throw StoreError.database("the job just recorded is not there") }
+        return (try Self.job(row), created)
       }
     }
   }
@@ -644,7 +653,8 @@ extension RelationalStore {
 
   public func attributionQueueDepth() throws -> Int {
     try with { db in
-      Int(try db.query("SELECT COUNT(*) FROM attribution_jobs WHERE status = 'pending'").first?[0].int ?? 0)
+      try db.query("SELECT COUNT(*) AS pending FROM attribution_jobs WHERE status = 'pending'").first?.decode("pending")
+        ?? 0
     }
   }
 

@@ -71,7 +71,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
 
   /// Runs one prepared statement and returns its rows.
   @discardableResult
-  func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [[SQLValue]] {
+  func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [SQLRow] {
     let statement = try prepared(sql)
     defer {
       sqlite3_reset(statement)
@@ -92,12 +92,14 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
       }
       guard status == SQLITE_OK else { throw lastError() }
     }
-    var rows: [[SQLValue]] = []
+    var rows: [SQLRow] = []
+    let count = sqlite3_column_count(statement)
+    let columns = SQLRow.Columns((0..<count).map { String(cString: sqlite3_column_name(statement, $0)) })
     while true {
       let status = sqlite3_step(statement)
       if status == SQLITE_DONE { break }
       guard status == SQLITE_ROW else { throw lastError() }
-      rows.append((0..<sqlite3_column_count(statement)).map { column(statement, $0) })
+      rows.append(SQLRow(columns: columns, values: (0..<count).map { column(statement, $0) }))
     }
     return rows
   }

@@ -108,7 +108,7 @@ extension SQLiteStore {
   static func check(_ path: String) throws {
     let connection = try SQLiteConnection(path: path)
     defer { connection.close() }
-    let verdict = try connection.query("PRAGMA integrity_check").first?.first?.string
+    let verdict = try connection.query("PRAGMA integrity_check").first?.decode("integrity_check", as: String.self)
     guard verdict == "ok" else { throw StoreError.database("\(path) is damaged: \(verdict ?? "no answer")") }
     guard
       try !connection.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")

@@ -242,6 +242,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
   /// The database cannot write (disk full, I/O error): 503 `storage_unavailable`; nothing was
   /// written, reads keep working, and writes succeed again once space returns.
   case storageUnavailable(String)
+  /// A row did not hold what the code reads from it (a missing column, a NULL, another type):
+  /// a bug or a damaged database, never read as a default.
+  case corruptRow(String)
 
   public var description: String {
     switch self {
@@ -249,6 +252,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case .database(let message): return "database error: \(message)"
     case .unavailable(let message): return "database unavailable: \(message)"
     case .storageUnavailable(let message): return "storage unavailable: \(message)"
+    case .corruptRow(let message): return "unreadable row: \(message)"
     }
   }
 }

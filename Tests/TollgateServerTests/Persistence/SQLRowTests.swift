@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+@testable import TollgateServer
+
+/// Rows are read by column name; what does not fit is an error that names the column.
+@Suite("Rows by column name")
+struct SQLRowTests {
+  @Test("a missing column, a NULL or another type throws naming the column; optionals take NULL")
+  func decoding() throws {
+    let connection = try SQLiteConnection(path: temporaryDirectory().appendingPathComponent("rows.sqlite").path)
+    defer { connection.close() }
+    let row = try #require(
+      try connection.query("SELECT 7 AS version, NULL AS label, 'seven' AS name, 1.5 AS at").first)
+    #expect(try row.decode("version", as: Int64.self) == 7)
+    #expect(try row.decode("label", as: String?.self) == nil)
+    #expect(try row.decode("name", as: String.self) == "seven")
+    #expect(try row.decode("at", as: Date.self) == Date(timeIntervalSince1970: 1.5))
+    #expect(throws: StoreError.corruptRow("column label is NULL")) { try row.decode("label", as: String.self) }
+    #expect(throws: StoreError.corruptRow("column name is not a Int64: text(\"seven\")")) {
+      try row.decode("name", as: Int64.self)
+    }
+    do {
+      _ = try row.decode("revision", as: Int64.self)
+      Issue.record("a column the query did not select was read")
+    } catch let error as StoreError {
+      #expect("\(error)".contains("no column revision"))
+    }
+  }
+}
