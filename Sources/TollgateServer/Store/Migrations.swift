@@ -1,164 +1,190 @@
-/// The schema, as numbered steps. A database records the steps it has; start-up applies
-/// the missing ones in order, each in its own transaction. Steps are never edited once
-/// released: a change is a new step.
+/// One step of the schema: its name says what it does; `version` is the number a database
+/// records once the step is applied. Steps are never edited once released: a change is a
+/// new step at the end.
+struct Migration: Sendable {
+  /// The number recorded in `schema_migrations` (each engine counts its own shipped steps).
+  let version: Int64
+  /// `NNNN_what_it_does`, NNNN being the version.
+  let name: String
+  /// The statements, run in one transaction.
+  let sql: String
+}
+
+/// The schema of each engine, as named steps. A database records the versions it has;
+/// start-up applies the missing ones in order, each in its own transaction.
 enum Migrations {
-  static let sqlite: [String] =
-    [
-      """
-      CREATE TABLE apps (
-        id INTEGER PRIMARY KEY,
-        name TEXT NOT NULL UNIQUE,
-        revision INTEGER NOT NULL DEFAULT 0,
-        created_at REAL NOT NULL
-      );
-      CREATE TABLE api_keys (
-        hash TEXT PRIMARY KEY,
-        app_id INTEGER NOT NULL REFERENCES apps(id),
-        kind TEXT NOT NULL CHECK (kind IN ('public', 'secret')),
-        created_at REAL NOT NULL
-      );
-      CREATE TABLE configs (
-        app_id INTEGER NOT NULL REFERENCES apps(id),
-        revision INTEGER NOT NULL,
-        document BLOB NOT NULL,
-        applied_at REAL NOT NULL,
-        PRIMARY KEY (app_id, revision)
-      );
-      CREATE TABLE profiles (
-        app_id INTEGER NOT NULL REFERENCES apps(id),
-        id TEXT NOT NULL,
-        version INTEGER NOT NULL,
-        customer_user_id TEXT,
-        install TEXT NOT NULL,
-        custom_attributes TEXT NOT NULL,
-        applied_sources TEXT NOT NULL,
-        created_at REAL NOT NULL,
-        updated_at REAL NOT NULL,
-        PRIMARY KEY (app_id, id)
-      );
-      CREATE TABLE assignments (
-        app_id INTEGER NOT NULL REFERENCES apps(id),
-        profile_id TEXT NOT NULL,
-        placement_id TEXT NOT NULL,
-        audience_id TEXT NOT NULL,
-        variation_id TEXT NOT NULL,
-        assigned_at REAL NOT NULL,
-        PRIMARY KEY (app_id, profile_id, placement_id, audience_id)
-      );
-      CREATE TABLE events (
-        seq INTEGER PRIMARY KEY,
-        app_id INTEGER NOT NULL REFERENCES apps(id),
-        event_id TEXT,
-        profile_id TEXT NOT NULL,
-        placement_id TEXT NOT NULL,
-        audience_id TEXT NOT NULL,
-        variation_id TEXT NOT NULL,
-        flow_id TEXT NOT NULL,
-        received_at REAL NOT NULL
-      );
-      CREATE UNIQUE INDEX events_dedupe ON events(app_id, event_id) WHERE event_id IS NOT NULL;
-      CREATE INDEX events_by_placement ON events(app_id, placement_id);
-      """,
-      """
-      ALTER TABLE profiles ADD COLUMN attribution TEXT NOT NULL DEFAULT '{"status":{}}';
-      CREATE TABLE attribution_jobs (
-        app_id INTEGER NOT NULL REFERENCES apps(id),
-        profile_id TEXT NOT NULL,
-        token_hash TEXT NOT NULL,
-        token TEXT NOT NULL,
-        status TEXT NOT NULL,
-        attempts INTEGER NOT NULL DEFAULT 0,
-        not_found INTEGER NOT NULL DEFAULT 0,
-        next_attempt_at REAL NOT NULL,
-        last_error TEXT,
-        created_at REAL NOT NULL,
-        updated_at REAL NOT NULL,
-        PRIMARY KEY (app_id, profile_id, token_hash)
-      );
-      CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
-      """,
-    ] + later.map { sqliteTypes($0) }
+  /// SQLite's steps.
+  static let sqlite: [Migration] = [
+    Migration(version: 1, name: "0001_initial", sql: sqliteInitial),
+    Migration(version: 2, name: "0002_attribution_jobs", sql: sqliteAttributionJobs),
+    Migration(version: 3, name: "0003_app_store_purchases", sql: sqliteTypes(purchases)),
+    Migration(version: 4, name: "0004_purchase_credit", sql: sqliteTypes(purchaseCredit)),
+    Migration(version: 5, name: "0005_webhooks", sql: sqliteTypes(webhooks)),
+    Migration(version: 6, name: "0006_key_labels_config_history_audit_log", sql: sqliteTypes(keysAndAudit)),
+  ]
 
-  /// PostgreSQL's schema: the same tables and indexes, in PostgreSQL's types.
-  static let postgres: [String] =
-    [
-      """
-      CREATE TABLE apps (
-        id BIGSERIAL PRIMARY KEY,
-        name TEXT NOT NULL UNIQUE,
-        revision BIGINT NOT NULL DEFAULT 0,
-        created_at DOUBLE PRECISION NOT NULL
-      );
-      CREATE TABLE api_keys (
-        hash TEXT PRIMARY KEY,
-        app_id BIGINT NOT NULL REFERENCES apps(id),
-        kind TEXT NOT NULL CHECK (kind IN ('public', 'secret')),
-        created_at DOUBLE PRECISION NOT NULL
-      );
-      CREATE TABLE configs (
-        app_id BIGINT NOT NULL REFERENCES apps(id),
-        revision BIGINT NOT NULL,
-        document TEXT NOT NULL,
-        applied_at DOUBLE PRECISION NOT NULL,
-        PRIMARY KEY (app_id, revision)
-      );
-      CREATE TABLE profiles (
-        app_id BIGINT NOT NULL REFERENCES apps(id),
-        id TEXT NOT NULL,
-        version BIGINT NOT NULL,
-        customer_user_id TEXT,
-        install TEXT NOT NULL,
-        custom_attributes TEXT NOT NULL,
-        applied_sources TEXT NOT NULL,
-        created_at DOUBLE PRECISION NOT NULL,
-        updated_at DOUBLE PRECISION NOT NULL,
-        attribution TEXT NOT NULL DEFAULT '{"status":{}}',
-        PRIMARY KEY (app_id, id)
-      );
-      CREATE TABLE assignments (
-        app_id BIGINT NOT NULL REFERENCES apps(id),
-        profile_id TEXT NOT NULL,
-        placement_id TEXT NOT NULL,
-        audience_id TEXT NOT NULL,
-        variation_id TEXT NOT NULL,
-        assigned_at DOUBLE PRECISION NOT NULL,
-        PRIMARY KEY (app_id, profile_id, placement_id, audience_id)
-      );
-      CREATE TABLE events (
-        seq BIGSERIAL PRIMARY KEY,
-        app_id BIGINT NOT NULL REFERENCES apps(id),
-        event_id TEXT,
-        profile_id TEXT NOT NULL,
-        placement_id TEXT NOT NULL,
-        audience_id TEXT NOT NULL,
-        variation_id TEXT NOT NULL,
-        flow_id TEXT NOT NULL,
-        received_at DOUBLE PRECISION NOT NULL
-      );
-      CREATE UNIQUE INDEX events_dedupe ON events(app_id, event_id) WHERE event_id IS NOT NULL;
-      CREATE INDEX events_by_placement ON events(app_id, placement_id);
-      CREATE TABLE attribution_jobs (
-        app_id BIGINT NOT NULL REFERENCES apps(id),
-        profile_id TEXT NOT NULL,
-        token_hash TEXT NOT NULL,
-        token TEXT NOT NULL,
-        status TEXT NOT NULL,
-        attempts BIGINT NOT NULL DEFAULT 0,
-        not_found BIGINT NOT NULL DEFAULT 0,
-        next_attempt_at DOUBLE PRECISION NOT NULL,
-        last_error TEXT,
-        created_at DOUBLE PRECISION NOT NULL,
-        updated_at DOUBLE PRECISION NOT NULL,
-        PRIMARY KEY (app_id, profile_id, token_hash)
-      );
-      CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
-      """
-    ] + later.map { postgresTypes($0) }
+  /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
+  /// shipped with the attribution jobs already in it).
+  static let postgres: [Migration] = [
+    Migration(version: 1, name: "0001_initial", sql: postgresInitial),
+    Migration(version: 2, name: "0002_app_store_purchases", sql: postgresTypes(purchases)),
+    Migration(version: 3, name: "0003_purchase_credit", sql: postgresTypes(purchaseCredit)),
+    Migration(version: 4, name: "0004_webhooks", sql: postgresTypes(webhooks)),
+    Migration(version: 5, name: "0005_key_labels_config_history_audit_log", sql: postgresTypes(keysAndAudit)),
+  ]
 
-  /// Steps written once for both engines: `{INT}`, `{REAL}` and `{SERIAL}` (an
-  /// auto-numbered primary key) stand for each engine's types.
-  static let later: [String] = [
+  static let sqliteInitial = """
+    CREATE TABLE apps (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL UNIQUE,
+      revision INTEGER NOT NULL DEFAULT 0,
+      created_at REAL NOT NULL
+    );
+    CREATE TABLE api_keys (
+      hash TEXT PRIMARY KEY,
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      kind TEXT NOT NULL CHECK (kind IN ('public', 'secret')),
+      created_at REAL NOT NULL
+    );
+    CREATE TABLE configs (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      revision INTEGER NOT NULL,
+      document BLOB NOT NULL,
+      applied_at REAL NOT NULL,
+      PRIMARY KEY (app_id, revision)
+    );
+    CREATE TABLE profiles (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      id TEXT NOT NULL,
+      version INTEGER NOT NULL,
+      customer_user_id TEXT,
+      install TEXT NOT NULL,
+      custom_attributes TEXT NOT NULL,
+      applied_sources TEXT NOT NULL,
+      created_at REAL NOT NULL,
+      updated_at REAL NOT NULL,
+      PRIMARY KEY (app_id, id)
+    );
+    CREATE TABLE assignments (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      assigned_at REAL NOT NULL,
+      PRIMARY KEY (app_id, profile_id, placement_id, audience_id)
+    );
+    CREATE TABLE events (
+      seq INTEGER PRIMARY KEY,
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      event_id TEXT,
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      flow_id TEXT NOT NULL,
+      received_at REAL NOT NULL
+    );
+    CREATE UNIQUE INDEX events_dedupe ON events(app_id, event_id) WHERE event_id IS NOT NULL;
+    CREATE INDEX events_by_placement ON events(app_id, placement_id);
     """
+
+  static let sqliteAttributionJobs = """
+    ALTER TABLE profiles ADD COLUMN attribution TEXT NOT NULL DEFAULT '{"status":{}}';
+    CREATE TABLE attribution_jobs (
+      app_id INTEGER NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      token_hash TEXT NOT NULL,
+      token TEXT NOT NULL,
+      status TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      not_found INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at REAL NOT NULL,
+      last_error TEXT,
+      created_at REAL NOT NULL,
+      updated_at REAL NOT NULL,
+      PRIMARY KEY (app_id, profile_id, token_hash)
+    );
+    CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
+    """
+
+  static let postgresInitial = """
+    CREATE TABLE apps (
+      id BIGSERIAL PRIMARY KEY,
+      name TEXT NOT NULL UNIQUE,
+      revision BIGINT NOT NULL DEFAULT 0,
+      created_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE TABLE api_keys (
+      hash TEXT PRIMARY KEY,
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      kind TEXT NOT NULL CHECK (kind IN ('public', 'secret')),
+      created_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE TABLE configs (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      revision BIGINT NOT NULL,
+      document TEXT NOT NULL,
+      applied_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, revision)
+    );
+    CREATE TABLE profiles (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      id TEXT NOT NULL,
+      version BIGINT NOT NULL,
+      customer_user_id TEXT,
+      install TEXT NOT NULL,
+      custom_attributes TEXT NOT NULL,
+      applied_sources TEXT NOT NULL,
+      created_at DOUBLE PRECISION NOT NULL,
+      updated_at DOUBLE PRECISION NOT NULL,
+      attribution TEXT NOT NULL DEFAULT '{"status":{}}',
+      PRIMARY KEY (app_id, id)
+    );
+    CREATE TABLE assignments (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      assigned_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, profile_id, placement_id, audience_id)
+    );
+    CREATE TABLE events (
+      seq BIGSERIAL PRIMARY KEY,
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      event_id TEXT,
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      flow_id TEXT NOT NULL,
+      received_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE UNIQUE INDEX events_dedupe ON events(app_id, event_id) WHERE event_id IS NOT NULL;
+    CREATE INDEX events_by_placement ON events(app_id, placement_id);
+    CREATE TABLE attribution_jobs (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      token_hash TEXT NOT NULL,
+      token TEXT NOT NULL,
+      status TEXT NOT NULL,
+      attempts BIGINT NOT NULL DEFAULT 0,
+      not_found BIGINT NOT NULL DEFAULT 0,
+      next_attempt_at DOUBLE PRECISION NOT NULL,
+      last_error TEXT,
+      created_at DOUBLE PRECISION NOT NULL,
+      updated_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, profile_id, token_hash)
+    );
+    CREATE INDEX attribution_jobs_due ON attribution_jobs(status, next_attempt_at);
+    """
+
+  // Steps written once for both engines: `{INT}`, `{REAL}` and `{SERIAL}` (an auto-numbered
+  // primary key) stand for each engine's types.
+
+  /// App Store transactions, notifications and their owners; purchases on profiles.
+  static let purchases = """
     ALTER TABLE profiles ADD COLUMN purchases TEXT NOT NULL DEFAULT '{}';
     CREATE TABLE app_store_transactions (
       app_id {INT} NOT NULL REFERENCES apps(id),
@@ -197,8 +223,10 @@ enum Migrations {
     );
     CREATE INDEX app_store_owners_by_profile ON app_store_owners(app_id, profile_id, original_transaction_id);
     CREATE INDEX profiles_by_customer ON profiles(app_id, customer_user_id) WHERE customer_user_id IS NOT NULL;
-    """,
     """
+
+  /// Which paywall a purchase is credited to, and the rollups that count it.
+  static let purchaseCredit = """
     CREATE INDEX events_by_profile ON events(app_id, profile_id, received_at);
     ALTER TABLE app_store_transactions ADD COLUMN attr_placement TEXT NOT NULL DEFAULT '';
     ALTER TABLE app_store_transactions ADD COLUMN attr_audience TEXT NOT NULL DEFAULT '';
@@ -298,8 +326,10 @@ enum Migrations {
       gross {INT} NOT NULL DEFAULT 0,
       PRIMARY KEY (app_id, day, campaign_id, ad_group_id, keyword_id, currency)
     );
-    """,
     """
+
+  /// Webhook secrets and the delivery outbox.
+  static let webhooks = """
     CREATE TABLE webhook_secrets (
       app_id {INT} NOT NULL REFERENCES apps(id),
       webhook_id TEXT NOT NULL,
@@ -328,8 +358,10 @@ enum Migrations {
     );
     CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
     CREATE INDEX webhook_deliveries_order ON webhook_deliveries(app_id, webhook_id, profile_id, seq);
-    """,
     """
+
+  /// Key labels, revocation and last use; who applied a configuration; the audit log.
+  static let keysAndAudit = """
     ALTER TABLE api_keys ADD COLUMN label TEXT;
     ALTER TABLE api_keys ADD COLUMN revoked_at {REAL};
     ALTER TABLE api_keys ADD COLUMN last_used_at {REAL};
@@ -344,8 +376,7 @@ enum Migrations {
       detail TEXT NOT NULL
     );
     CREATE INDEX audit_log_app ON audit_log(app_id, seq);
-    """,
-  ]
+    """
 
   static func sqliteTypes(_ step: String) -> String {
     step.replacingOccurrences(of: "{SERIAL}", with: "INTEGER PRIMARY KEY")

@@ -76,12 +76,12 @@ public final class PostgresStore: RelationalStore {
     defer { _ = try? connection.query("SELECT pg_advisory_unlock(hashtext(current_schema()))") }
     try connection.execute(
       "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
-    for (index, step) in Migrations.postgres.enumerated() {
-      let version = Int64(index + 1)
+    for migration in Migrations.postgres {
+      let version = migration.version
       try connection.transaction {
         guard try connection.query("SELECT 1 FROM schema_migrations WHERE version = ?", [.integer(version)]).isEmpty
         else { return }
-        try connection.execute(step)
+        try connection.execute(migration.sql)
         try connection.query(
           "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
           [.integer(version), .real(Date().timeIntervalSince1970)])

@@ -43,14 +43,14 @@ public final class SQLiteStore: RelationalStore {
     try connection.execute(
       "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
     )
-    for (index, step) in Migrations.sqlite.enumerated() {
-      let version = Int64(index + 1)
+    for migration in Migrations.sqlite {
+      let version = migration.version
       try connection.transaction {
         // Checked inside the write lock, so two processes starting together apply a step once.
         let done = try connection.query(
           "SELECT 1 FROM schema_migrations WHERE version = ?", [.integer(version)])
         guard done.isEmpty else { return }
-        try connection.execute(step)
+        try connection.execute(migration.sql)
         try connection.query(
           "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
           [.integer(version), .real(Date().timeIntervalSince1970)])

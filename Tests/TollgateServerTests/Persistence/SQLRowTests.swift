@@ -28,3 +28,20 @@ struct SQLRowTests {
     }
   }
 }
+
+/// The schema's steps keep the numbers databases have recorded.
+@Suite("Migrations")
+struct MigrationTests {
+  @Test("each engine's steps are numbered 1… without gaps, named NNNN_what, names unique")
+  func named() {
+    for steps in [Migrations.sqlite, Migrations.postgres] {
+      #expect(steps.map(\.version) == Array(1...Int64(steps.count)))
+      for step in steps {
+        #expect(step.name.hasPrefix(String(format: "%04d_", step.version)), "\(step.name)")
+      }
+      #expect(Set(steps.map(\.name)).count == steps.count)
+    }
+    // Steps shipped before they had names: SQLite 6, PostgreSQL 5.
+    #expect(Migrations.sqlite.count >= 6 && Migrations.postgres.count >= 5)
+  }
+}
