@@ -179,7 +179,7 @@ final class Endpoints: Sendable {
   /// Delivers the webhook outbox.
   let webhooks: WebhookWorker
   /// Token buckets and the limits they enforce.
-  let limiter = RateLimiter()
+  let limiter: RateLimiter
   let limits: ParsedRateLimits
   /// The longest a long poll is held (`--max-wait-ms`; requests may ask for less).
   let maxWaitSeconds: Double
@@ -190,6 +190,7 @@ final class Endpoints: Sendable {
     secrets: SecretBox?, webhookSender: any WebhookSending, limits: ParsedRateLimits, maxWaitSeconds: Double
   ) {
     self.limits = limits
+    limiter = RateLimiter(clock: { time.elapsedSeconds() })
     self.maxWaitSeconds = maxWaitSeconds
     self.store = store
     self.appStoreVerifier = appStoreVerifier

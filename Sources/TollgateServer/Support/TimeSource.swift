@@ -4,6 +4,13 @@ import Foundation
 public protocol TimeSource: Sendable {
   /// The current time.
   func now() -> Date
+  /// Seconds on a scale that only moves forward, for measuring intervals (rate limits).
+  func elapsedSeconds() -> Double
+}
+
+extension TimeSource {
+  /// A clock set by hand moves only when it is moved: its own time is the scale.
+  public func elapsedSeconds() -> Double { now().timeIntervalSince1970 }
 }
 
 /// The system clock.
@@ -12,6 +19,8 @@ public struct SystemTimeSource: TimeSource {
   public init() {}
   /// `Date()`.
   public func now() -> Date { Date() }
+  /// The monotonic clock: setting the wall clock moves no bucket.
+  public func elapsedSeconds() -> Double { RateLimiter.monotonicSeconds() }
 }
 
 /// ISO 8601 with milliseconds in UTC, the one timestamp format on the wire.

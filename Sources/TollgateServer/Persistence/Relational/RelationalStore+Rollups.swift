@@ -7,8 +7,6 @@ import TollgateAPI
 /// difference applied, so the arrival order never changes the figures. The rebuild computes
 /// the same rows from raw facts independently; both must agree exactly.
 extension RelationalStore {
-  // MARK: Live updates
-
   /// A newly recorded `flow_shown` event.
   static func rollImpression(_ db: any SQLConnection, appId: Int64, _ event: EventRecord) throws {
     let day = StatsDay.of(event.receivedAt)
@@ -258,8 +256,6 @@ extension RelationalStore {
     }
   }
 
-  // MARK: Counters
-
   static func bump(
     _ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, impressions: Int64 = 0,
     viewers: Int64 = 0, refunds: Int64 = 0
@@ -339,130 +335,6 @@ extension RelationalStore {
         .integer(appId), .integer(key.day), .integer(key.campaign), .integer(key.adGroup), .integer(key.keyword),
         .text(currency), .integer(gross),
       ])
-  }
-
-  // MARK: Reads
-
-  public func recordFirstLaunch(appId: Int64, profileId: String, aaFlowInTime: Bool, at: Date) throws {
-    try with { db in
-      try db.transaction {
-        try db.query(
-          """
-          INSERT INTO first_launch_reports (app_id, profile_id, aa_flow_in_time, reported_at) VALUES (?, ?, ?, ?)
-          ON CONFLICT DO NOTHING
-          """, [.integer(appId), .text(profileId), .integer(aaFlowInTime ? 1 : 0), .real(at.timeIntervalSince1970)])
-        guard db.changes == 1, aaFlowInTime,
-          let row = try db.query(
-            "SELECT day, campaign_id, ad_group_id, keyword_id, flow_in_time FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
-            [.integer(appId), .text(profileId)]
-          ).first, try row.decode("flow_in_time", as: Int64.self) == 0
-        else { return }
-        try db.query(
-          "UPDATE stats_aa_profiles SET flow_in_time = 1 WHERE app_id = ? AND profile_id = ?",
-          [.integer(appId), .text(profileId)])
-        try Self.bumpAppleAds(
-          db, appId: appId,
-          AppleAdsKey(
-            day: try row.decode("day"), campaign: try row.decode("campaign_id"),
-            adGroup: try row.decode("ad_group_id"), keyword: try row.decode("keyword_id")),
-          flowInTime: 1)
-      }
-    }
-  }
-
-  public func placementStats(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationCounts] {
-    try with { db in
-      let range: [SQLValue] = [
-        .integer(appId), .text(placementId), .integer(days.lowerBound), .integer(days.upperBound),
-      ]
-      var rows: [String: VariationCounts] = [:]
-      for row in try db.query(
-        """
-        SELECT audience_id, variation_id, CAST(SUM(impressions) AS BIGINT) AS impressions,
-        CAST(SUM(viewers) AS BIGINT) AS viewers, CAST(SUM(purchasers) AS BIGINT) AS purchasers,
-        CAST(SUM(trials) AS BIGINT) AS trials, CAST(SUM(trial_conversions) AS BIGINT) AS trial_conversions,
-        CAST(SUM(refunds) AS BIGINT) AS refunds
-        FROM stats_daily WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
-        GROUP BY audience_id, variation_id
-        """, range)
-      {
-        var counts = VariationCounts(
-          placementId: placementId, audienceId: try row.decode("audience_id"),
-          variationId: try row.decode("variation_id"))
-        counts.impressions = try row.decode("impressions")
-        counts.viewers = try row.decode("viewers")
-        counts.purchasers = try row.decode("purchasers")
-        counts.trials = try row.decode("trials")
-        counts.trialConversions = try row.decode("trial_conversions")
-        counts.refunds = try row.decode("refunds")
-        rows[counts.variationId] = counts
-      }
-      for row in try db.query(
-        """
-        SELECT audience_id, variation_id, currency, CAST(SUM(gross) AS BIGINT) AS gross,
-        CAST(SUM(refunded) AS BIGINT) AS refunded, CAST(SUM(transactions) AS BIGINT) AS transactions
-        FROM stats_revenue WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
-        GROUP BY audience_id, variation_id, currency
-        """, range)
-      {
-        let variation = try row.decode("variation_id", as: String.self)
-        var counts =
-          try rows[variation]
-          ?? VariationCounts(
-            placementId: placementId, audienceId: try row.decode("audience_id"), variationId: variation)
-        counts.revenue[try row.decode("currency")] = MoneyFigures(
-          gross: try row.decode("gross"), refunded: try row.decode("refunded"),
-          transactions: try row.decode("transactions"))
-        rows[variation] = counts
-      }
-      return rows.values.sorted { ($0.audienceId, $0.variationId) < ($1.audienceId, $1.variationId) }
-    }
-  }
-
-  public func appleAdsStats(appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping) throws
-    -> [AppleAdsCounts]
-  {
-    let columns: String
-    switch grouping {
-    case .campaign: columns = "campaign_id"
-    case .adGroup: columns = "campaign_id, ad_group_id"
-    case .keyword: columns = "campaign_id, ad_group_id, keyword_id"
-    }
-    func key(_ row: SQLRow) throws -> AppleAdsCounts {
-      AppleAdsCounts(
-        campaignId: try row.decode("campaign_id"),
-        adGroupId: grouping == .campaign ? nil : try row.decode("ad_group_id"),
-        keywordId: grouping == .keyword ? try row.decode("keyword_id") : nil)
-    }
-    return try with { db in
-      let range: [SQLValue] = [.integer(appId), .integer(days.lowerBound), .integer(days.upperBound)]
-      var rows: [AppleAdsCounts] = []
-      var index: [AppleAdsCounts: Int] = [:]
-      for row in try db.query(
-        """
-        SELECT \(columns), CAST(SUM(installs) AS BIGINT) AS installs, CAST(SUM(flow_in_time) AS BIGINT) AS flow_in_time,
-        CAST(SUM(purchasers) AS BIGINT) AS purchasers
-        FROM stats_apple_ads WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY \(columns) ORDER BY \(columns)
-        """, range)
-      {
-        var counts = try key(row)
-        index[counts] = rows.count
-        counts.installs = try row.decode("installs")
-        counts.flowInTime = try row.decode("flow_in_time")
-        counts.purchasers = try row.decode("purchasers")
-        rows.append(counts)
-      }
-      for row in try db.query(
-        """
-        SELECT \(columns), currency, CAST(SUM(gross) AS BIGINT) AS gross FROM stats_apple_ads_revenue
-        WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY \(columns), currency
-        """, range)
-      {
-        guard let position = index[try key(row)] else { continue }
-        rows[position].revenue[try row.decode("currency")] = try row.decode("gross")
-      }
-      return rows
-    }
   }
 }
 

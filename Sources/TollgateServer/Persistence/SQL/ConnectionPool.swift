@@ -2,24 +2,6 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// One database connection, used by one thread at a time.
-protocol SQLConnection: AnyObject {
-  /// Runs one statement with bound values (`?` placeholders) and returns its rows.
-  @discardableResult
-  func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow]
-  /// Runs SQL without parameters or results.
-  func execute(_ sql: String) throws
-  /// Runs `body` in a transaction; rolls back when it throws.
-  func transaction<T>(_ body: () throws -> T) throws -> T
-  /// Rows changed by the last statement.
-  var changes: Int { get }
-}
-
-extension SQLConnection {
-  @discardableResult
-  func query(_ sql: String) throws -> [SQLRow] { try query(sql, []) }
-}
-
 /// A fixed set of connections handed to one caller at a time. Waiting for a free one is
 /// bounded, so an exhausted or dead database answers `unavailable` instead of hanging.
 final class ConnectionPool: Sendable {

@@ -1,15 +1,6 @@
 import CSQLite
 import Foundation
 
-/// A value bound to or read from SQL.
-enum SQLValue: Sendable, Hashable {
-  case null
-  case integer(Int64)
-  case real(Double)
-  case text(String)
-  case blob(Data)
-}
-
 /// One SQLite connection with a cache of prepared statements. Not shared: the pool hands
 /// it to one thread at a time, which is why it is `@unchecked Sendable`.
 final class SQLiteConnection: SQLConnection, @unchecked Sendable {
@@ -170,39 +161,6 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     sqlite3_backup_finish(backup)
     guard status == SQLITE_DONE else {
       throw Self.error(status, "backup: \(String(cString: sqlite3_errstr(status)))")
-    }
-  }
-}
-
-extension SQLValue {
-  /// Integers; PostgreSQL answers in text, so text is parsed.
-  var int: Int64? {
-    switch self {
-    case .integer(let value): return value
-    case .text(let value): return Int64(value)
-    default: return nil
-    }
-  }
-
-  var string: String? {
-    if case .text(let value) = self { return value }
-    return nil
-  }
-
-  var data: Data? {
-    switch self {
-    case .blob(let value): return value
-    case .text(let value): return Data(value.utf8)
-    default: return nil
-    }
-  }
-
-  var double: Double? {
-    switch self {
-    case .real(let value): return value
-    case .integer(let value): return Double(value)
-    case .text(let value): return Double(value)
-    default: return nil
     }
   }
 }

@@ -1,0 +1,137 @@
+import Foundation
+import TollgateAPI
+
+/// `AnalyticsRepository` on SQL: the reports' reads, from the rollups.
+extension RelationalStore {
+  /// Transactions, gross and refunded amounts (milliunits) by currency over UTC days, every
+  /// paywall and unattributed purchases together.
+  public func revenueTotals(appId: Int64, days: ClosedRange<Int64>) throws -> [String: MoneyFigures] {
+    try with { db in
+      var totals: [String: MoneyFigures] = [:]
+      for row in try db.query(
+        """
+        SELECT currency, CAST(SUM(gross) AS BIGINT) AS gross, CAST(SUM(refunded) AS BIGINT) AS refunded,
+        CAST(SUM(transactions) AS BIGINT) AS transactions
+        FROM stats_revenue WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY currency
+        """, [.integer(appId), .integer(days.lowerBound), .integer(days.upperBound)])
+      {
+        totals[try row.decode("currency")] = MoneyFigures(
+          gross: try row.decode("gross"), refunded: try row.decode("refunded"),
+          transactions: try row.decode("transactions"))
+      }
+      return totals
+    }
+  }
+
+  /// A placement's counters per variation and day, oldest first (days without activity left out).
+  public func placementDays(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationDay] {
+    try with { db in
+      try db.query(
+        """
+        SELECT day, audience_id, variation_id, viewers, impressions, purchasers FROM stats_daily
+        WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ? ORDER BY day, audience_id, variation_id
+        """, [.integer(appId), .text(placementId), .integer(days.lowerBound), .integer(days.upperBound)]
+      ).map { row in
+        VariationDay(
+          day: PlacementReport.isoDay(try row.decode("day")), audienceId: try row.decode("audience_id"),
+          variationId: try row.decode("variation_id"), uniqueViewers: try row.decode("viewers"),
+          impressions: try row.decode("impressions"), purchasers: try row.decode("purchasers"))
+      }
+    }
+  }
+
+  public func placementStats(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationCounts] {
+    try with { db in
+      let range: [SQLValue] = [
+        .integer(appId), .text(placementId), .integer(days.lowerBound), .integer(days.upperBound),
+      ]
+      var rows: [String: VariationCounts] = [:]
+      for row in try db.query(
+        """
+        SELECT audience_id, variation_id, CAST(SUM(impressions) AS BIGINT) AS impressions,
+        CAST(SUM(viewers) AS BIGINT) AS viewers, CAST(SUM(purchasers) AS BIGINT) AS purchasers,
+        CAST(SUM(trials) AS BIGINT) AS trials, CAST(SUM(trial_conversions) AS BIGINT) AS trial_conversions,
+        CAST(SUM(refunds) AS BIGINT) AS refunds
+        FROM stats_daily WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
+        GROUP BY audience_id, variation_id
+        """, range)
+      {
+        var counts = VariationCounts(
+          placementId: placementId, audienceId: try row.decode("audience_id"),
+          variationId: try row.decode("variation_id"))
+        counts.impressions = try row.decode("impressions")
+        counts.viewers = try row.decode("viewers")
+        counts.purchasers = try row.decode("purchasers")
+        counts.trials = try row.decode("trials")
+        counts.trialConversions = try row.decode("trial_conversions")
+        counts.refunds = try row.decode("refunds")
+        rows[counts.variationId] = counts
+      }
+      for row in try db.query(
+        """
+        SELECT audience_id, variation_id, currency, CAST(SUM(gross) AS BIGINT) AS gross,
+        CAST(SUM(refunded) AS BIGINT) AS refunded, CAST(SUM(transactions) AS BIGINT) AS transactions
+        FROM stats_revenue WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
+        GROUP BY audience_id, variation_id, currency
+        """, range)
+      {
+        let variation = try row.decode("variation_id", as: String.self)
+        var counts =
+          try rows[variation]
+          ?? VariationCounts(
+            placementId: placementId, audienceId: try row.decode("audience_id"), variationId: variation)
+        counts.revenue[try row.decode("currency")] = MoneyFigures(
+          gross: try row.decode("gross"), refunded: try row.decode("refunded"),
+          transactions: try row.decode("transactions"))
+        rows[variation] = counts
+      }
+      return rows.values.sorted { ($0.audienceId, $0.variationId) < ($1.audienceId, $1.variationId) }
+    }
+  }
+
+  public func appleAdsStats(appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping) throws
+    -> [AppleAdsCounts]
+  {
+    let columns: String
+    switch grouping {
+    case .campaign: columns = "campaign_id"
+    case .adGroup: columns = "campaign_id, ad_group_id"
+    case .keyword: columns = "campaign_id, ad_group_id, keyword_id"
+    }
+    func key(_ row: SQLRow) throws -> AppleAdsCounts {
+      AppleAdsCounts(
+        campaignId: try row.decode("campaign_id"),
+        adGroupId: grouping == .campaign ? nil : try row.decode("ad_group_id"),
+        keywordId: grouping == .keyword ? try row.decode("keyword_id") : nil)
+    }
+    return try with { db in
+      let range: [SQLValue] = [.integer(appId), .integer(days.lowerBound), .integer(days.upperBound)]
+      var rows: [AppleAdsCounts] = []
+      var index: [AppleAdsCounts: Int] = [:]
+      for row in try db.query(
+        """
+        SELECT \(columns), CAST(SUM(installs) AS BIGINT) AS installs, CAST(SUM(flow_in_time) AS BIGINT) AS flow_in_time,
+        CAST(SUM(purchasers) AS BIGINT) AS purchasers
+        FROM stats_apple_ads WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY \(columns) ORDER BY \(columns)
+        """, range)
+      {
+        var counts = try key(row)
+        index[counts] = rows.count
+        counts.installs = try row.decode("installs")
+        counts.flowInTime = try row.decode("flow_in_time")
+        counts.purchasers = try row.decode("purchasers")
+        rows.append(counts)
+      }
+      for row in try db.query(
+        """
+        SELECT \(columns), currency, CAST(SUM(gross) AS BIGINT) AS gross FROM stats_apple_ads_revenue
+        WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY \(columns), currency
+        """, range)
+      {
+        guard let position = index[try key(row)] else { continue }
+        rows[position].revenue[try row.decode("currency")] = try row.decode("gross")
+      }
+      return rows
+    }
+  }
+}

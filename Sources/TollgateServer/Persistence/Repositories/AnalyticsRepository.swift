@@ -1,0 +1,23 @@
+import Foundation
+import TollgateAPI
+
+/// Rollups, kept as facts arrive: the reports read them; a rebuild recomputes them from raw rows.
+public protocol AnalyticsRepository: Sendable {
+  /// A placement's counters per variation over a range of UTC days, from the rollups.
+  func placementStats(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationCounts]
+
+  /// Transactions and amounts by currency over UTC days, every paywall and unattributed together.
+  func revenueTotals(appId: Int64, days: ClosedRange<Int64>) throws -> [String: MoneyFigures]
+
+  /// A placement's counters per variation and day.
+  func placementDays(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationDay]
+
+  /// Apple Ads counters over a range of install days, grouped as asked, from the rollups.
+  func appleAdsStats(appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping) throws -> [AppleAdsCounts]
+
+  /// Every rollup row of the app as text lines (rows that netted out to zero left out), sorted.
+  func rollupSnapshot(appId: Int64) throws -> [String]
+
+  /// Recomputes the app's rollups from raw rows, in one transaction.
+  func rebuildRollups(appId: Int64) throws
+}

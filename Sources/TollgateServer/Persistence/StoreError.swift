@@ -1,0 +1,28 @@
+import Foundation
+import TollgateAPI
+
+/// Failures of a store that callers handle.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+  /// An app with this name exists already.
+  case appExists(String)
+  /// The database said no; the message is the database's.
+  case database(String)
+  /// The database cannot be reached right now (503); the request may be retried.
+  case unavailable(String)
+  /// The database cannot write (disk full, I/O error): 503 `storage_unavailable`; nothing was
+  /// written, reads keep working, and writes succeed again once space returns.
+  case storageUnavailable(String)
+  /// A row did not hold what the code reads from it (a missing column, a NULL, another type):
+  /// a bug or a damaged database, never read as a default.
+  case corruptRow(String)
+
+  public var description: String {
+    switch self {
+    case .appExists(let name): return "an app named \(name) exists already"
+    case .database(let message): return "database error: \(message)"
+    case .unavailable(let message): return "database unavailable: \(message)"
+    case .storageUnavailable(let message): return "storage unavailable: \(message)"
+    case .corruptRow(let message): return "unreadable row: \(message)"
+    }
+  }
+}
