@@ -2,8 +2,8 @@
 import Foundation
 import Synchronization
 import TollgateAPI
-import TollgateServer
 import TollgateDevTools
+import TollgateServer
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -24,10 +24,11 @@ enum FirstLaunch {
     _ = try ConfigImporter(store: store).apply(Data(contentsOf: URL(fileURLWithPath: config)), appId: keys.app.id)
     let sandbox = AppleAdsSandbox()
     let appleURL = try sandbox.start()
-    var settings = HTTPServer.Settings()
-    settings.port = 0
-    let server = Server(
-      store: store, settings: settings, logger: Logger(level: .error), apple: AppleAdsClient(url: appleURL))
+    var serverConfiguration = ServerConfiguration()
+    serverConfiguration.http.port = 0
+    serverConfiguration.logger = Logger(level: .error)
+    serverConfiguration.apple = AppleAdsClient(url: appleURL)
+    let server = Server(store: store, configuration: serverConfiguration)
     let port = try server.start()
     defer {
       server.stop()

@@ -52,13 +52,17 @@ enum Demo {
     // Every simulated device calls from 127.0.0.1 and two weeks of installs arrive in seconds:
     // the per-address and per-key token limits would refuse the demo itself (429), so they are
     // off here; the per-profile and admin limits stay at their defaults.
-    var limits = RateLimits()
-    limits.perAddress = "off"
-    limits.tokensPerKey = "off"
-    let server = Server(
-      store: store, settings: settings, time: time, logger: Logger(level: .error), apple: AppleAdsClient(url: appleURL),
-      attributionInterval: 0.1, appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)),
-      secrets: secrets, rateLimits: limits)
+    var serverConfiguration = ServerConfiguration()
+    serverConfiguration.http = settings
+    serverConfiguration.time = time
+    serverConfiguration.logger = Logger(level: .error)
+    serverConfiguration.apple = AppleAdsClient(url: appleURL)
+    serverConfiguration.attributionInterval = 0.1
+    serverConfiguration.appStoreVerifier = try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8))
+    serverConfiguration.secrets = secrets
+    serverConfiguration.rateLimits.perAddress = "off"
+    serverConfiguration.rateLimits.tokensPerKey = "off"
+    let server = Server(store: store, configuration: serverConfiguration)
     let port = try server.start()
     defer {
       server.stop()

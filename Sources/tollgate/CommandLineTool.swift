@@ -201,10 +201,16 @@ enum CommandLineTool {
     if let sampleConfig {
       try SampleApp.prepare(store: store, configPath: sampleConfig, databasePath: databasePath, settings: settings)
     }
-    let server = Server(
-      store: store, settings: settings, logger: logger, apple: AppleAdsClient(url: appleURL),
-      appStoreVerifier: verifier, secrets: secrets, rateLimits: limits, maxWaitSeconds: maxWait,
-      dashboard: dashboard)
+    var configuration = ServerConfiguration()
+    configuration.http = settings
+    configuration.logger = logger
+    configuration.apple = AppleAdsClient(url: appleURL)
+    configuration.appStoreVerifier = verifier
+    configuration.secrets = secrets
+    configuration.rateLimits = limits
+    configuration.maxWaitSeconds = maxWait
+    configuration.dashboard = dashboard
+    let server = Server(store: store, configuration: configuration)
     let port = try server.start()
     let shownDatabase = StoreLocation.isPostgres(databasePath) ? "PostgreSQL" : databasePath
     logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(shownDatabase))")

@@ -65,14 +65,16 @@ final class LiveServer: Sendable {
   private static func serve(store: SQLiteStore, sandbox: AppleAdsSandbox, signer: StoreKitSigner, port: UInt16)
     throws -> (Server, UInt16)
   {
-    var settings = HTTPServer.Settings()
-    settings.port = port
-    settings.threads = 2
-    let appleURL = try sandbox.start()
-    let server = Server(
-      store: store, settings: settings, logger: Logger(level: .warn), apple: AppleAdsClient(url: appleURL),
-      attributionPolicy: fastPolicy, attributionInterval: 0.05,
-      appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)), webhookInterval: nil)
+    var configuration = ServerConfiguration()
+    configuration.http.port = port
+    configuration.http.threads = 2
+    configuration.logger = Logger(level: .warn)
+    configuration.apple = AppleAdsClient(url: try sandbox.start())
+    configuration.attributionPolicy = fastPolicy
+    configuration.attributionInterval = 0.05
+    configuration.appStoreVerifier = try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8))
+    configuration.webhookInterval = nil
+    let server = Server(store: store, configuration: configuration)
     return (server, try server.start())
   }
 

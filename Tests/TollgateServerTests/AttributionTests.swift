@@ -161,7 +161,7 @@ struct AttributionTests {
     async let waitedProfile = server.sdk("GET", "\(RoutePaths.profile(id))?wait_for=apple_ads&timeout_ms=20000")
     async let waitedFlow = server.sdk(
       "GET", "/v1/sdk/placements/onboarding/flow?profile_id=\(id)&wait_for=apple_ads&timeout_ms=20000")
-    let waits = server.server.service.endpoints.waits
+    let waits = server.server.service.waits
     await spinUntil { waits.count == 2 }
     server.time.advance(days: 5.0 / 86_400)
     await server.attributionPass()
@@ -233,7 +233,7 @@ struct AttributionTests {
     let server = try TestServer()
     let id = try await server.createProfile()
     async let waited = server.sdk("GET", "\(RoutePaths.profile(id))?wait_for=apple_ads&timeout_ms=20000")
-    let waits = server.server.service.endpoints.waits
+    let waits = server.server.service.waits
     await spinUntil { waits.count == 1 }
     server.stop()
     let result = try await waited

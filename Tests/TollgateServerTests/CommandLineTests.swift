@@ -30,20 +30,8 @@ struct CLI {
 
   /// Runs without adding `--database`.
   func runPlain(_ arguments: [String]) throws -> Outcome {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Outcome(
-      status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-      stderr: String(decoding: stderr, as: UTF8.self))
+    let (status, stdout, stderr) = try spawnCapturing([executable.path] + arguments)
+    return Outcome(status: status, stdout: stdout, stderr: stderr)
   }
 }
 

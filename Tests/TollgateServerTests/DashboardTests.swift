@@ -82,8 +82,11 @@ struct DashboardTests {
 
   @Test("--no-dashboard: nothing is served at /dashboard")
   func off() {
+    var configuration = ServerConfiguration()
+    configuration.dashboard = false
     let service = Service(
-      store: try! SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path), dashboard: false)
+      store: try! SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path),
+      configuration: configuration)
     #expect(service.handle(Request(method: "GET", path: "/dashboard")).status == 404)
   }
 

@@ -15,7 +15,7 @@ struct DevToolsTests {
     let binary = Self.built.appendingPathComponent("tollgate").path
     #expect(
       FileManager.default.isExecutableFile(atPath: binary), "build tollgate first: swift build --product tollgate")
-    let (status, symbols) = try spawnCapturing(["nm", binary])
+    let (status, symbols, _) = try spawnCapturing(["nm", binary])
     #expect(status == 0)
     // Swift mangles a module name as its length and name: 14TollgateServer, 6Adapty.
     #expect(
@@ -25,7 +25,7 @@ struct DevToolsTests {
       #expect(lines.isEmpty, "tollgate links \(forbidden): \(lines.prefix(3))")
     }
     // The same check finds them where they belong.
-    let (_, devSymbols) = try spawnCapturing(["nm", Self.built.appendingPathComponent("tollgate-dev").path])
+    let (_, devSymbols, _) = try spawnCapturing(["nm", Self.built.appendingPathComponent("tollgate-dev").path])
     #expect(devSymbols.contains("AppleAdsSandbox") && devSymbols.contains("6Adapty"))
   }
 

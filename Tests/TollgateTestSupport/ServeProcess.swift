@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The repository root (fixtures, examples, the built `tollgate`).
 public let testRepositoryRoot = URL(fileURLWithPath: #filePath)
@@ -82,7 +83,7 @@ public final class ServeProcess: Sendable {
 
   /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), looked up at run time: Swift's
   /// Glibc module does not declare it.
-  private static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ lowest: Int32) {
+  static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ lowest: Int32) {
     typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
     else { return }
@@ -126,23 +127,39 @@ public func spawnAndWait(_ arguments: [String]) -> Int32 {
 }
 
 /// Runs a program with posix_spawn and returns its exit status and what it wrote to standard
-/// output (standard error is dropped). The output is read while the program runs, so a long
-/// one cannot fill the pipe and stall.
-public func spawnCapturing(_ arguments: [String]) throws -> (status: Int32, output: String) {
+/// output and standard error. Both pipes are read while the program runs, so a long one cannot
+/// fill a pipe and stall. Foundation's `Process` is not used: under parallel load it closed
+/// descriptors of other tests' servers.
+public func spawnCapturing(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
   let output = Pipe()
+  let errors = Pipe()
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
   posix_spawn_file_actions_adddup2(&actions, output.fileHandleForWriting.fileDescriptor, 1)
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+  posix_spawn_file_actions_adddup2(&actions, errors.fileHandleForWriting.fileDescriptor, 2)
+  ServeProcess.closeFrom(&actions, 3)
   let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
   var pid: pid_t = 0
   let spawned = posix_spawnp(&pid, argv[0]!, &actions, nil, argv, environ)
   output.fileHandleForWriting.closeFile()
+  errors.fileHandleForWriting.closeFile()
   guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+  let errorText = Mutex(Data())
+  let drained = DispatchSemaphore(value: 0)
+  let reader = errors.fileHandleForReading
+  DispatchQueue.global().async {
+    let data = reader.readDataToEndOfFile()
+    errorText.withLock { $0 = data }
+    drained.signal()
+  }
   let data = output.fileHandleForReading.readDataToEndOfFile()
+  drained.wait()
   var status: Int32 = 0
   waitpid(pid, &status, 0)
-  return ((status >> 8) & 0xff, String(decoding: data, as: UTF8.self))
+  return (
+    (status >> 8) & 0xff, String(decoding: data, as: UTF8.self),
+    String(decoding: errorText.withLock { $0 }, as: UTF8.self)
+  )
 }

@@ -13,33 +13,21 @@ public final class Server: Sendable {
   private let refresher: Mutex<(any DispatchSourceTimer)?>
   private let logger: Logger
 
-  /// Wires the service to an HTTP server; nothing listens until `start()`.
+  /// How often pending tokens are looked at (nil: only when a token arrives).
   private let attributionInterval: TimeInterval?
   /// How often the webhook outbox is looked at (nil: tests drive the worker).
   private let webhookInterval: TimeInterval?
 
-  /// Wires the service to an HTTP server. `apple` resolves Apple Ads tokens (Apple's API,
-  /// or the stand-in); `attributionInterval` is how often pending tokens are retried (nil:
-  /// only when a token arrives, for tests that drive the worker themselves).
-  public init(
-    store: any Store, settings: HTTPServer.Settings, time: any TimeSource = SystemTimeSource(),
-    logger: Logger = Logger(), apple: any AppleAdsResolving = AppleAdsClient(),
-    attributionPolicy: AttributionPolicy = AttributionPolicy(), attributionInterval: TimeInterval? = 0.5,
-    attributionBudget: TimeInterval = 1.5, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
-    secrets: SecretBox? = nil, webhookSender: any WebhookSending = URLSessionWebhookSender(),
-    webhookInterval: TimeInterval? = 0.5, rateLimits: RateLimits = RateLimits(),
-    maxWaitSeconds: Double = ProfileWaits.maximumSeconds, dashboard: Bool = true
-  ) {
-    let service = Service(
-      store: store, time: time, logger: logger, apple: apple, attributionPolicy: attributionPolicy,
-      attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier, secrets: secrets,
-      webhookSender: webhookSender, rateLimits: rateLimits, maxWaitSeconds: maxWaitSeconds, dashboard: dashboard)
-    self.webhookInterval = webhookInterval
-    self.attributionInterval = attributionInterval
+  /// Wires the service to an HTTP server; nothing listens until `start()`.
+  public init(store: any Store, configuration: ServerConfiguration) {
+    let service = Service(store: store, configuration: configuration)
+    let logger = configuration.logger
+    self.webhookInterval = configuration.webhookInterval
+    self.attributionInterval = configuration.attributionInterval
     self.service = service
     self.store = store
     self.logger = logger
-    self.http = HTTPServer(settings: settings) { service.handle($0) }
+    self.http = HTTPServer(settings: configuration.http) { service.handle($0) }
     // Configs are re-checked once a second, and at once (within a 50 ms tick) when another
     // instance announces a change over PostgreSQL.
     let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))

@@ -7,7 +7,7 @@ import Foundation
 /// header). Every value from the server is put into the page with `textContent`, never as
 /// HTML, and the page has no inline script or style, so the CSP needs no `unsafe-inline`.
 /// Served outside the API router: these are files, not API routes.
-struct Dashboard: Sendable {
+struct Dashboard: Middleware {
   /// Where Debian's `libjs-chart.js` installs Chart.js.
   static let chartPath = "/usr/share/javascript/chart.js/chart.min.js"
 
@@ -52,6 +52,13 @@ struct Dashboard: Sendable {
       files["/dashboard/chart.min.js"] = File(chart, type: "text/javascript; charset=utf-8", cache: "max-age=86400")
     }
     self.files = files
+  }
+
+  /// The console's file for a `/dashboard` path; anything else goes on down the stack.
+  func respond(to request: Request, next: (Request) -> Response) -> Response {
+    guard var file = response(for: request) else { return next(request) }
+    file.route = "/dashboard"
+    return file
   }
 
   /// The answer for a `/dashboard` path, or nil when the path is not the console's.

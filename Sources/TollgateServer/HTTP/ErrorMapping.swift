@@ -14,3 +14,44 @@ extension DomainError {
     return response
   }
 }
+
+/// Turns whatever a handler threw into the client's answer: a `DomainError` as itself, a
+/// store that cannot write or cannot be reached as 503 with `Retry-After`, anything else as
+/// a logged 500 that tells the client nothing more.
+struct ErrorMapping: Sendable {
+  let logger: Logger
+
+  func response(for error: any Error, context: String) -> Response {
+    switch error {
+    case let error as DomainError:
+      return error.response
+    case StoreError.storageUnavailable(let reason):
+      logger.error("\(context): storage cannot write: \(reason)")
+      return DomainError(
+        .storageUnavailable, "The server cannot write to its storage (disk full or I/O error); retry later.",
+        retryAfter: 5
+      ).response
+    case StoreError.unavailable(let reason):
+      logger.error("\(context): database unavailable: \(reason)")
+      return DomainError(.databaseUnavailable, "The database cannot be reached; retry shortly.", retryAfter: 1)
+        .response
+    default:
+      logger.error("\(context): \(error)")
+      return DomainError(.internalError, "The server failed to answer; the error is logged.").response
+    }
+  }
+
+  /// Runs a handler body outside the router (a long poll's later answer), mapping its errors.
+  func answer(_ body: () throws -> Response?) -> Response? {
+    do {
+      return try body()
+    } catch {
+      return response(for: error, context: "deferred answer")
+    }
+  }
+
+  /// `answer` for a body that always answers.
+  func answer(_ body: () throws -> Response) -> Response {
+    answer { () throws -> Response? in try body() }!
+  }
+}

@@ -11,6 +11,8 @@ public struct Response: Sendable {
   public var body: Data
   /// Set when the answer comes later (long polls); status, headers and body are then unused.
   public var deferred: DeferredResponse?
+  /// The route pattern that answered (the metrics label); nil when no route matched.
+  public var route: String?
 
   /// Creates a response.
   public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {

@@ -86,19 +86,23 @@ final class TestServer: Sendable {
     let issuer = KeyIssuer(store: store, time: time)
     alpha = try issuer.issue(appName: "alpha")
     beta = try issuer.issue(appName: "beta")
-    var settings = HTTPServer.Settings()
-    settings.port = 0
-    settings.threads = 2
-    settings.maxBodyBytes = maxBodyBytes
+    var configuration = ServerConfiguration()
+    configuration.http.port = 0
+    configuration.http.threads = 2
+    configuration.http.maxBodyBytes = maxBodyBytes
+    configuration.time = time
     let log = self.log
-    let appleURL = try sandbox.start()
+    configuration.logger = Logger(level: .info) { line in log.append(line) }
+    configuration.apple = AppleAdsClient(url: try sandbox.start())
     // No periodic worker: tests run attribution passes themselves (`attributionPass()`).
-    server = Server(
-      store: store, settings: settings, time: time,
-      logger: Logger(level: .info) { line in log.append(line) }, apple: AppleAdsClient(url: appleURL),
-      attributionInterval: nil, attributionBudget: attributionBudget, appStoreVerifier: appStoreVerifier,
-      secrets: try SecretBox(key: Array(repeating: 7, count: 32)), webhookSender: webhookSender, webhookInterval: nil,
-      rateLimits: rateLimits)
+    configuration.attributionInterval = nil
+    configuration.attributionBudget = attributionBudget
+    configuration.appStoreVerifier = appStoreVerifier
+    configuration.secrets = try SecretBox(key: Array(repeating: 7, count: 32))
+    configuration.webhookSender = webhookSender
+    configuration.webhookInterval = nil
+    configuration.rateLimits = rateLimits
+    server = Server(store: store, configuration: configuration)
     port = try server.start()
   }
 

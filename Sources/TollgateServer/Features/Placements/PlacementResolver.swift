@@ -10,11 +10,13 @@ struct PlacementResolver {
 
   /// The answer's bytes, pre-rendered per variation and locale in the config's cache entry.
   func resolveRendered(
-    placementId: String, entry: ConfigCache.Entry, appId: Int64, profile: ProfileRecord, locale: String?, now: Date
+    _ placement: CompiledConfig.Placement, entry: ConfigCache.Entry, appId: Int64, profile: ProfileRecord,
+    locale: String?, now: Date
   ) throws -> Data {
     let config = entry.config
+    let placementId = placement.id
     let (audience, abTestName, variation) = try decide(
-      placementId: placementId, config: config, appId: appId, profile: profile, now: now)
+      placement, config: config, appId: appId, profile: profile, now: now)
     return entry.answer(variationId: variation.id, abTestName: abTestName, locale: locale) {
       Self.response(
         config: config, placementId: placementId, audience: audience, abTestName: abTestName, variation: variation,
@@ -23,12 +25,10 @@ struct PlacementResolver {
   }
 
   /// The audience, A/B test and variation this profile gets in the placement.
-  private func decide(placementId: String, config: CompiledConfig, appId: Int64, profile: ProfileRecord, now: Date)
-    throws -> (audience: (id: String, name: String), abTestName: String?, variation: CompiledConfig.Variation)
-  {
-    guard let placement = config.placements[placementId] else {
-      throw DomainError.notFound(.placementNotFound, "No placement \(placementId) in this app's configuration.")
-    }
+  private func decide(
+    _ placement: CompiledConfig.Placement, config: CompiledConfig, appId: Int64, profile: ProfileRecord, now: Date
+  ) throws -> (audience: (id: String, name: String), abTestName: String?, variation: CompiledConfig.Variation) {
+    let placementId = placement.id
     let attributes = ProfileAttributes.of(profile, now: now, accessLevels: config.accessLevels)
     for target in placement.targets {
       guard let audience = config.audiences[target.audienceId] else { continue }

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Everything a server is made of besides its store: the HTTP settings, the collaborators
+/// (clock, logger, Apple's APIs, webhook sender) and the knobs. One value, built once by the
+/// command line, the tests or the demo, and handed to `Server` and `Service` whole.
+public struct ServerConfiguration: Sendable {
+  /// Address, port, threads, limits of the HTTP server.
+  public var http = HTTPServer.Settings()
+  /// Where the time comes from (tests set it by hand).
+  public var time: any TimeSource = SystemTimeSource()
+  /// Where log lines go and from which level.
+  public var logger = Logger()
+  /// Resolves Apple Ads tokens: Apple's API, or a stand-in in tests and the demo.
+  public var apple: any AppleAdsResolving = AppleAdsClient()
+  /// How Apple's answers are retried.
+  public var attributionPolicy = AttributionPolicy()
+  /// How often pending tokens are looked at (nil: only when a token arrives; tests drive it).
+  public var attributionInterval: TimeInterval? = 0.5
+  /// How long `POST …/attribution/apple-ads` waits for Apple before answering 202.
+  public var attributionBudget: TimeInterval = 1.5
+  /// Verifies Apple-signed transactions and notifications.
+  public var appStoreVerifier = SignedDataVerifier()
+  /// Seals webhook signing secrets (nil: webhooks cannot get secrets).
+  public var secrets: SecretBox?
+  /// Sends webhook deliveries.
+  public var webhookSender: any WebhookSending = URLSessionWebhookSender()
+  /// How often the webhook outbox is looked at (nil: tests drive the worker).
+  public var webhookInterval: TimeInterval? = 0.5
+  /// Per-address, per-key and per-profile limits.
+  public var rateLimits = RateLimits()
+  /// The longest a long poll is held (`--max-wait-ms`).
+  public var maxWaitSeconds: Double = ProfileWaits.maximumSeconds
+  /// Serve the console at `/dashboard`.
+  public var dashboard = true
+  /// Seconds a CDN or client may keep a default-audience answer.
+  public var defaultMaxAge = 60
+
+  /// The defaults: Apple's APIs, the system clock, the documented limits.
+  public init() {}
+}

@@ -1,0 +1,116 @@
+import Foundation
+import TollgateAPI
+
+/// The Tollgate HTTP API as a pure function of a request: the composition root. It builds
+/// the services (the rules, over the store) and the controllers (the HTTP edge) of every
+/// feature, registers their routes, and stacks the middleware around the router — metrics
+/// outermost, then the console's files; rate limits guard matched routes; errors become JSON
+/// answers in one place. It holds no socket, so tests call `handle(_:)` directly or through a
+/// real `HTTPServer`.
+public final class Service: Sendable {
+  /// Every route; built once.
+  public let router: Router
+  /// Resolves Apple Ads tokens in the background.
+  public let attribution: AttributionWorker
+  /// Delivers the webhook outbox.
+  public let webhooks: WebhookWorker
+  /// Long polls waiting for a profile to change.
+  let waits: ProfileWaits
+  private let configs: ConfigCache
+  private let middleware: [any Middleware]
+  private let routing: RoutingResponder
+
+  /// Wires every feature over `store`.
+  public init(store: any Store, configuration: ServerConfiguration = ServerConfiguration()) {
+    let time = configuration.time
+    let logger = configuration.logger
+    let configs = ConfigCache(store: store)
+    let waits = ProfileWaits()
+    let metrics = Metrics()
+    let errors = ErrorMapping(logger: logger)
+    let auth = Authenticator(store: store, time: time)
+    let limits = (try? configuration.rateLimits.parsed()) ?? RateLimits().parsedDefaults
+    let limiter = RateLimiter(clock: { time.elapsedSeconds() })
+    let currentConfig: @Sendable (Int64) -> CompiledConfig? = { appId in (try? configs.entry(appId: appId))??.config }
+    let webhooks = WebhookWorker(
+      store: store, time: time, logger: logger, secrets: configuration.secrets, sender: configuration.webhookSender,
+      webhooks: { currentConfig($0)?.webhooks ?? [] })
+    let attribution = AttributionWorker(
+      store: store, apple: configuration.apple, time: time, logger: logger, policy: configuration.attributionPolicy,
+      allowsTestAttribution: { currentConfig($0)?.allowTestAttribution ?? false },
+      webhooks: { currentConfig($0)?.webhooks ?? [] },
+      onChange: { profile, appId in waits.changed(.init(appId: appId, profileId: profile.id)) })
+
+    // The rules.
+    let profiles = ProfileService(
+      store: store, configs: configs, time: time,
+      changed: { changed, appId in
+        for profile in changed { waits.changed(.init(appId: appId, profileId: profile.id)) }
+      })
+    let attributionService = AttributionService(
+      store: store, worker: attribution, limiter: limiter, limits: limits, time: time)
+    let placements = PlacementService(store: store, configs: configs, time: time, logger: logger)
+    let purchases = PurchaseService(
+      store: store, configs: configs, verifier: configuration.appStoreVerifier, profiles: profiles,
+      webhooks: webhooks, time: time, logger: logger)
+    let events = EventService(store: store, configs: configs, profiles: profiles, time: time)
+
+    // The HTTP edge, one controller per resource.
+    var router = Router()
+    OperationsController(
+      operations: OperationsService(store: store, attribution: attribution, webhooks: webhooks, logger: logger),
+      metrics: metrics, waits: waits
+    ).register(on: &router)
+    ProfilesController(
+      auth: auth, profiles: profiles, attribution: attributionService, waits: waits, errors: errors,
+      maxWaitSeconds: configuration.maxWaitSeconds
+    ).register(on: &router)
+    PlacementsController(
+      auth: auth, placements: placements, profiles: profiles, waits: waits, errors: errors,
+      maxWaitSeconds: configuration.maxWaitSeconds, defaultMaxAge: configuration.defaultMaxAge
+    ).register(on: &router)
+    EventsController(auth: auth, events: events).register(on: &router)
+    AttributionController(
+      auth: auth, attribution: attributionService, profiles: profiles, waits: waits, errors: errors,
+      budget: configuration.attributionBudget
+    ).register(on: &router)
+    PurchasesController(auth: auth, purchases: purchases).register(on: &router)
+    WebhooksController(
+      auth: auth,
+      webhooks: WebhookAdminService(
+        store: store, configs: configs, secrets: configuration.secrets, worker: webhooks, time: time)
+    ).register(on: &router)
+    ConfigController(
+      auth: auth,
+      config: ConfigService(store: store, configs: configs, secrets: configuration.secrets, time: time, logger: logger)
+    ).register(on: &router)
+    AdminProfilesController(auth: auth, profiles: profiles).register(on: &router)
+    StatsController(
+      auth: auth, stats: StatsService(store: store, configs: configs, attribution: attribution, time: time),
+      metrics: metrics
+    ).register(on: &router)
+    KeysController(auth: auth, keys: KeyService(store: store, time: time)).register(on: &router)
+
+    var middleware: [any Middleware] = [MetricsMiddleware(metrics: metrics, logger: logger)]
+    if configuration.dashboard { middleware.append(Dashboard()) }
+    self.middleware = middleware
+    self.routing = RoutingResponder(
+      router: router, guards: [RateLimitGuard(limiter: limiter, limits: limits)], errors: errors)
+    self.router = router
+    self.configs = configs
+    self.waits = waits
+    self.attribution = attribution
+    self.webhooks = webhooks
+  }
+
+  /// Answers one request; never throws: every failure becomes a JSON error response.
+  public func handle(_ request: Request) -> Response {
+    middleware.respond(to: request) { routing.respond(to: $0) }
+  }
+
+  /// Drops cached configs whose revision changed in the store (applied elsewhere).
+  public func refreshConfigs() throws { try configs.refresh() }
+
+  /// Answers every long poll at once (before shutdown: suspended connections must resume).
+  public func finishWaits() { waits.finishAll() }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import TollgateAPI
+
+/// `GET`/`POST /v1/admin/keys`, `DELETE /v1/admin/keys/{keyId}` and `GET /v1/admin/audit`. A
+/// revoked key is forgotten by this instance's authenticator at once.
+struct KeysController: Sendable {
+  let auth: Authenticator
+  let keys: KeyService
+
+  func register(on router: inout Router) {
+    router.add("GET", "/v1/admin/keys") { request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      return .json(["keys": try keys.keys(appId: caller.appId).map { KeyPayload($0) }])
+    }
+
+    router.add("POST", "/v1/admin/keys") { request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let body = try request.decodeJSON(CreateKeyRequest.self)
+      let (key, record) = try keys.create(appId: caller.appId, kind: body.kind, label: body.label, by: caller.keyId)
+      return .json(KeyPayload(record, key: key), status: 201)
+    }
+
+    router.add("DELETE", "/v1/admin/keys/{keyId}") { request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let revoked = try keys.revoke(appId: caller.appId, keyId: request.parameter("keyId"), by: caller.keyId)
+      auth.forgetAll()
+      return .json(KeyPayload(revoked))
+    }
+
+    router.add("GET", "/v1/admin/audit") { request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let limit = try request.limit(default: 100, maximum: 1_000)
+      let entries = try keys.auditLog(appId: caller.appId, before: request.query["before"], limit: limit).map {
+        AuditPayload(
+          seq: $0.seq, at: Timestamp.string($0.at), actor: $0.actor, action: $0.action,
+          detail: (try? WireCoding.decoder.decode(JSONValue.self, from: Data($0.detail.utf8))) ?? .object([:]))
+      }
+      return .json(["entries": entries])
+    }
+  }
+}
+
+/// A key as the admin API shows it (never the key itself, except once at creation).
+struct KeyPayload: Codable, Sendable {
+  var id: String
+  var kind: String
+  var label: String?
+  var createdAt: String
+  var lastUsedAt: String?
+  var revokedAt: String?
+  /// Only in the answer that created it.
+  var key: String?
+
+  enum CodingKeys: String, CodingKey {
+    case id, kind, label, key
+    case createdAt = "created_at"
+    case lastUsedAt = "last_used_at"
+    case revokedAt = "revoked_at"
+  }
+
+  init(_ record: KeyRecord, key: String? = nil) {
+    id = record.id
+    kind = record.kind.rawValue
+    label = record.label
+    createdAt = Timestamp.string(record.createdAt)
+    lastUsedAt = record.lastUsedAt.map(Timestamp.string)
+    revokedAt = record.revokedAt.map(Timestamp.string)
+    self.key = key
+  }
+}
+
+/// `POST /v1/admin/keys`.
+struct CreateKeyRequest: Codable, Sendable {
+  var kind: String
+  var label: String?
+}
+
+/// One entry of `GET /v1/admin/audit`.
+struct AuditPayload: Codable, Sendable {
+  var seq: Int64
+  var at: String
+  var actor: String
+  var action: String
+  var detail: JSONValue
+}

@@ -1,0 +1,113 @@
+import Foundation
+import TollgateAPI
+
+/// `GET /v1/admin/profiles/{profileId}`, `GET /v1/admin/profiles?customer_user_id=` and
+/// `GET /v1/admin/profiles/{profileId}/activity`: a profile with its access levels, the
+/// profiles of a customer, and what a profile did (attribution, assignments, transactions
+/// with the paywall they were credited to, latest flows shown).
+struct AdminProfilesController: Sendable {
+  let auth: Authenticator
+  let profiles: ProfileService
+
+  func register(on router: inout Router) {
+    router.add("GET", "/v1/admin/profiles/{profileId}") { request in
+      let appId = try auth.appId(for: request, needs: .secretKey)
+      return .json(ProfilePayload(try profiles.existing(appId: appId, id: request.parameter("profileId"))))
+    }
+
+    router.add("GET", "/v1/admin/profiles") { request in
+      let appId = try auth.appId(for: request, needs: .secretKey)
+      let found = try profiles.profiles(appId: appId, customerUserId: request.query["customer_user_id"] ?? "")
+      return .json(["profiles": found.map(ProfilePayload.init)])
+    }
+
+    router.add("GET", "/v1/admin/profiles/{profileId}/activity") { request in
+      let appId = try auth.appId(for: request, needs: .secretKey)
+      return .json(ProfileActivityPayload(try profiles.activity(appId: appId, id: request.parameter("profileId"))))
+    }
+  }
+}
+
+/// `GET /v1/admin/profiles/{id}/activity`: what the console's profile page shows beside the profile.
+struct ProfileActivityPayload: Codable, Sendable {
+  struct AppleAds: Codable, Sendable {
+    var payload: AppleAdsPayload
+    var test: Bool
+    var resolvedAt: String
+
+    enum CodingKeys: String, CodingKey {
+      case payload, test
+      case resolvedAt = "resolved_at"
+    }
+  }
+
+  struct Transaction: Codable, Sendable {
+    var transactionId: String
+    var originalTransactionId: String
+    var productId: String
+    var type: String
+    var reason: String?
+    var purchasedAt: String
+    var expiresAt: String?
+    var revokedAt: String?
+    /// In the currency's units.
+    var price: Double?
+    var currency: String?
+    var environment: String
+    var variationId: String?
+
+    enum CodingKeys: String, CodingKey {
+      case type, reason, price, currency, environment
+      case transactionId = "transaction_id"
+      case originalTransactionId = "original_transaction_id"
+      case productId = "product_id"
+      case purchasedAt = "purchased_at"
+      case expiresAt = "expires_at"
+      case revokedAt = "revoked_at"
+      case variationId = "variation_id"
+    }
+  }
+
+  var profileId: String
+  var attributionStatus: [String: AttributionStatus]
+  var appleAds: AppleAds?
+  var assignments: [AssignmentRow]
+  var transactions: [Transaction]
+  var events: [EventRow]
+
+  enum CodingKeys: String, CodingKey {
+    case assignments, transactions, events
+    case profileId = "profile_id"
+    case attributionStatus = "attribution_status"
+    case appleAds = "apple_ads"
+  }
+}
+
+extension ProfileActivityPayload {
+  /// A profile's activity as the console shows it.
+  init(_ activity: ProfileActivity) {
+    let profile = activity.profile
+    self.init(
+      profileId: profile.id, attributionStatus: profile.attribution.status,
+      appleAds: profile.attribution.appleAds.map {
+        .init(payload: $0.payload, test: $0.test, resolvedAt: Timestamp.string($0.resolvedAt))
+      },
+      assignments: activity.assignments,
+      transactions: activity.transactions.map { stored in
+        let payload = stored.payload
+        return Transaction(
+          transactionId: payload.transactionId, originalTransactionId: payload.originalTransactionId,
+          productId: payload.productId, type: payload.type, reason: payload.transactionReason,
+          purchasedAt: Self.time(milliseconds: payload.purchaseDate),
+          expiresAt: payload.expiresDate.map(Self.time(milliseconds:)),
+          revokedAt: payload.revocationDate.map(Self.time(milliseconds:)),
+          price: payload.price.map { Double($0) / 1000 }, currency: payload.currency,
+          environment: payload.environment, variationId: stored.variationId)
+      },
+      events: activity.events)
+  }
+
+  static func time(milliseconds: Int64) -> String {
+    Timestamp.string(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+  }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import TollgateAPI
+
+/// `GET /v1/admin/stats/placements/{placementId}`, `…/days`, `GET /v1/admin/stats/apple-ads`
+/// and `GET /v1/admin/overview`.
+struct StatsController: Sendable {
+  let auth: Authenticator
+  let stats: StatsService
+  /// This server's request counters, for the overview.
+  let metrics: Metrics
+
+  func register(on router: inout Router) {
+    router.add("GET", "/v1/admin/stats/placements/{placementId}") { request in
+      let appId = try auth.appId(for: request, needs: .secretKey)
+      return .json(
+        try stats.placementReport(
+          appId: appId, placementId: request.parameter("placementId"), from: request.query["from"],
+          to: request.query["to"]))
+    }
+
+    router.add("GET", "/v1/admin/stats/placements/{placementId}/days") { request in
+      let appId = try auth.appId(for: request, needs: .secretKey)
+      return .json(
+        try stats.placementDays(
+          appId: appId, placementId: request.parameter("placementId"), from: request.query["from"],
+          to: request.query["to"]))
+    }
+
+    router.add("GET", "/v1/admin/stats/apple-ads") { request in
+      let appId = try auth.appId(for: request, needs: .secretKey)
+      return .json(
+        try stats.appleAdsReport(
+          appId: appId, from: request.query["from"], to: request.query["to"], by: request.query["by"]))
+    }
+
+    router.add("GET", "/v1/admin/overview") { request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      return .json(try stats.overview(appId: caller.appId, requestsByClass: metrics.requestsByClass))
+    }
+  }
+}

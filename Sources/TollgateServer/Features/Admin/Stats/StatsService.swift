@@ -1,0 +1,160 @@
+import Foundation
+import TollgateAPI
+
+/// The reports: each placement's variations (viewers, conversion with its credible interval,
+/// revenue, probability to be best), their daily series, Apple Ads campaigns, ad groups and
+/// keywords, and the overview's revenue periods and attribution funnel — all from the rollups.
+final class StatsService: Sendable {
+  let store: any Store
+  let configs: ConfigCache
+  let attribution: AttributionWorker
+  let time: any TimeSource
+
+  init(store: any Store, configs: ConfigCache, attribution: AttributionWorker, time: any TimeSource) {
+    self.store = store
+    self.configs = configs
+    self.attribution = attribution
+    self.time = time
+  }
+
+  /// A placement's report over UTC days `from`…`to` (default the last 30); 404 for a
+  /// placement neither configured nor counted.
+  func placementReport(appId: Int64, placementId: String, from: String?, to: String?) throws -> PlacementReport {
+    let days = try ReportRange.days(from: from, to: to, now: time.now())
+    let config = try configs.entry(appId: appId)?.config
+    let counts = try store.placementStats(appId: appId, placementId: placementId, days: days)
+    guard config?.placements[placementId] != nil || !counts.isEmpty else {
+      throw PlacementService.notFound(placementId)
+    }
+    return PlacementReport.build(placementId: placementId, days: days, counts: counts, config: config)
+  }
+
+  /// A placement's counters per variation and day.
+  func placementDays(appId: Int64, placementId: String, from: String?, to: String?) throws -> PlacementDaysPayload {
+    let days = try ReportRange.days(from: from, to: to, now: time.now())
+    let rows = try store.placementDays(appId: appId, placementId: placementId, days: days)
+    guard try configs.entry(appId: appId)?.config.placements[placementId] != nil || !rows.isEmpty else {
+      throw PlacementService.notFound(placementId)
+    }
+    return PlacementDaysPayload(
+      placementId: placementId, from: PlacementReport.isoDay(days.lowerBound),
+      to: PlacementReport.isoDay(days.upperBound), days: rows)
+  }
+
+  /// Installs, first-launch targeting, purchasers and revenue by campaign, ad group or keyword.
+  func appleAdsReport(appId: Int64, from: String?, to: String?, by name: String?) throws -> AppleAdsReport {
+    let days = try ReportRange.days(from: from, to: to, now: time.now())
+    guard let grouping = AppleAdsGrouping(rawValue: name ?? AppleAdsGrouping.campaign.rawValue) else {
+      throw DomainError(.badParameter, "by is campaign, ad_group or keyword.")
+    }
+    let counts = try store.appleAdsStats(appId: appId, days: days, by: grouping)
+    return AppleAdsReport.build(
+      days: days, by: grouping, counts: counts, config: try configs.entry(appId: appId)?.config)
+  }
+
+  /// The overview: the app, its placements, revenue today / 7 / 30 days, the attribution
+  /// funnel, and this server's request counters (`requestsByClass`: `2xx` … `5xx`).
+  func overview(appId: Int64, requestsByClass classes: [String: Int]) throws -> OverviewPayload {
+    guard let app = try store.app(id: appId) else {
+      throw DomainError.notFound(.appNotFound, "The app of this key no longer exists.")
+    }
+    let config = try configs.entry(appId: app.id)?.config
+    return OverviewPayload(
+      name: app.name, revision: app.revision,
+      placements: config?.placementIds ?? [],
+      requests: .init(
+        total: classes.values.reduce(0, +), clientErrors: classes["4xx"] ?? 0, serverErrors: classes["5xx"] ?? 0),
+      attribution: .init(queueDepth: try store.attributionQueueDepth(), outcomes: attribution.outcomeCounts),
+      funnel: try store.attributionFunnel(appId: app.id),
+      revenue: try revenuePeriods(appId: app.id, reporting: config?.reporting),
+      reportingCurrency: config?.reporting?.currency)
+  }
+
+  /// Purchases and revenue today, over the last 7 and the last 30 UTC days.
+  func revenuePeriods(appId: Int64, reporting: ReportingSettings?) throws -> [RevenuePeriod] {
+    let today = StatsDay.of(time.now())
+    let periods: [(String, Int64)] = [("today", 1), ("7_days", 7), ("30_days", 30)]
+    return try periods.map { name, length in
+      let days = (today - length + 1)...today
+      let totals = try store.revenueTotals(appId: appId, days: days)
+      let revenue = totals.mapValues {
+        MoneyReport(
+          gross: Double($0.gross) / 1000, refunded: Double($0.refunded) / 1000, transactions: $0.transactions)
+      }
+      let transactions = totals.values.reduce(0) { $0 + $1.transactions }
+      return RevenuePeriod(
+        period: name, from: PlacementReport.isoDay(days.lowerBound), to: PlacementReport.isoDay(days.upperBound),
+        transactions: transactions, revenue: revenue,
+        // Purchasers are not counted per period: no ARPPU here.
+        reporting: reporting?.convert(
+          gross: revenue.mapValues(\.gross), refunded: revenue.mapValues(\.refunded), viewers: nil, purchasers: 0))
+    }
+  }
+}
+
+/// Revenue of one period on the overview.
+struct RevenuePeriod: Codable, Sendable {
+  var period: String
+  var from: String
+  var to: String
+  /// Purchases and renewals.
+  var transactions: Int64
+  /// By currency, in the currency's units.
+  var revenue: [String: MoneyReport]
+  /// In the reporting currency, when the configuration names one.
+  var reporting: ConvertedMoney?
+}
+
+/// `GET /v1/admin/stats/placements/{id}/days`: the experiment chart's series.
+struct PlacementDaysPayload: Codable, Sendable {
+  var placementId: String
+  var from: String
+  var to: String
+  var days: [VariationDay]
+
+  enum CodingKeys: String, CodingKey {
+    case from, to, days
+    case placementId = "placement_id"
+  }
+}
+
+/// `GET /v1/admin/overview`: what the console's first page shows.
+struct OverviewPayload: Encodable, Sendable {
+  struct Requests: Codable, Sendable {
+    var total: Int
+    var clientErrors: Int
+    var serverErrors: Int
+
+    enum CodingKeys: String, CodingKey {
+      case total
+      case clientErrors = "client_errors"
+      case serverErrors = "server_errors"
+    }
+  }
+
+  struct Attribution: Codable, Sendable {
+    var queueDepth: Int
+    var outcomes: [String: Int]
+
+    enum CodingKeys: String, CodingKey {
+      case outcomes
+      case queueDepth = "queue_depth"
+    }
+  }
+
+  var name: String
+  var revision: Int64
+  var placements: [String]
+  var requests: Requests
+  var attribution: Attribution
+  /// This app's attribution tokens by outcome, from the database.
+  var funnel: AttributionFunnel
+  /// Today, the last 7 and the last 30 UTC days.
+  var revenue: [RevenuePeriod]
+  var reportingCurrency: String?
+
+  enum CodingKeys: String, CodingKey {
+    case name, revision, placements, requests, attribution, funnel, revenue
+    case reportingCurrency = "reporting_currency"
+  }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import TollgateAPI
+
+/// `POST /v1/sdk/profiles/{profileId}/attribution/apple-ads`: the AdServices token. Answered
+/// 200 with the profile once Apple's outcome is in within the request budget, else 202
+/// `pending` (the worker goes on). Idempotent: the same token is one job.
+struct AttributionController: Sendable {
+  let auth: Authenticator
+  let attribution: AttributionService
+  let profiles: ProfileService
+  let waits: ProfileWaits
+  let errors: ErrorMapping
+  /// How long the request waits for Apple before answering 202.
+  let budget: TimeInterval
+
+  func register(on router: inout Router) {
+    router.add(SDKRoute.appleAdsAttribution) { request in
+      let caller = try auth.caller(for: request, needs: .publicKey)
+      let appId = caller.appId
+      let body = try request.decodeJSON(AppleAdsTokenRequest.self)
+      let token = try AttributionService.validToken(body.token, path: "$.token")
+      let profile = try profiles.existing(appId: appId, id: request.parameter("profileId"))
+      // Applied is permanent: no need to ask Apple again.
+      guard try attribution.submit(token, appId: appId, profile: profile, keyId: caller.keyId) else {
+        return .json(ProfilePayload(profile))
+      }
+      let id = profile.id
+      return waits.wait(
+        .init(appId: appId, profileId: id), seconds: budget,
+        attempt: {
+          errors.answer {
+            let profile = try profiles.existing(appId: appId, id: id)
+            return AttributionService.settled(profile) ? .json(ProfilePayload(profile)) : nil
+          }
+        },
+        timeUp: {
+          errors.answer {
+            let profile = try profiles.existing(appId: appId, id: id)
+            if AttributionService.settled(profile) { return .json(ProfilePayload(profile)) }
+            return .json(AttributionPendingResponse(profile: ProfilePayload(profile)), status: 202)
+          }
+        })
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import TollgateAPI
+
+/// The rules of Apple Ads tokens: taken as sent (1–8192 characters), limited per profile and
+/// per public key (they spend the app's Apple quota), queued durably for the worker, and
+/// never sent again once attribution is applied (applied is permanent).
+final class AttributionService: Sendable {
+  /// Tokens longer than this are not AdServices tokens.
+  static let maxTokenLength = 8_192
+
+  let store: any Store
+  let worker: AttributionWorker
+  let limiter: RateLimiter
+  let limits: ParsedRateLimits
+  let time: any TimeSource
+
+  init(
+    store: any Store, worker: AttributionWorker, limiter: RateLimiter, limits: ParsedRateLimits,
+    time: any TimeSource
+  ) {
+    self.store = store
+    self.worker = worker
+    self.limiter = limiter
+    self.limits = limits
+    self.time = time
+  }
+
+  /// The token as sent; 422 at `path` when it is empty or longer than `maxTokenLength`
+  /// characters (Unicode scalars, as the API document's `maxLength` counts them). Anything else
+  /// goes to Apple, whose answer (400: invalid) is final.
+  static func validToken(_ token: String, path: String) throws -> String {
+    guard (1...maxTokenLength).contains(token.unicodeScalars.count) else {
+      throw DomainError.validation([.init(path: path, message: "a token is 1–\(maxTokenLength) characters")])
+    }
+    return token
+  }
+
+  /// Queues a token for the worker: 429 beyond the per-profile and per-key limits, 503 when
+  /// too many wait for Apple. Nothing is queued for a profile whose attribution is applied.
+  /// Returns whether the token was queued.
+  @discardableResult
+  func submit(_ token: String, appId: Int64, profile: ProfileRecord, keyId: String) throws -> Bool {
+    guard profile.attribution.status[appleAdsSource] != .applied else { return false }
+    // The profile first: a profile over its limit spends nothing of the key's.
+    if let wait = limiter.take("tokens profile \(appId) \(profile.id)", limits.tokensPerProfile) {
+      throw RateLimitGuard.rateLimited(wait, "Too many attribution tokens for this profile")
+    }
+    if let wait = limiter.take("tokens key \(keyId)", limits.tokensPerKey) {
+      throw RateLimitGuard.rateLimited(wait, "Too many attribution tokens through this key")
+    }
+    guard try store.attributionQueueDepth() < worker.maxQueue else {
+      throw DomainError(.attributionQueueFull, "Too many tokens are waiting for Apple; retry later.")
+    }
+    let (job, created) = try store.enqueueAttribution(
+      appId: appId, profileId: profile.id, token: token, tokenHash: Digest.sha256Hex(token), at: time.now())
+    if created || job.status == .pending { worker.kick() }
+    return true
+  }
+
+  /// A token sent with `POST /v1/sdk/profiles`: queued without waiting for Apple (the first
+  /// launch's placement request waits instead); returns the profile as it is now.
+  func handOver(_ token: String?, appId: Int64, profile: ProfileRecord, keyId: String) throws -> ProfileRecord {
+    guard let token, try submit(token, appId: appId, profile: profile, keyId: keyId) else { return profile }
+    return try store.profile(appId: appId, id: profile.id) ?? profile
+  }
+
+  /// Whether waiting on this profile's Apple Ads attribution can end: it is applied, or its
+  /// last token reached a final outcome.
+  static func settled(_ profile: ProfileRecord) -> Bool {
+    profile.attribution.status[appleAdsSource]?.isFinal ?? false
+  }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import TollgateAPI
+
+/// The rules of placements: which flow a profile sees (first matching audience, stored A/B
+/// variation), the default-audience answer everyone shares, and the fallback file — all from
+/// the configuration cached in memory by revision, answered with pre-rendered bytes.
+final class PlacementService: Sendable {
+  let configs: ConfigCache
+  let resolver: PlacementResolver
+  let time: any TimeSource
+
+  init(store: any Store, configs: ConfigCache, time: any TimeSource, logger: Logger) {
+    self.configs = configs
+    self.resolver = PlacementResolver(store: store, logger: logger)
+    self.time = time
+  }
+
+  /// The app's cached configuration and the placement in it, else 404 `placement_not_found`.
+  func placement(appId: Int64, id: String) throws -> (entry: ConfigCache.Entry, placement: CompiledConfig.Placement) {
+    guard let entry = try configs.entry(appId: appId), let placement = entry.config.placements[id] else {
+      throw Self.notFound(id)
+    }
+    return (entry, placement)
+  }
+
+  /// The answer's bytes for this profile: audience, variation (stored once chosen), flow
+  /// with the remote config of the best locale.
+  func resolve(
+    _ found: (entry: ConfigCache.Entry, placement: CompiledConfig.Placement), appId: Int64, profile: ProfileRecord,
+    locale: String?
+  ) throws -> Data {
+    try resolver.resolveRendered(
+      found.placement, entry: found.entry, appId: appId, profile: profile, locale: locale ?? profile.install.locale,
+      now: time.now())
+  }
+
+  /// The default-audience answer: identical bytes for everyone, with their ETag.
+  func defaultAnswer(appId: Int64, placementId: String, locale: String?) throws -> RenderedResponse {
+    let (entry, _) = try placement(appId: appId, id: placementId)
+    guard let rendered = entry.defaultResponse(placementId: placementId, locale: locale) else {
+      throw Self.notFound(placementId)
+    }
+    return rendered
+  }
+
+  /// Every placement's default flow in every locale: what `setFallback(fileURL:)` loads.
+  func fallbackFile(appId: Int64) throws -> FallbackFile {
+    guard let entry = try configs.entry(appId: appId) else {
+      throw DomainError.notFound(.configNotFound, "This app has no configuration yet; import one first.")
+    }
+    return PlacementResolver.fallbackFile(config: entry.config, generatedAt: time.now())
+  }
+
+  static func notFound(_ id: String) -> DomainError {
+    .notFound(.placementNotFound, "No placement \(id) in this app's configuration.")
+  }
+}

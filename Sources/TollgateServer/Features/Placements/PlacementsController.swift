@@ -1,0 +1,75 @@
+import Foundation
+import TollgateAPI
+
+/// `GET /v1/sdk/placements/{placementId}/flow`, `…/default` and `GET /v1/sdk/fallback`: parse,
+/// authorize, call `PlacementService`, encode. With `wait_for=apple_ads` the flow request is
+/// the first launch's race done here in one request; its answer carries the profile too, so
+/// the SDK needs no long poll of its own.
+struct PlacementsController: Sendable {
+  let auth: Authenticator
+  let placements: PlacementService
+  let profiles: ProfileService
+  let waits: ProfileWaits
+  let errors: ErrorMapping
+  let maxWaitSeconds: Double
+  /// Seconds a CDN or client may keep a default-audience answer.
+  let defaultMaxAge: Int
+
+  func register(on router: inout Router) {
+    router.add(SDKRoute.placementFlow) { request in
+      let appId = try auth.appId(for: request, needs: .publicKey)
+      guard let profileId = request.query["profile_id"], !profileId.isEmpty else {
+        throw DomainError(.missingParameter, "The query parameter profile_id is required.")
+      }
+      let profile = try profiles.existing(appId: appId, id: profileId)
+      let placementId = request.parameter("placementId")
+      let found = try placements.placement(appId: appId, id: placementId)
+      let locale = request.query["locale"]
+      guard let wait = try AttributionWait(request, cap: maxWaitSeconds) else {
+        return .json(bytes: try placements.resolve(found, appId: appId, profile: profile, locale: locale))
+      }
+      let id = profile.id
+      // Answered later: the configuration and the profile are read again then.
+      let answer: @Sendable () -> Response = {
+        errors.answer {
+          let current = try profiles.existing(appId: appId, id: id)
+          let found = try placements.placement(appId: appId, id: placementId)
+          let body = try placements.resolve(found, appId: appId, profile: current, locale: locale)
+          return .json(bytes: Self.adding(profile: current, to: body))
+        }
+      }
+      return waits.wait(
+        .init(appId: appId, profileId: id), seconds: wait.seconds,
+        attempt: {
+          errors.answer { AttributionService.settled(try profiles.existing(appId: appId, id: id)) ? answer() : nil }
+        },
+        timeUp: answer)
+    }
+
+    router.add(SDKRoute.placementDefault) { request in
+      let appId = try auth.appId(for: request, needs: .publicKey)
+      let rendered = try placements.defaultAnswer(
+        appId: appId, placementId: request.parameter("placementId"), locale: request.query["locale"])
+      return .conditional(
+        request, etag: rendered.etag, headers: [("Cache-Control", "public, max-age=\(defaultMaxAge)")]
+      ) {
+        .json(bytes: rendered.body)
+      }
+    }
+
+    router.add(SDKRoute.fallback) { request in
+      let appId = try auth.appId(for: request, needs: .publicKey)
+      return .json(try placements.fallbackFile(appId: appId))
+    }
+  }
+
+  /// A rendered placement answer (a JSON object) with the `profile` member added.
+  static func adding(profile: ProfileRecord, to body: Data) -> Data {
+    guard body.last == UInt8(ascii: "}") else { return body }
+    var combined = body.dropLast()
+    combined.append(contentsOf: Array(#","profile":"#.utf8))
+    combined.append(WireCoding.encode(ProfilePayload(profile)))
+    combined.append(UInt8(ascii: "}"))
+    return Data(combined)
+  }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import TollgateAPI
+
+/// The rules of purchases: signed data is verified against Apple's root (a refusal is a 422
+/// with its own code), stored once, and every profile that owns the subscription gets its
+/// access levels derived again in the same transaction; webhooks are written with the change.
+final class PurchaseService: Sendable {
+  /// Longer signed data is not Apple's.
+  static let maxSignedDataLength = 32_768
+
+  let store: any Store
+  let configs: ConfigCache
+  let verifier: SignedDataVerifier
+  let profiles: ProfileService
+  let webhooks: WebhookWorker
+  let time: any TimeSource
+  let logger: Logger
+
+  init(
+    store: any Store, configs: ConfigCache, verifier: SignedDataVerifier, profiles: ProfileService,
+    webhooks: WebhookWorker, time: any TimeSource, logger: Logger
+  ) {
+    self.store = store
+    self.configs = configs
+    self.verifier = verifier
+    self.profiles = profiles
+    self.webhooks = webhooks
+    self.time = time
+    self.logger = logger
+  }
+
+  /// A StoreKit transaction the SDK hands over for `profileId`; returns the profile that
+  /// owns it now, with its access levels.
+  func record(_ body: TransactionRequest, appId: Int64, profileId: String) throws -> ProfileRecord {
+    try Self.checkSignedDataLength(body.signedTransaction, path: "$.signed_transaction")
+    if let variation = body.variationId, !(1...200).contains(variation.utf8.count) {
+      throw DomainError.validation([.init(path: "$.variation_id", message: "a variation id is 1–200 bytes")])
+    }
+    let profile = try profiles.existing(appId: appId, id: profileId)
+    let config = try appStoreConfig(appId: appId)
+    let transaction = try verified { try verifier.transaction(body.signedTransaction, for: config.settings) }
+    let outcome = try store.recordAppStoreFacts(
+      appId: appId,
+      AppStoreFacts(
+        transactions: [
+          StoredTransaction(payload: transaction, jws: body.signedTransaction, variationId: body.variationId)
+        ], claimant: profile.id, sharing: config.compiled.accessLevelSharing, webhooks: config.compiled.webhooks),
+      at: time.now(),
+      derive: profiles.derivation(config.compiled))
+    profiles.changed(outcome.changed, appId)
+    if !config.compiled.webhooks.isEmpty { webhooks.kick() }
+    return outcome.claimant ?? profile
+  }
+
+  /// An App Store Server Notification V2 for the app named `appName`; the JWS is the only
+  /// proof. Recorded once per `notificationUUID`.
+  func record(_ body: AppStoreNotificationRequest, appName name: String) throws -> AppStoreNotificationAck {
+    guard let app = try store.app(named: name) else {
+      throw DomainError.notFound(.appNotFound, "No app named \(name).")
+    }
+    try Self.checkSignedDataLength(body.signedPayload, path: "$.signedPayload")
+    let config = try appStoreConfig(appId: app.id)
+    let settings = config.settings
+    let notification = try verified { try verifier.notification(body.signedPayload, for: settings) }
+    let transaction = try notification.data?.signedTransactionInfo.map { jws in
+      try verified { try verifier.transaction(jws, for: settings) }
+    }
+    let renewal = try notification.data?.signedRenewalInfo.map { jws in
+      try verified { try verifier.renewalInfo(jws, for: settings) }
+    }
+    let fact = NotificationFact(
+      type: notification.notificationType, subtype: notification.subtype, signedDate: notification.signedDate,
+      originalTransactionId: transaction?.originalTransactionId ?? renewal?.originalTransactionId, renewal: renewal)
+    let facts = AppStoreFacts(
+      transactions: zip([transaction], [notification.data?.signedTransactionInfo]).compactMap { payload, jws in
+        payload.flatMap { payload in jws.map { StoredTransaction(payload: payload, jws: $0) } }
+      },
+      notification: StoredNotification(
+        uuid: notification.notificationUUID, fact: fact, payload: WireCoding.encode(notification),
+        jws: body.signedPayload), webhooks: config.compiled.webhooks)
+    let outcome = try store.recordAppStoreFacts(
+      appId: app.id, facts, at: time.now(), derive: profiles.derivation(config.compiled))
+    profiles.changed(outcome.changed, app.id)
+    if !config.compiled.webhooks.isEmpty { webhooks.kick() }
+    let label = [notification.notificationType, notification.subtype].compactMap { $0 }.joined(separator: "/")
+    if outcome.duplicate {
+      logger.info("App Store notification \(notification.notificationUUID) (\(label)) was recorded before")
+    } else if notification.notificationType == "TEST" {
+      logger.info("App Store TEST notification \(notification.notificationUUID) received for app \(name)")
+    } else {
+      logger.info(
+        "App Store notification \(label) for app \(name): \(outcome.changed.count) profile(s) changed"
+          + (outcome.unowned.isEmpty ? "" : ", kept for a later owner: \(outcome.unowned.joined(separator: ", "))"))
+    }
+    return AppStoreNotificationAck(notificationUUID: notification.notificationUUID, duplicate: outcome.duplicate)
+  }
+
+  /// Whether an app has this name (notifications name their app in the URL).
+  func appExists(named name: String) throws -> Bool { try store.app(named: name) != nil }
+
+  /// The app's App Store settings, else 422 `app_store_not_configured`.
+  private func appStoreConfig(appId: Int64) throws -> (settings: AppStoreSettings, compiled: CompiledConfig) {
+    guard let config = try configs.entry(appId: appId)?.config, let settings = config.appStore else {
+      throw DomainError(
+        .appStoreNotConfigured, "This app has no app_store settings (bundle_id, environments) in its configuration.")
+    }
+    return (settings, config)
+  }
+
+  /// Runs a verification; a refusal is a 422 with the refusal's code.
+  private func verified<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as SignedDataError {
+      throw DomainError(error.errorCode, error.message)
+    }
+  }
+
+  static func checkSignedDataLength(_ text: String, path: String) throws {
+    guard (1...maxSignedDataLength).contains(text.utf8.count) else {
+      throw DomainError.validation([.init(path: path, message: "signed data is 1–\(maxSignedDataLength) bytes")])
+    }
+  }
+}

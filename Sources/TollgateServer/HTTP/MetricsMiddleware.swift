@@ -1,0 +1,28 @@
+import Foundation
+
+/// Times every answer and counts it by route pattern, method and status (`/metrics`); a
+/// long poll is counted when it is finally answered.
+struct MetricsMiddleware: Middleware {
+  let metrics: Metrics
+  let logger: Logger
+
+  func respond(to request: Request, next: (Request) -> Response) -> Response {
+    let started = ContinuousClock.now
+    let response = next(request)
+    let metrics = metrics
+    let logger = logger
+    let route = response.route ?? "unmatched"
+    let record: @Sendable (Response) -> Void = { answered in
+      let elapsed = started.duration(to: .now)
+      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      metrics.record(route: route, method: request.method, status: answered.status, seconds: seconds)
+      logger.debug("\(request.method) \(request.path) → \(answered.status)")
+    }
+    if let deferred = response.deferred {
+      deferred.onComplete(record)
+    } else {
+      record(response)
+    }
+    return response
+  }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// Per-address and per-secret-key limits, checked before a matched route's handler runs;
+/// 429 `rate_limited` with `Retry-After` beyond them. Health checks and metrics are not limited.
+struct RateLimitGuard: RouteGuard {
+  let limiter: RateLimiter
+  let limits: ParsedRateLimits
+
+  func admit(_ request: Request, route: String) throws {
+    guard route != "/health", route != "/metrics" else { return }
+    if let wait = limiter.take("address " + clientAddress(request), limits.address) {
+      throw Self.rateLimited(wait, "Too many requests from this address")
+    }
+    if route.hasPrefix("/v1/admin"), let key = request.header("authorization"),
+      let wait = limiter.take("admin " + key, limits.admin)
+    {
+      throw Self.rateLimited(wait, "Too many admin requests with this key")
+    }
+  }
+
+  /// The client's address: the connection's, or — when the connection comes from a trusted
+  /// proxy — the last address that proxy added to `X-Forwarded-For`.
+  func clientAddress(_ request: Request) -> String {
+    guard limits.trustedProxies.contains(request.clientAddress),
+      let forwarded = request.header("x-forwarded-for")?.split(separator: ",").last
+    else { return request.clientAddress }
+    return forwarded.trimmingCharacters(in: .whitespaces)
+  }
+
+  /// 429 with the seconds until a token is back.
+  static func rateLimited(_ wait: Double, _ what: String) -> DomainError {
+    let seconds = max(1, Int(wait.rounded(.up)))
+    return DomainError(.rateLimited, "\(what); retry after \(seconds) s.", retryAfter: seconds)
+  }
+}
