@@ -6,7 +6,7 @@ TEST_PACKAGES := chromium chromium-driver
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: deps build run test contract apple-check apple-check-proof bench demo format lint clean
+.PHONY: deps build run test contract apple-check apple-check-proof bench demo cli-doc format lint clean
 
 deps:
 	@bash scripts/ensure-packages.sh $(PACKAGES)
@@ -53,6 +53,12 @@ bench: deps
 demo: deps
 	$(SWIFT) build -c release --product tollgate-dev
 	.build/release/tollgate-dev demo --config examples/sample-config.json
+
+# docs/cli.md from the tools' --help (a test checks they agree).
+cli-doc:
+	$(SWIFT) build --product tollgate
+	$(SWIFT) build --product tollgate-dev
+	bash scripts/cli-doc.sh .build/debug
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift

@@ -57,7 +57,7 @@ enum CommandLineTool {
                                   admin actions: keys created/revoked, configs applied/rolled back,
                                   webhook secrets rotated, deliveries redelivered
       backup --to FILE            a consistent copy of the SQLite database while the server runs
-                                  (PostgreSQL: pg_dump, see the README)
+                                  (PostgreSQL: pg_dump, see docs/operations.md)
       restore --from FILE         put a backup in place as --database, which must not exist yet
       import FILE --app NAME      validate FILE and apply it as the app's next revision
       export-fallback --app NAME  print the app's fallback file (for setFallback(fileURL:))

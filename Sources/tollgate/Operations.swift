@@ -121,7 +121,7 @@ enum Operations {
     try options.finish()
     guard !StoreLocation.isPostgres(database) else {
       throw Failure(
-        "PostgreSQL databases are backed up with pg_dump (see the README's Operations section), not by tollgate")
+        "PostgreSQL databases are backed up with pg_dump (see docs/operations.md), not by tollgate")
     }
     try SQLiteStore.backup(database: database, to: target)
     let size = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
@@ -137,7 +137,7 @@ enum Operations {
     let database = options.databasePath
     try options.finish()
     guard !StoreLocation.isPostgres(database) else {
-      throw Failure("PostgreSQL databases are restored with pg_restore (see the README's Operations section)")
+      throw Failure("PostgreSQL databases are restored with pg_restore (see docs/operations.md)")
     }
     try SQLiteStore.restore(from: source, to: database)
     print("\(source) restored as \(database); start the server on it with --database \(database)")

@@ -102,7 +102,7 @@ final class RateLimiter: Sendable {
   }
 }
 
-/// The server's limits; `tollgate serve --rate-limit-…` and the README's Operations section.
+/// The server's limits; `tollgate serve --rate-limit-…` and docs/operations.md.
 public struct RateLimits: Sendable, Hashable {
   /// Every request from one client address (except `/health` and `/metrics`).
   public var perAddress: String = "200/s,burst=2000"
