@@ -30,12 +30,7 @@ enum DevCommandLine {
 
   /// Runs a command; returns the process exit status.
   static func run(_ arguments: [String]) async -> Int32 {
-    if arguments.contains("--help") || arguments.contains("-h") {
-      print(usage)
-      return 0
-    }
-    do {
-      var options = try Options(arguments)
+    await ToolRun.run("tollgate-dev", usage: usage, arguments) { options in
       switch options.command {
       case ["demo"]:
         let config = options.value("--config", env: nil) ?? "examples/sample-config.json"
@@ -45,18 +40,9 @@ enum DevCommandLine {
         try await Demo.run(configPath: config, installs: installs, keep: keep)
       case ["apple-ads-sandbox"]: try await appleAdsSandbox(&options)
       case ["storekit-sign"]: try storeKitSign(&options)
-      case ["help"], []:
-        print(usage)
-      default:
-        throw Failure("unknown command '\(options.command.joined(separator: " "))'\n\n\(usage)")
+      default: return false
       }
-      return 0
-    } catch let failure as Failure {
-      FileHandle.standardError.write(Data("tollgate-dev: \(failure.message)\n".utf8))
-      return failure.status
-    } catch {
-      FileHandle.standardError.write(Data("tollgate-dev: \(error)\n".utf8))
-      return 1
+      return true
     }
   }
 

@@ -75,12 +75,7 @@ enum CommandLineTool {
 
   /// Runs a command; returns the process exit status.
   static func run(_ arguments: [String]) async -> Int32 {
-    if arguments.contains("--help") || arguments.contains("-h") {
-      print(usage)
-      return 0
-    }
-    do {
-      var options = try Options(arguments)
+    await ToolRun.run("tollgate", usage: usage, arguments) { options in
       switch options.command {
       case ["serve"]: try await serve(&options)
       case ["keys", "create"]:
@@ -102,23 +97,9 @@ enum CommandLineTool {
       case ["report", "placement"]: try Reports.placement(&options)
       case ["report", "apple-ads"]: try Reports.appleAds(&options)
       case ["rollups", "rebuild"]: try Reports.rebuild(&options)
-      case ["help"], []:
-        print(usage)
-      default:
-        throw Failure("unknown command '\(options.command.joined(separator: " "))'\n\n\(usage)")
+      default: return false
       }
-      return 0
-    } catch let failure as Failure {
-      FileHandle.standardError.write(Data("tollgate: \(failure.message)\n".utf8))
-      return failure.status
-    } catch let error as DomainError {
-      var message = "tollgate: \(error.error.message)\n"
-      for detail in error.error.details ?? [] { message += "  \(detail.path): \(detail.message)\n" }
-      FileHandle.standardError.write(Data(message.utf8))
-      return 1
-    } catch {
-      FileHandle.standardError.write(Data("tollgate: \(error)\n".utf8))
-      return 1
+      return true
     }
   }
 
@@ -197,7 +178,7 @@ enum CommandLineTool {
         )
       }
     }
-    let store = try StoreLocation.open(databasePath, profileCache: profileCache)
+    let store = try StoreLocation.open(databasePath, profileCache: profileCache, logger: logger)
     if let sampleConfig {
       try SampleApp.prepare(store: store, configPath: sampleConfig, databasePath: databasePath, settings: settings)
     }

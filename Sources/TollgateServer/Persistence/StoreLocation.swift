@@ -6,11 +6,15 @@ public enum StoreLocation {
     database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
   }
 
-  /// The store for `database`, keeping `profileCache` profiles in memory (0: none).
-  public static func open(_ database: String, connections: Int? = nil, profileCache: Int = 0) throws -> any Store {
+  /// The store for `database`, keeping `profileCache` profiles in memory (0: none); what it
+  /// logs goes to `logger` (`--log-level`).
+  public static func open(
+    _ database: String, connections: Int? = nil, profileCache: Int = 0, logger: Logger = Logger()
+  ) throws -> any Store {
     if isPostgres(database) {
-      return try PostgresStore(url: database, connections: connections ?? 8, profileCache: profileCache)
+      return try PostgresStore(
+        url: database, connections: connections ?? 8, profileCache: profileCache, logger: logger)
     }
-    return try SQLiteStore(path: database, connections: connections ?? 4, profileCache: profileCache)
+    return try SQLiteStore(path: database, connections: connections ?? 4, profileCache: profileCache, logger: logger)
   }
 }

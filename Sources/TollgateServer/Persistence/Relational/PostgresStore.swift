@@ -30,7 +30,9 @@ public final class PostgresStore: RelationalStore {
   private let listener: ProfileChangeListener?
   let assignmentWriter: AssignmentWriter?
 
-  public init(url: String, connections: Int = 8, schema: String? = nil, profileCache: Int = 0) throws {
+  public init(
+    url: String, connections: Int = 8, schema: String? = nil, profileCache: Int = 0, logger: Logger = Logger()
+  ) throws {
     var setup = ["SET client_min_messages = warning", "SET statement_timeout = 5000", "SET lock_timeout = 5000"]
     if let schema {
       guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
@@ -52,7 +54,7 @@ public final class PostgresStore: RelationalStore {
       self.profileCache = nil
       listener = nil
     }
-    assignmentWriter = Self.makeAssignmentWriter(self.profileCache)
+    assignmentWriter = Self.makeAssignmentWriter(self.profileCache, logger: logger)
     attachAssignmentWriter()
   }
 

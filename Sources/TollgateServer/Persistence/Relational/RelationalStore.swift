@@ -30,10 +30,10 @@ extension RelationalStore {
   public var assignmentWrites: (pending: Int, written: Int, dropped: Int)? { assignmentWriter?.figures }
 
   /// The batch writer for a store with a profile cache; call `attachAssignmentWriter` once built.
-  static func makeAssignmentWriter(_ cache: ProfileCache?) -> AssignmentWriter? {
+  static func makeAssignmentWriter(_ cache: ProfileCache?, logger: Logger) -> AssignmentWriter? {
     guard cache != nil else { return nil }
     return AssignmentWriter(failed: { error in
-      Logger().warn("assignments not stored yet (retrying): \(error)")
+      logger.warn("assignments not stored yet (retrying): \(error)")
     })
   }
 

@@ -23,7 +23,7 @@ public final class SQLiteStore: RelationalStore {
 
   /// Opens (creating if needed) the database at `path` and brings its schema up to date;
   /// `profileCache` profiles are kept in memory (0: none).
-  public init(path: String, connections: Int = 4, profileCache: Int = 0) throws {
+  public init(path: String, connections: Int = 4, profileCache: Int = 0, logger: Logger = Logger()) throws {
     self.profileCache = profileCache > 0 ? ProfileCache(capacity: profileCache) : nil
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -35,7 +35,7 @@ public final class SQLiteStore: RelationalStore {
         try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
       })
     relaxedPool = ConnectionPool(try (0..<2).map { _ in try SQLiteConnection(path: path, relaxed: true) })
-    assignmentWriter = Self.makeAssignmentWriter(self.profileCache)
+    assignmentWriter = Self.makeAssignmentWriter(self.profileCache, logger: logger)
     attachAssignmentWriter()
   }
 
