@@ -2,15 +2,13 @@ import Foundation
 import TollgateAPI
 import TollgateDevTools
 import TollgateServer
+import TollgateTestSupport
 
 @testable import Adapty
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
-
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// A real Tollgate server on a loopback port with the sample configuration and the Apple
 /// Ads stand-in, plus a fresh SDK storage directory: what an app and its backend look like

@@ -206,7 +206,7 @@ extension EndToEndTests {
     let signerDirectory = live.directory.appendingPathComponent("storekit")
     try live.signer.save(to: signerDirectory)
     let child = Process()
-    child.executableURL = testRepositoryRoot.appendingPathComponent(".build/debug/tollgate-purchase-child")
+    child.executableURL = repositoryRoot.appendingPathComponent(".build/debug/tollgate-purchase-child")
     child.arguments = [live.baseURL.absoluteString, live.keys.publicKey, live.sdkDirectory.path, signerDirectory.path]
     let output = Pipe()
     child.standardOutput = output

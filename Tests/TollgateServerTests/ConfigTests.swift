@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TollgateAPI
+import TollgateTestSupport
 
 @testable import TollgateServer
 
@@ -8,7 +9,7 @@ import TollgateAPI
 struct ConfigTests {
   @Test("a valid document is applied as the next revision and read back")
   func applyAndRead() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     #expect(try await server.admin("GET", "/v1/admin/config").errorCode == "config_not_found")
     try await server.applySampleConfig()
@@ -30,7 +31,7 @@ struct ConfigTests {
 
   @Test("every problem is reported with its JSON path, and nothing changes")
   func validationPaths() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let document = #"""
@@ -124,7 +125,7 @@ struct ConfigTests {
 
   @Test("malformed config JSON is 400, a non-JSON media type 415")
   func malformed() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     #expect(try await server.admin("PUT", "/v1/admin/config", json: "{flows").status == 400)
     let text = try await server.send(
@@ -135,7 +136,7 @@ struct ConfigTests {
 
   @Test("an import made by another process is served after the next refresh")
   func importFromAnotherProcess() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     #expect(try await server.sdk("GET", "/v1/sdk/placements/onboarding/default").status == 200)

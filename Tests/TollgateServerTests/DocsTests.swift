@@ -6,7 +6,7 @@ import TollgateTestSupport
 @Suite("Documentation")
 struct DocsTests {
   static func read(_ path: String) throws -> String {
-    try String(contentsOf: testRepositoryRoot.appendingPathComponent(path), encoding: .utf8)
+    try String(contentsOf: repositoryRoot.appendingPathComponent(path), encoding: .utf8)
   }
 
   /// The fenced block that follows a heading starting with `heading`.
@@ -22,7 +22,7 @@ struct DocsTests {
   func commandLine() throws {
     let page = try Self.read("docs/cli.md")
     for (tool, heading) in [("tollgate", "## tollgate ("), ("tollgate-dev", "## tollgate-dev (")] {
-      let binary = testRepositoryRoot.appendingPathComponent(".build/debug/\(tool)").path
+      let binary = repositoryRoot.appendingPathComponent(".build/debug/\(tool)").path
       let (status, help, _) = try spawnCapturing([binary, "--help"])
       #expect(status == 0)
       let documented = try #require(Self.block(after: heading, in: page), "no block for \(tool)")
@@ -38,11 +38,11 @@ struct DocsTests {
     #expect(readme.split(separator: "\n", omittingEmptySubsequences: false).count <= 250)
     let pages =
       ["README.md"]
-      + (try FileManager.default.contentsOfDirectory(atPath: testRepositoryRoot.appendingPathComponent("docs").path))
+      + (try FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path))
       .filter { $0.hasSuffix(".md") }.map { "docs/\($0)" }
     for page in pages {
       let text = try Self.read(page)
-      let base = testRepositoryRoot.appendingPathComponent(page).deletingLastPathComponent()
+      let base = repositoryRoot.appendingPathComponent(page).deletingLastPathComponent()
       for link in text.matches(of: /\]\(([^)\s#]+)(#[^)\s]*)?\)/) {
         let target = String(link.1)
         if target.hasPrefix("http") { continue }

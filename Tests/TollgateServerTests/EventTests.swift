@@ -8,7 +8,7 @@ import TollgateAPI
 struct EventTests {
   @Test("flow_shown events count per audience and variation; retried ids count once")
   func impressions() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let id = try await server.createProfile()
@@ -36,7 +36,7 @@ struct EventTests {
 
   @Test("a batch with a bad event is rejected whole with the path of each problem")
   func badBatch() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let id = try await server.createProfile()

@@ -8,7 +8,7 @@ import TollgateAPI
 struct ProfileTests {
   @Test("creating a profile is idempotent: 201 once, then 200 with the same profile")
   func createIdempotent() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let id = "6F9619FF-8B86-D011-B42D-00C04FC964FF"
     let body = #"""
@@ -37,7 +37,7 @@ struct ProfileTests {
 
   @Test("profile ids must be UUIDs (422 naming the field)")
   func invalidId() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let result = try await server.sdk("POST", "/v1/sdk/profiles", json: #"{"profile_id":"not-a-uuid"}"#)
     #expect(result.status == 422)
@@ -49,7 +49,7 @@ struct ProfileTests {
 
   @Test("an empty customer user id is refused on creation and update (422), and nothing changes")
   func emptyCustomerUserId() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let id = UUID().uuidString.lowercased()
     let created = try await server.sdk(
@@ -70,7 +70,7 @@ struct ProfileTests {
 
   @Test("GET answers 304 for a matching If-None-Match and a new ETag after a change")
   func etags() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let id = try await server.createProfile()
     let first = try await server.sdk("GET", "/v1/sdk/profiles/\(id)")
@@ -90,7 +90,7 @@ struct ProfileTests {
 
   @Test("unknown profiles are 404 profile_not_found")
   func unknownProfile() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     for id in [UUID().uuidString, "nonsense"] {
       let result = try await server.sdk("GET", "/v1/sdk/profiles/\(id)")
@@ -101,7 +101,7 @@ struct ProfileTests {
 
   @Test("PATCH sets and removes custom attributes and bumps the version only on change")
   func patchAttributes() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let id = try await server.createProfile()
     let set = try await server.sdk(
@@ -125,7 +125,7 @@ struct ProfileTests {
 
   @Test("attribute limits give 422 with every offending path, and nothing is applied")
   func attributeLimits() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let id = try await server.createProfile()
     let long = String(repeating: "x", count: 51)
@@ -159,7 +159,7 @@ struct ProfileTests {
 
   @Test("SQL metacharacters are stored verbatim")
   func sqlMetacharacters() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let nasty = #"x'); DROP TABLE profiles; --\"%_"#
     let id = UUID().uuidString.lowercased()
@@ -173,7 +173,7 @@ struct ProfileTests {
 
   @Test("concurrent creation of one id yields one profile")
   func concurrentCreate() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let id = UUID().uuidString.lowercased()
     let statuses = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TollgateAPI
+import TollgateTestSupport
 
 @testable import TollgateServer
 

@@ -1,10 +1,6 @@
 import Foundation
 import Synchronization
 
-/// The repository root (fixtures, examples, the built `tollgate`).
-public let testRepositoryRoot = URL(fileURLWithPath: #filePath)
-  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
 /// A `tollgate serve --port 0 …` child process, returned once it listens. Started with
 /// posix_spawn, not Foundation's `Process`: `Process.run()` crashed the test process now and
 /// then (a bad memmove inside it) while other suites ran in parallel.
@@ -16,7 +12,7 @@ public final class ServeProcess: Sendable {
   }
 
   /// The built debug executable the tests run.
-  public static let executable = testRepositoryRoot.appendingPathComponent(".build/debug/tollgate")
+  public static let executable = repositoryRoot.appendingPathComponent(".build/debug/tollgate")
 
   /// The child.
   public let pid: pid_t

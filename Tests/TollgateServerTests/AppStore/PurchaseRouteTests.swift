@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TollgateAPI
 import TollgateDevTools
+import TollgateTestSupport
 
 @testable import TollgateServer
 

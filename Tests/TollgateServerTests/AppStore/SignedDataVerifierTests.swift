@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TollgateDevTools
+import TollgateTestSupport
 
 @testable import TollgateServer
 

@@ -3,24 +3,13 @@ import Foundation
 import Synchronization
 import TollgateAPI
 import TollgateDevTools
+import TollgateTestSupport
 
 @testable import TollgateServer
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
-
-/// The repository root, for fixtures, docs and examples.
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  .deletingLastPathComponent()
-
-/// A fresh directory under the system's temporary directory.
-func temporaryDirectory() -> URL {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-tests-\(UUID().uuidString)")
-  try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url
-}
 
 /// A clock tests move by hand.
 final class ManualTime: TimeSource {
@@ -56,9 +45,20 @@ struct HTTPResult {
   var json: JSONValue? { try? decode(JSONValue.self) }
 }
 
-/// A real Tollgate server on an ephemeral loopback port with its own SQLite file, and two
-/// apps ("alpha", "beta") with keys. Tests talk to it over real HTTP.
+/// A real Tollgate server with its own SQLite file and two apps ("alpha", "beta") with keys.
+/// `.live` (the default) talks to it over real HTTP on an ephemeral loopback port;
+/// `.inProcess` hands each request to the service directly — no socket — for tests of route
+/// logic where the HTTP layer (body limits, connection handling, bytes on the wire) does not matter.
 final class TestServer: Sendable {
+  /// How requests reach the server.
+  enum Mode: Sendable {
+    /// Over HTTP on loopback, through libmicrohttpd.
+    case live
+    /// Straight into `Service.handle`, as the HTTP server would hand them over.
+    case inProcess
+  }
+
+  let mode: Mode
   let directory: URL
   let databasePath: String
   let time: ManualTime
@@ -76,8 +76,9 @@ final class TestServer: Sendable {
     sandbox: AppleAdsSandbox = AppleAdsSandbox(), attributionBudget: TimeInterval = 0.3,
     store givenStore: (any Store)? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
     webhookSender: any WebhookSending = URLSessionWebhookSender(), profileCache: Int = 0,
-    rateLimits: RateLimits = RateLimits()
+    rateLimits: RateLimits = RateLimits(), mode: Mode = .live
   ) throws {
+    self.mode = mode
     self.sandbox = sandbox
     self.directory = directory
     self.time = time
@@ -134,6 +135,12 @@ final class TestServer: Sendable {
     _ method: String, _ path: String, key: String? = nil, scheme: String = "Api-Key",
     headers: [String: String] = [:], body: Data? = nil, contentType: String? = "application/json"
   ) async throws -> HTTPResult {
+    if mode == .inProcess {
+      var all = headers
+      if let key { all["Authorization"] = "\(scheme) \(key)" }
+      if body != nil, let contentType { all["Content-Type"] = contentType }
+      return await handle(method, path, headers: all, body: body ?? Data())
+    }
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
     request.httpMethod = method
     request.cachePolicy = .reloadIgnoringLocalCacheData
@@ -148,6 +155,27 @@ final class TestServer: Sendable {
     var headerMap: [String: String] = [:]
     for (name, value) in http.allHeaderFields { headerMap["\(name)"] = "\(value)" }
     return HTTPResult(status: http.statusCode, headers: headerMap, body: data)
+  }
+
+  /// The service's answer to a request built as libmicrohttpd would build it (query decoded,
+  /// header names lower-cased, the loopback address); a long poll is awaited.
+  private func handle(_ method: String, _ target: String, headers: [String: String], body: Data) async -> HTTPResult {
+    let components = URLComponents(string: target)
+    var query: [String: String] = [:]
+    for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
+    var request = Request(
+      method: method, path: components?.percentEncodedPath.removingPercentEncoding ?? target, query: query,
+      headers: headers, body: body)
+    request.clientAddress = "127.0.0.1"
+    var response = server.service.handle(request)
+    if let deferred = response.deferred {
+      response = await withCheckedContinuation { continuation in
+        deferred.onComplete { continuation.resume(returning: $0) }
+      }
+    }
+    var headerMap: [String: String] = [:]
+    for (name, value) in response.headers { headerMap[name] = value }
+    return HTTPResult(status: response.status, headers: headerMap, body: response.body)
   }
 
   /// SDK call with the alpha app's public key.

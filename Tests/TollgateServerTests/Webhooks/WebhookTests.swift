@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TollgateAPI
 import TollgateDevTools
+import TollgateTestSupport
 
 @testable import TollgateServer
 
