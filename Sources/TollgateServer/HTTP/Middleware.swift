@@ -50,8 +50,12 @@ struct RoutingResponder: Sendable {
 extension Array where Element == any Middleware {
   /// Runs the stack, outermost first, ending in `innermost`.
   func respond(to request: Request, innermost: (Request) -> Response) -> Response {
-    guard let first else { return innermost(request) }
-    let rest = Array(dropFirst())
-    return first.respond(to: request) { rest.respond(to: $0, innermost: innermost) }
+    respond(to: request, from: startIndex, innermost: innermost)
+  }
+
+  /// The stack from `index` inward (no copy of the stack per request).
+  private func respond(to request: Request, from index: Int, innermost: (Request) -> Response) -> Response {
+    guard index < endIndex else { return innermost(request) }
+    return self[index].respond(to: request) { respond(to: $0, from: index + 1, innermost: innermost) }
   }
 }
