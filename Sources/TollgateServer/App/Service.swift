@@ -28,7 +28,7 @@ public final class Service: Sendable {
     let waits = ProfileWaits()
     let metrics = Metrics()
     let errors = ErrorMapping(logger: logger)
-    let auth = Authenticator(store: store, time: time)
+    let auth = Authenticator(keys: KeyVerifier(store: store, time: time))
     let limits = (try? configuration.rateLimits.parsed()) ?? RateLimits().parsedDefaults
     let limiter = RateLimiter(clock: { time.elapsedSeconds() })
     let currentConfig: @Sendable (Int64) -> CompiledConfig? = { appId in (try? configs.entry(appId: appId))??.config }
