@@ -52,12 +52,18 @@ final class PurchaseService: Sendable {
     return outcome.claimant ?? profile
   }
 
-  /// An App Store Server Notification V2 for the app named `appName`; the JWS is the only
-  /// proof. Recorded once per `notificationUUID`.
-  func record(_ body: AppStoreNotificationRequest, appName name: String) throws -> AppStoreNotificationAck {
+  /// The app a notification URL names, else 404 `app_not_found`.
+  func app(named name: String) throws -> AppRecord {
     guard let app = try store.app(named: name) else {
       throw DomainError.notFound(.appNotFound, "No app named \(name).")
     }
+    return app
+  }
+
+  /// An App Store Server Notification V2 for `app`; the JWS is the only proof. Recorded once
+  /// per `notificationUUID`.
+  func record(_ body: AppStoreNotificationRequest, app: AppRecord) throws -> AppStoreNotificationAck {
+    let name = app.name
     try Self.checkSignedDataLength(body.signedPayload, path: "$.signedPayload")
     let config = try appStoreConfig(appId: app.id)
     let settings = config.settings
@@ -94,9 +100,6 @@ final class PurchaseService: Sendable {
     }
     return AppStoreNotificationAck(notificationUUID: notification.notificationUUID, duplicate: outcome.duplicate)
   }
-
-  /// Whether an app has this name (notifications name their app in the URL).
-  func appExists(named name: String) throws -> Bool { try store.app(named: name) != nil }
 
   /// The app's App Store settings, else 422 `app_store_not_configured`.
   private func appStoreConfig(appId: Int64) throws -> (settings: AppStoreSettings, compiled: CompiledConfig) {

@@ -16,16 +16,9 @@ struct PurchasesController: Sendable {
     }
 
     router.add("POST", "/v1/app-store/notifications/{app}") { request in
-      let name = request.parameter("app")
-      return .json(try purchases.record(try decodeNotification(request, app: name), appName: name))
+      // An unknown app is 404 before the body is read.
+      let app = try purchases.app(named: request.parameter("app"))
+      return .json(try purchases.record(try request.decodeJSON(AppStoreNotificationRequest.self), app: app))
     }
-  }
-
-  /// The body, once the app is known to exist: an unknown app is 404 before the body is read.
-  private func decodeNotification(_ request: Request, app name: String) throws -> AppStoreNotificationRequest {
-    guard try purchases.appExists(named: name) else {
-      throw DomainError.notFound(.appNotFound, "No app named \(name).")
-    }
-    return try request.decodeJSON(AppStoreNotificationRequest.self)
   }
 }
