@@ -3,8 +3,8 @@ import TollgateAPI
 
 /// Everything the server keeps: the composition of one repository per resource. Each call is
 /// atomic; implementations are safe to call from many threads at once. `RelationalStore`
-/// implements every repository once for SQLite and PostgreSQL; one conformance suite runs
-/// against both.
+/// implements every repository once for SQLite and PostgreSQL (one conformance suite runs
+/// against both); `CachedStore` wraps one with the in-memory profile cache.
 public protocol Store:
   AppRepository, ConfigRepository, ProfileRepository, AssignmentRepository, AttributionJobRepository,
   EventRepository, PurchaseRepository, AnalyticsRepository, WebhookOutboxRepository
@@ -22,4 +22,11 @@ public protocol Store:
 
   /// Finishes pending work and releases the database.
   func close()
+}
+
+extension Store {
+  public var profileCache: ProfileCache? { nil }
+  public var assignmentWrites: (pending: Int, written: Int, dropped: Int)? { nil }
+  @discardableResult
+  public func warmProfileCache(pageSize: Int) throws -> Int { 0 }
 }

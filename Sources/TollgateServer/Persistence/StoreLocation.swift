@@ -12,9 +12,10 @@ public enum StoreLocation {
     _ database: String, connections: Int? = nil, profileCache: Int = 0, logger: Logger = Logger()
   ) throws -> any Store {
     if isPostgres(database) {
-      return try PostgresStore(
-        url: database, connections: connections ?? 8, profileCache: profileCache, logger: logger)
+      let store = try PostgresStore(url: database, connections: connections ?? 8)
+      return profileCache > 0 ? CachedStore(store, capacity: profileCache, logger: logger) : store
     }
-    return try SQLiteStore(path: database, connections: connections ?? 4, profileCache: profileCache, logger: logger)
+    let store = try SQLiteStore(path: database, connections: connections ?? 4)
+    return profileCache > 0 ? CachedStore(store, capacity: profileCache, logger: logger) : store
   }
 }

@@ -55,9 +55,9 @@ struct CacheCoherenceTests {
     let signer = try StoreKitSigner(appleNames: false)
     let verifier = try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8))
     let a = try TestServer(
-      time: time, store: PostgresCluster.store(schema: schema, profileCache: 1_000), appStoreVerifier: verifier)
+      time: time, store: PostgresCluster.cachedStore(schema: schema, capacity: 1_000), appStoreVerifier: verifier)
     let b = try TestServer(
-      time: time, store: PostgresCluster.store(schema: schema, profileCache: 1_000), appStoreVerifier: verifier)
+      time: time, store: PostgresCluster.cachedStore(schema: schema, capacity: 1_000), appStoreVerifier: verifier)
     defer {
       a.stop()
       b.stop()

@@ -108,8 +108,9 @@ struct ProfileCacheTests {
     .enabled(if: PostgresCluster.url != nil))
   func coherence() async throws {
     let schema = PostgresCluster.freshSchema()
-    let first = try PostgresCluster.store(schema: schema, profileCache: 100)
-    let second = try PostgresCluster.store(schema: schema, profileCache: 100)
+    let firstDatabase = try PostgresCluster.store(schema: schema)
+    let first = CachedStore(firstDatabase, capacity: 100)
+    let second = try PostgresCluster.cachedStore(schema: schema, capacity: 100)
     defer {
       first.close()
       second.close()
@@ -151,7 +152,7 @@ struct ProfileCacheTests {
     // The second instance's notification connection dies: it bypasses its cache (reads stay
     // right) until the listener is back.
     let outages = second.profileCache!.figures.outages
-    _ = try first.with { db in
+    _ = try firstDatabase.with { db in
       try db.query(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE ? AND pid <> pg_backend_pid()",
         [.text("LISTEN \(ProfileChangeListener.channel)%")])

@@ -14,11 +14,14 @@ enum PostgresCluster {
   static func freshSchema() -> String { "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "") }
 
   /// A store on a fresh schema (or on `schema`, to share it between instances).
-  static func store(schema: String = freshSchema(), connections: Int = 3, profileCache: Int = 0) throws
-    -> PostgresStore
-  {
+  static func store(schema: String = freshSchema(), connections: Int = 3) throws -> PostgresStore {
     guard let url else { throw StoreError.unavailable("no test cluster") }
-    return try PostgresStore(url: url, connections: connections, schema: schema, profileCache: profileCache)
+    return try PostgresStore(url: url, connections: connections, schema: schema)
+  }
+
+  /// A store on `schema` keeping `capacity` profiles in memory, as `--profile-cache` does.
+  static func cachedStore(schema: String, capacity: Int) throws -> CachedStore {
+    CachedStore(try store(schema: schema), capacity: capacity)
   }
 
   /// Stops or starts the cluster (`pg_ctl stop -m fast` / `start`), as an outage would.

@@ -83,7 +83,10 @@ final class TestServer: Sendable {
     self.directory = directory
     self.time = time
     databasePath = directory.appendingPathComponent("tollgate.sqlite").path
-    let store = try givenStore ?? SQLiteStore(path: databasePath, profileCache: profileCache)
+    let store: any Store =
+      try givenStore
+      ?? (profileCache > 0
+        ? CachedStore(SQLiteStore(path: databasePath), capacity: profileCache) : SQLiteStore(path: databasePath))
     let issuer = KeyIssuer(store: store, time: time)
     alpha = try issuer.issue(appName: "alpha")
     beta = try issuer.issue(appName: "beta")

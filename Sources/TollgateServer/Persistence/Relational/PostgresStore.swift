@@ -23,16 +23,13 @@ public final class PostgresStore: RelationalStore {
       RETURNING \(SQLColumns.job)
       """)
 
+  /// How to connect (with the schema's setup left to each connection): a `CachedStore`
+  /// listens for other instances' profile changes on a connection of its own.
+  let conninfo: String
+
   /// Connects to `url` (`postgres://user:password@host:port/database`). `schema` keeps the
   /// tables in their own schema (tests give each store one); it must be a plain identifier.
-  /// Profiles kept in memory, coherent with the other instances through `LISTEN/NOTIFY`.
-  public let profileCache: ProfileCache?
-  private let listener: ProfileChangeListener?
-  let assignmentWriter: AssignmentWriter?
-
-  public init(
-    url: String, connections: Int = 8, schema: String? = nil, profileCache: Int = 0, logger: Logger = Logger()
-  ) throws {
+  public init(url: String, connections: Int = 8, schema: String? = nil) throws {
     var setup = ["SET client_min_messages = warning", "SET statement_timeout = 5000", "SET lock_timeout = 5000"]
     if let schema {
       guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
@@ -42,34 +39,11 @@ public final class PostgresStore: RelationalStore {
       setup.append("SET search_path TO \(schema)")
     }
     let conninfo = url + (url.contains("?") ? "&" : "?") + "connect_timeout=3&application_name=tollgate"
+    self.conninfo = conninfo
     let first = try PostgresConnection(conninfo: conninfo, setup: setup)
     try Self.migrate(first)
     let rest = try (1..<max(1, connections)).map { _ in try PostgresConnection(conninfo: conninfo, setup: setup) }
     pool = ConnectionPool([first] + rest, waitLimit: 5)
-    if profileCache > 0 {
-      let cache = ProfileCache(capacity: profileCache)
-      self.profileCache = cache
-      listener = ProfileChangeListener(conninfo: conninfo, cache: cache)
-    } else {
-      self.profileCache = nil
-      listener = nil
-    }
-    assignmentWriter = Self.makeAssignmentWriter(self.profileCache, logger: logger)
-    attachAssignmentWriter()
-  }
-
-  /// Waits (up to 5 s) for the change listener before reading profiles in: until it
-  /// listens, the cache is bypassed and nothing read could be kept.
-  public func warmProfileCache(pageSize: Int) throws -> Int {
-    for _ in 0..<100 where listener?.listening == false { Thread.sleep(forTimeInterval: 0.05) }
-    return try warmPages(pageSize: pageSize)
-  }
-
-  public func close() {
-    listener?.stop()
-    assignmentWriter?.close()
-    relaxedPool.close()
-    pool.close()
   }
 
   private static func migrate(_ connection: PostgresConnection) throws {

@@ -4,11 +4,6 @@ import TollgateAPI
 /// `AssignmentRepository` on SQL: the first stored variation of a slot wins, everywhere.
 extension RelationalStore {
   public func assignment(_ key: AssignmentKey) throws -> String? {
-    guard let cache = profileCache else { return try storedAssignment(key) }
-    return try cache.assignment(key) { try storedAssignment(key) }
-  }
-
-  private func storedAssignment(_ key: AssignmentKey) throws -> String? {
     try with { db in
       try db.query(
         """
@@ -22,22 +17,29 @@ extension RelationalStore {
   /// An assignment is a deterministic function of the bucket and the weights, so a commit
   /// lost to a power cut is recomputed identically: it does not wait for the disk, which
   /// is what makes first-time placement resolution fast.
-  /// With the profile cache, the write joins the next batch and the request does not wait.
   public func assign(_ key: AssignmentKey, variationId: String, at: Date) throws -> String {
-    if let writer = assignmentWriter, let cache = profileCache, !cache.bypass {
-      cache.remember(key, variationId, unwritten: true)
-      writer.enqueue(PendingAssignment(key: key, variationId: variationId, at: at))
-      return variationId
+    try relaxedPool.with { db in
+      try db.transaction {
+        if let relax = dialect.relaxTransaction { try db.execute(relax) }
+        try db.query(
+          """
+          INSERT INTO assignments (app_id, profile_id, placement_id, audience_id, variation_id, assigned_at)
+          VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+          """, Self.values(key) + [.text(variationId), .real(at.timeIntervalSince1970)])
+        return try db.query(
+          """
+          SELECT variation_id FROM assignments
+          WHERE app_id = ? AND profile_id = ? AND placement_id = ? AND audience_id = ?
+          """, Self.values(key)
+        ).first?.decode("variation_id") ?? variationId
+      }
     }
-    let kept = try storeAssignment(key, variationId: variationId, at: at)
-    profileCache?.remember(key, kept)
-    return kept
   }
 
   /// One transaction for a batch; where another instance stored a different variation
   /// first, that one is remembered (the earliest stored assignment wins everywhere).
-  func storeAssignments(_ batch: [PendingAssignment]) throws {
-    let kept = try relaxedPool.with { db in
+  func storeAssignments(_ batch: [PendingAssignment]) throws -> [(AssignmentKey, String)] {
+    try relaxedPool.with { db in
       try db.transaction { () throws -> [(AssignmentKey, String)] in
         if let relax = dialect.relaxTransaction { try db.execute(relax) }
         var differing: [(AssignmentKey, String)] = []
@@ -57,27 +59,6 @@ extension RelationalStore {
           if let stored, stored != item.variationId { differing.append((item.key, stored)) }
         }
         return differing
-      }
-    }
-    profileCache?.written(batch)
-    for (key, variation) in kept { profileCache?.remember(key, variation) }
-  }
-
-  private func storeAssignment(_ key: AssignmentKey, variationId: String, at: Date) throws -> String {
-    try relaxedPool.with { db in
-      try db.transaction {
-        if let relax = dialect.relaxTransaction { try db.execute(relax) }
-        try db.query(
-          """
-          INSERT INTO assignments (app_id, profile_id, placement_id, audience_id, variation_id, assigned_at)
-          VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-          """, Self.values(key) + [.text(variationId), .real(at.timeIntervalSince1970)])
-        return try db.query(
-          """
-          SELECT variation_id FROM assignments
-          WHERE app_id = ? AND profile_id = ? AND placement_id = ? AND audience_id = ?
-          """, Self.values(key)
-        ).first?.decode("variation_id") ?? variationId
       }
     }
   }

@@ -18,8 +18,7 @@ extension RelationalStore {
   public func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date)
     throws -> (AttributionJob, created: Bool)
   {
-    defer { changed(appId: appId, [profileId]) }
-    return try with { db in
+    try with { db in
       try db.transaction {
         let now = SQLValue.real(at.timeIntervalSince1970)
         try db.query(
@@ -57,8 +56,7 @@ extension RelationalStore {
   public func finishAttribution(
     _ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig]
   ) throws -> ProfileRecord? {
-    defer { changed(appId: job.appId, [job.profileId]) }
-    return try with { db in
+    try with { db in
       try db.transaction { () throws -> ProfileRecord? in
         let key: [SQLValue] = [.integer(job.appId), .text(job.profileId), .text(job.tokenHash)]
         switch outcome {

@@ -1,7 +1,8 @@
 import Foundation
 import TollgateAPI
 
-/// `ProfileRepository` on SQL: profiles as rows with JSON columns, read through the profile cache when there is one.
+/// `ProfileRepository` on SQL: profiles as rows with JSON columns. A change is announced in
+/// its transaction (PostgreSQL), so every instance's profile cache forgets the profile.
 extension RelationalStore {
   public func insertProfile(appId: Int64, _ profile: ProfileRecord) throws -> (
     ProfileRecord, created: Bool
@@ -40,79 +41,56 @@ extension RelationalStore {
   }
 
   public func profile(appId: Int64, id: String) throws -> ProfileRecord? {
-    guard let cache = profileCache else { return try with { db in try Self.profile(db, appId: appId, id: id) } }
-    // Read with its assignments, so resolving its placements needs no further read.
-    return try cache.profile(appId: appId, id: id) {
-      try with { db in
-        guard let profile = try Self.profile(db, appId: appId, id: id) else { return nil }
-        var assignments: [ProfileCache.Slot: String] = [:]
-        for row in try db.query(
-          "SELECT placement_id, audience_id, variation_id FROM assignments WHERE app_id = ? AND profile_id = ?",
-          [.integer(appId), .text(id)])
-        {
-          assignments[try Self.slot(row)] = try row.decode("variation_id")
-        }
-        return (profile, assignments)
+    try with { db in try Self.profile(db, appId: appId, id: id) }
+  }
+
+  func profileWithAssignments(appId: Int64, id: String) throws -> (ProfileRecord, [ProfileCache.Slot: String])? {
+    try with { db in
+      guard let profile = try Self.profile(db, appId: appId, id: id) else { return nil }
+      var assignments: [ProfileCache.Slot: String] = [:]
+      for row in try db.query(
+        "SELECT placement_id, audience_id, variation_id FROM assignments WHERE app_id = ? AND profile_id = ?",
+        [.integer(appId), .text(id)])
+      {
+        assignments[try Self.slot(row)] = try row.decode("variation_id")
       }
+      return (profile, assignments)
     }
   }
 
-  /// Reads profiles into the cache (with their assignments) in key order, a page at a time,
-  /// until it is full or every profile is in; returns how many were read. Run at start so
-  /// the first requests after a restart find their profiles in memory.
-  @discardableResult
-  public func warmProfileCache(pageSize: Int = 2_000) throws -> Int { try warmPages(pageSize: pageSize) }
-
-  func warmPages(pageSize: Int) throws -> Int {
-    guard let cache = profileCache else { return 0 }
-    var after: (Int64, String) = (Int64.min, "")
-    var read = 0
-    while true {
-      let mark = cache.mark()
-      let page = try with { db -> [(appId: Int64, profile: ProfileRecord, assignments: [ProfileCache.Slot: String])] in
-        let rows = try db.query(
-          """
-          SELECT app_id, \(SQLColumns.profile) FROM profiles WHERE (app_id, id) > (?, ?)
-          ORDER BY app_id, id LIMIT ?
-          """, [.integer(after.0), .text(after.1), .integer(Int64(pageSize))])
-        guard let first = rows.first, let last = rows.last else { return [] }
-        var assignments: [ProfileCache.Key: [ProfileCache.Slot: String]] = [:]
-        for row in try db.query(
-          """
-          SELECT app_id, profile_id, placement_id, audience_id, variation_id FROM assignments
-          WHERE (app_id, profile_id) >= (?, ?) AND (app_id, profile_id) <= (?, ?)
-          """,
-          [
-            .integer(try first.decode("app_id")), .text(try first.decode("id")), .integer(try last.decode("app_id")),
-            .text(try last.decode("id")),
-          ])
-        {
-          let key = ProfileCache.Key(appId: try row.decode("app_id"), id: try row.decode("profile_id"))
-          assignments[key, default: [:]][try Self.slot(row)] = try row.decode("variation_id")
-        }
-        return try rows.map { row in
-          let appId = try row.decode("app_id", as: Int64.self)
-          let profile = try Self.decodeProfile(row)
-          return (appId, profile, assignments[ProfileCache.Key(appId: appId, id: profile.id)] ?? [:])
-        }
+  func profilePage(after: (appId: Int64, id: String), limit: Int) throws -> [CachedProfile] {
+    try with { db in
+      let rows = try db.query(
+        """
+        SELECT app_id, \(SQLColumns.profile) FROM profiles WHERE (app_id, id) > (?, ?)
+        ORDER BY app_id, id LIMIT ?
+        """, [.integer(after.appId), .text(after.id), .integer(Int64(limit))])
+      guard let first = rows.first, let last = rows.last else { return [] }
+      var assignments: [ProfileCache.Key: [ProfileCache.Slot: String]] = [:]
+      for row in try db.query(
+        """
+        SELECT app_id, profile_id, placement_id, audience_id, variation_id FROM assignments
+        WHERE (app_id, profile_id) >= (?, ?) AND (app_id, profile_id) <= (?, ?)
+        """,
+        [
+          .integer(try first.decode("app_id")), .text(try first.decode("id")), .integer(try last.decode("app_id")),
+          .text(try last.decode("id")),
+        ])
+      {
+        let key = ProfileCache.Key(appId: try row.decode("app_id"), id: try row.decode("profile_id"))
+        assignments[key, default: [:]][try Self.slot(row)] = try row.decode("variation_id")
       }
-      guard let last = page.last else { return read }
-      read += page.count
-      after = (last.appId, last.profile.id)
-      guard cache.fill(page, since: mark) else { return read }
+      return try rows.map { row in
+        let appId = try row.decode("app_id", as: Int64.self)
+        let profile = try Self.decodeProfile(row)
+        return (appId, profile, assignments[ProfileCache.Key(appId: appId, id: profile.id)] ?? [:])
+      }
     }
   }
 
   /// The experiment slot of an `assignments` row.
   static func slot(_ row: SQLRow) throws -> ProfileCache.Slot {
     ProfileCache.Slot(placementId: try row.decode("placement_id"), audienceId: try row.decode("audience_id"))
-  }
-
-  /// After a commit that changed these profiles: this instance forgets them (others heard
-  /// the announcement made inside the transaction).
-  func changed(appId: Int64, _ ids: [String]) {
-    guard let cache = profileCache else { return }
-    for id in ids { cache.invalidate(appId: appId, id: id) }
   }
 
   public func profile(appId: Int64, customerUserId: String) throws -> ProfileRecord? {
@@ -130,8 +108,7 @@ extension RelationalStore {
   public func updateProfile(
     appId: Int64, id: String, at: Date, _ change: (inout ProfileRecord) throws -> Bool
   ) throws -> ProfileRecord? {
-    defer { changed(appId: appId, [id]) }
-    return try with { db in
+    try with { db in
       try db.transaction {
         guard var profile = try Self.profile(db, appId: appId, id: id, lock: dialect.lockRow) else { return nil }
         guard try change(&profile) else { return profile }

@@ -4,14 +4,10 @@ import TollgateAPI
 /// A store on an SQL database: every `Store` method, written once for SQLite and
 /// PostgreSQL. Statements use `?` placeholders and bound values only, never text built
 /// from input; the dialect supplies the few statements that differ.
-protocol RelationalStore: Store, AnyObject {
+protocol RelationalStore: ProfileCacheSource, AnyObject {
   var pool: ConnectionPool { get }
-  /// Profiles kept in memory (nil: none).
-  var profileCache: ProfileCache? { get }
   /// Connections for writes that may skip waiting for the disk (see `assign`).
   var relaxedPool: ConnectionPool { get }
-  /// Writes first-time assignments in batches (with the profile cache only).
-  var assignmentWriter: AssignmentWriter? { get }
   var dialect: SQLDialect { get }
 }
 
@@ -22,23 +18,8 @@ extension RelationalStore {
   }
 
   public func close() {
-    assignmentWriter?.close()
     relaxedPool.close()
     pool.close()
-  }
-
-  public var assignmentWrites: (pending: Int, written: Int, dropped: Int)? { assignmentWriter?.figures }
-
-  /// The batch writer for a store with a profile cache; call `attachAssignmentWriter` once built.
-  static func makeAssignmentWriter(_ cache: ProfileCache?, logger: Logger) -> AssignmentWriter? {
-    guard cache != nil else { return nil }
-    return AssignmentWriter(failed: { error in
-      logger.warn("assignments not stored yet (retrying): \(error)")
-    })
-  }
-
-  func attachAssignmentWriter() {
-    assignmentWriter?.attach { [weak self] batch in try self?.storeAssignments(batch) }
   }
 }
 

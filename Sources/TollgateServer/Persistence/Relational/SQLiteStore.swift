@@ -17,14 +17,9 @@ public final class SQLiteStore: RelationalStore {
       RETURNING \(SQLColumns.job)
       """)
 
-  /// Profiles kept in memory; one process owns the file, so every change passes through it.
-  public let profileCache: ProfileCache?
-  let assignmentWriter: AssignmentWriter?
-
-  /// Opens (creating if needed) the database at `path` and brings its schema up to date;
-  /// `profileCache` profiles are kept in memory (0: none).
-  public init(path: String, connections: Int = 4, profileCache: Int = 0, logger: Logger = Logger()) throws {
-    self.profileCache = profileCache > 0 ? ProfileCache(capacity: profileCache) : nil
+  /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+  /// One process owns the file, so a `CachedStore` around it sees every change.
+  public init(path: String, connections: Int = 4) throws {
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let opened = try (0..<max(1, connections)).map { _ in try SQLiteConnection(path: path) }
@@ -35,8 +30,6 @@ public final class SQLiteStore: RelationalStore {
         try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
       })
     relaxedPool = ConnectionPool(try (0..<2).map { _ in try SQLiteConnection(path: path, relaxed: true) })
-    assignmentWriter = Self.makeAssignmentWriter(self.profileCache, logger: logger)
-    attachAssignmentWriter()
   }
 
   private static func migrate(_ connection: SQLiteConnection) throws {
