@@ -24,7 +24,7 @@ struct AttributionTests {
 
   @Test("a token resolved within the budget answers 200 with the source applied; the same token twice calls Apple once")
   func appliedAtOnce() async throws {
-    let server = try TestServer(attributionBudget: 5)
+    let server = try TestServer(attributionBudget: 5, mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let id = try await server.createProfile()
@@ -54,7 +54,7 @@ struct AttributionTests {
 
   @Test("404 twice then 200: 202 pending, retried every 5 s on the clock, then applied")
   func notReadyThenApplied() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let id = try await server.createProfile()
     let token = "sbx|not_found=2|campaign=7"
@@ -77,7 +77,7 @@ struct AttributionTests {
 
   @Test("400: invalid, never retried, never applied")
   func invalidToken() async throws {
-    let server = try TestServer(attributionBudget: 5)
+    let server = try TestServer(attributionBudget: 5, mode: .inProcess)
     defer { server.stop() }
     let id = try await server.createProfile()
     let result = try await post(server, id, token: "sbx|status=400")
@@ -91,7 +91,7 @@ struct AttributionTests {
 
   @Test("attribution: false is recorded as not attributed; the source is not applied")
   func notAttributed() async throws {
-    let server = try TestServer(attributionBudget: 5)
+    let server = try TestServer(attributionBudget: 5, mode: .inProcess)
     defer { server.stop() }
     let id = try await server.createProfile()
     let result = try await post(server, id, token: "sbx|attribution=false")
@@ -102,7 +102,7 @@ struct AttributionTests {
 
   @Test("developer-mode ids are applied only when the config allows test attribution")
   func developerMode() async throws {
-    let server = try TestServer(attributionBudget: 5)
+    let server = try TestServer(attributionBudget: 5, mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let ignored = try await server.createProfile()
@@ -130,7 +130,7 @@ struct AttributionTests {
     let directory = temporaryDirectory()
     let sandbox = AppleAdsSandbox()
     let time = ManualTime()
-    var server = try TestServer(directory: directory, time: time, sandbox: sandbox)
+    var server = try TestServer(directory: directory, time: time, sandbox: sandbox, mode: .inProcess)
     let id = try await server.createProfile()
     let token = "sbx|fail=1|campaign=9"
     #expect(try await post(server, id, token: token).status == 202)
@@ -139,7 +139,7 @@ struct AttributionTests {
     server.stop()
 
     time.advance(days: 10.0 / 86_400)
-    server = try TestServer(directory: directory, time: time, sandbox: sandbox)
+    server = try TestServer(directory: directory, time: time, sandbox: sandbox, mode: .inProcess)
     defer { server.stop() }
     await server.attributionPass()
     await server.attributionPass()
@@ -151,7 +151,7 @@ struct AttributionTests {
 
   @Test("a long poll answers as soon as the source is applied; a placement long poll returns the AA flow")
   func longPolls() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let id = try await server.createProfile()
@@ -182,7 +182,7 @@ struct AttributionTests {
 
   @Test("the token handed over with the profile's creation is queued at once; a bad one creates nothing")
   func tokenWithCreation() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let id = UUID().uuidString.lowercased()
@@ -214,7 +214,7 @@ struct AttributionTests {
 
   @Test("a long poll with nothing to wait for answers with the current state when its time is up")
   func longPollTimeout() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let id = try await server.createProfile()
@@ -231,7 +231,7 @@ struct AttributionTests {
 
   @Test("stopping the server answers suspended long polls instead of dropping them")
   func shutdownAnswersLongPolls() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     let id = try await server.createProfile()
     async let waited = server.sdk("GET", "\(RoutePaths.profile(id))?wait_for=apple_ads&timeout_ms=20000")
     let waits = server.server.service.waits
@@ -244,7 +244,7 @@ struct AttributionTests {
 
   @Test("bad tokens and unknown profiles are refused")
   func badInput() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let id = try await server.createProfile()
     #expect(try await post(server, id, token: "").status == 422)

@@ -8,7 +8,7 @@ import TollgateAPI
 struct AuthTests {
   @Test("keys are stored only as SHA-256 hashes")
   func keysHashed() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let stored = try server.server.store.key(hash: Digest.sha256Hex(server.alpha.publicKey))
     #expect(stored?.appId == server.alpha.app.id)
@@ -24,7 +24,7 @@ struct AuthTests {
 
   @Test("missing, malformed or unknown keys get 401")
   func unauthenticated() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let missing = try await server.send("GET", "/v1/sdk/fallback")
     #expect(missing.status == 401)
@@ -40,7 +40,7 @@ struct AuthTests {
 
   @Test("a public key never opens an admin route (403), a secret key is refused on SDK routes")
   func wrongKind() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     for scheme in ["Bearer", "Api-Key"] {
       let result = try await server.send("GET", "/v1/admin/config", key: server.sdkKey, scheme: scheme)
@@ -56,7 +56,7 @@ struct AuthTests {
 
   @Test("one app can neither read nor change another app's data")
   func isolation() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let profile = try await server.createProfile()

@@ -83,7 +83,7 @@ struct ConsoleRouteTests {
 
   @Test("the overview carries this app's funnel and revenue per period")
   func overview() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let overview = try #require(try await server.admin("GET", "/v1/admin/overview").json?.objectValue)
@@ -101,7 +101,7 @@ struct ConsoleRouteTests {
 
   @Test("profiles are found by customer user id; the activity lists views; bad input gets clear errors")
   func profiles() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let id = UUID().uuidString.lowercased()

@@ -58,7 +58,7 @@ struct ExperimentTests {
   @Test("assignments survive weight changes and restarts")
   func stickyAssignments() async throws {
     let directory = temporaryDirectory()
-    var server = try TestServer(directory: directory)
+    var server = try TestServer(directory: directory, mode: .inProcess)
     #expect(try await server.admin("PUT", "/v1/admin/config", json: Self.config(weights: (50, 50))).status == 200)
     var assigned: [String: String] = [:]
     for _ in 0..<40 {
@@ -83,7 +83,7 @@ struct ExperimentTests {
         .flow.id == "b")
 
     server.stop()
-    server = try TestServer(directory: directory)
+    server = try TestServer(directory: directory, mode: .inProcess)
     defer { server.stop() }
     // The restarted server issued new keys for the same apps; old assignments still hold.
     for (id, flow) in assigned {

@@ -16,9 +16,9 @@ struct OperatorTests {
   @Test("keys are created, listed and revoked; a revoked key is refused here at once and elsewhere within a second")
   func keyLifecycle() async throws {
     let time = ManualTime()
-    let a = try TestServer(time: time)
+    let a = try TestServer(time: time, mode: .inProcess)
     // A second server process on the same database file, with its own key cache.
-    let b = try TestServer(directory: a.directory, time: time)
+    let b = try TestServer(directory: a.directory, time: time, mode: .inProcess)
     defer {
       a.stop()
       b.stop()
@@ -91,7 +91,7 @@ struct OperatorTests {
 
   @Test("last_used_at is written at most once a minute per key")
   func lastUsedResolution() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let first = server.time.now()
     func lastUsed() async throws -> JSONValue? {
@@ -110,7 +110,7 @@ struct OperatorTests {
 
   @Test("every applied revision is kept with who applied it and what changed; a rollback is a new revision")
   func historyAndRollback() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let sample = try #require(try await server.admin("GET", "/v1/admin/config").json?.objectValue?["document"])

@@ -10,7 +10,7 @@ struct PersistenceTests {
   @Test("profiles, config and events survive a stop and a start on the same file")
   func restart() async throws {
     let directory = temporaryDirectory()
-    var server = try TestServer(directory: directory)
+    var server = try TestServer(directory: directory, mode: .inProcess)
     try await server.applySampleConfig()
     let id = try await server.createProfile(install: #"{"locale":"fr"}"#)
     _ = try await server.sdk("PATCH", "/v1/sdk/profiles/\(id)", json: #"{"custom_attributes":{"sessions":3}}"#)
@@ -23,7 +23,7 @@ struct PersistenceTests {
     let wal = try? FileManager.default.attributesOfItem(atPath: server.databasePath + "-wal")
     #expect((wal?[.size] as? Int ?? 0) == 0)
 
-    server = try TestServer(directory: directory)
+    server = try TestServer(directory: directory, mode: .inProcess)
     defer { server.stop() }
     let after = try await server.sdk("GET", "/v1/sdk/profiles/\(id)").decode(ProfilePayload.self)
     #expect(after == before)

@@ -8,7 +8,7 @@ import TollgateAPI
 struct PlacementTests {
   @Test("the first matching audience wins; the default flow is the last resort")
   func resolution() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let plain = try await server.createProfile(install: #"{"app_version":"2.1.0"}"#)
@@ -37,7 +37,7 @@ struct PlacementTests {
 
   @Test("profile.age_days follows the injected clock")
   func ageDays() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let config =
       #"{"flows":[{"id":"new"},{"id":"veteran"}],"audiences":[{"id":"week_old","rule":{"profile.age_days":{"$gte":7}}}],"placements":[{"id":"home","targets":[{"audience":"week_old","flow":"veteran"}],"default":"new"}]}"#
@@ -54,7 +54,7 @@ struct PlacementTests {
 
   @Test("a rule that cannot be evaluated is no match and is logged, never a 500")
   func unevaluableRule() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let config =
       #"{"flows":[{"id":"std"},{"id":"vip"}],"audiences":[{"id":"high","rule":{"custom.level":{"$gt":5}}}],"placements":[{"id":"home","targets":[{"audience":"high","flow":"vip"}],"default":"std"}]}"#
@@ -82,7 +82,7 @@ struct PlacementTests {
 
   @Test("the locale query wins over the profile's locale")
   func localeQuery() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let id = try await server.createProfile(install: #"{"locale":"fr-FR"}"#)
@@ -96,7 +96,7 @@ struct PlacementTests {
 
   @Test("unknown placement, unknown profile and a missing profile_id are told apart")
   func notFound() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let id = try await server.createProfile()
@@ -114,7 +114,7 @@ struct PlacementTests {
 
   @Test("default-audience answers are identical bytes with a strong ETag, Cache-Control and 304")
   func defaultAudience() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     try await server.applySampleConfig()
     let first = try await server.sdk("GET", "/v1/sdk/placements/onboarding/default?locale=fr-CA")
@@ -144,7 +144,7 @@ struct PlacementTests {
 
   @Test("the fallback file has every placement's default flow in every locale; the CLI export matches")
   func fallbackFile() async throws {
-    let server = try TestServer()
+    let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     #expect(try await server.sdk("GET", "/v1/sdk/fallback").errorCode == "config_not_found")
     try await server.applySampleConfig()

@@ -19,7 +19,8 @@ struct PurchaseRouteTests {
 
     init() async throws {
       signer = try StoreKitSigner(appleNames: false)
-      server = try TestServer(appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)))
+      server = try TestServer(
+        appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)), mode: .inProcess)
       try await server.applySampleConfig()
     }
 
@@ -103,7 +104,8 @@ struct PurchaseRouteTests {
   @Test("purchases need app_store in the configuration")
   func notConfigured() async throws {
     let signer = try StoreKitSigner(appleNames: false)
-    let server = try TestServer(appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)))
+    let server = try TestServer(
+      appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)), mode: .inProcess)
     defer { server.stop() }
     let id = try await server.createProfile()
     let jws = try signer.sign(json: F.object(F.transaction("1000", purchased: 0, expires: 30)))

@@ -60,7 +60,8 @@ struct WebhookTests {
 
     init(events: [String] = ["*"]) async throws {
       signer = try StoreKitSigner(appleNames: false)
-      server = try TestServer(appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)))
+      server = try TestServer(
+        appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)), mode: .inProcess)
       receiver = try WebhookReceiver()
       var document =
         try JSONSerialization.jsonObject(
