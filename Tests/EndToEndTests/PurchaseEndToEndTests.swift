@@ -205,28 +205,19 @@ extension EndToEndTests {
     defer { live.stop() }
     let signerDirectory = live.directory.appendingPathComponent("storekit")
     try live.signer.save(to: signerDirectory)
-    let child = Process()
-    child.executableURL = repositoryRoot.appendingPathComponent(".build/debug/tollgate-purchase-child")
-    child.arguments = [live.baseURL.absoluteString, live.keys.publicKey, live.sdkDirectory.path, signerDirectory.path]
-    let output = Pipe()
-    child.standardOutput = output
-    try child.run()
+    let child = try ChildProcess(
+      repositoryRoot.appendingPathComponent(".build/debug/tollgate-purchase-child").path,
+      [live.baseURL.absoluteString, live.keys.publicKey, live.sdkDirectory.path, signerDirectory.path])
     // Blocking reads happen on a Dispatch thread, not a Swift concurrency one.
-    let log = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+    let (log, ending) = await withCheckedContinuation {
+      (continuation: CheckedContinuation<(String, ChildProcess.Ending), Never>) in
       DispatchQueue.global().async {
-        var log = ""
-        while !log.contains("server-has-it") {
-          let chunk = output.fileHandleForReading.availableData
-          if chunk.isEmpty { break }
-          log += String(decoding: chunk, as: UTF8.self)
-        }
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        continuation.resume(returning: log)
+        let log = child.readOutput(until: "server-has-it")
+        continuation.resume(returning: (log, child.kill(SIGKILL)))
       }
     }
     #expect(log.contains("server-has-it 200"), "\(log)")
-    #expect(child.terminationReason == .uncaughtSignal)
+    #expect(ending == .signal(SIGKILL))
 
     // What the killed app left: the transaction, unacknowledged, on disk.
     let pendingFile = live.sdkDirectory.appendingPathComponent("transactions.json")

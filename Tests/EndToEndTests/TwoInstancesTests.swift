@@ -102,7 +102,7 @@ struct TwoInstancesTests {
 /// nginx (Debian's) as a load balancer in front of `upstreams`, with its files in a
 /// temporary directory.
 final class Nginx: Sendable {
-  let process: Process
+  let process: ChildProcess
   let port: Int
   let directory: URL
 
@@ -139,17 +139,14 @@ final class Nginx: Sendable {
       }
       """
     try Data(config.utf8).write(to: directory.appendingPathComponent("nginx.conf"))
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-    process.arguments = ["-c", directory.appendingPathComponent("nginx.conf").path, "-p", path]
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    process = try ChildProcess(
+      "/usr/sbin/nginx", ["-c", directory.appendingPathComponent("nginx.conf").path, "-p", path], discardErrors: true)
     // Ready when it accepts connections (bounded).
     for _ in 0..<200 where !Self.accepts(port) { usleep(10_000) }
   }
 
   func stop() {
-    process.terminate()
+    process.stop()
     try? FileManager.default.removeItem(at: directory)
   }
 
