@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TollgateAPI
+import TollgateTestSupport
 
 @testable import TollgateServer
 
@@ -127,6 +128,7 @@ struct RollupTests {
     try populate(store, appId: app.id, seed: seed)
     let live = try store.rollupSnapshot(appId: app.id)
     #expect(live.count > 50)
+    #expect(live.contains { $0.hasPrefix("stats_payer_revenue ") } && live.contains { $0.hasPrefix("stats_payers ") })
     try store.rebuildRollups(appId: app.id)
     let rebuilt = try store.rollupSnapshot(appId: app.id)
     #expect(rebuilt == live)
@@ -135,6 +137,24 @@ struct RollupTests {
         "only live: \(Set(live).subtracting(rebuilt).sorted())\nonly rebuilt: \(Set(rebuilt).subtracting(live).sorted())"
       )
     }
+  }
+
+  @Test("a database from before the payer rollups gets them, from its transactions, when it first opens")
+  func payerRollupsMigrate() throws {
+    let path = temporaryDirectory().appendingPathComponent("old.sqlite").path
+    let store = try SQLiteStore(path: path)
+    let app = try store.createApp(name: "rollups")
+    try populate(store, appId: app.id, seed: 4)
+    let live = try store.rollupSnapshot(appId: app.id)
+    store.close()
+    // What the previous release left: no payer tables, its last step recorded.
+    let old = try SQLiteConnection(path: path)
+    try old.execute(
+      "DROP TABLE stats_payers; DROP TABLE stats_payer_revenue; DELETE FROM schema_migrations WHERE version = 7")
+    old.close()
+    let upgraded = try SQLiteStore(path: path)
+    defer { upgraded.close() }
+    #expect(try upgraded.rollupSnapshot(appId: app.id) == live)
   }
 
   @Test("the stats queries read the rollups over a day range", arguments: StoreFactory.available)

@@ -56,7 +56,55 @@ public struct TrialFacts: Sendable, Hashable {
   }
 }
 
+/// A paying viewer's contribution to the revenue model's sufficient statistics, in exact
+/// integers so live updates (remove the old contribution, add the new) and a rebuild agree to
+/// the unit: a payer whose net revenue is positive counts once, with log(net in currency units)
+/// in millionths and its square (from that rounded value) in millionths.
+public struct PayerMoments: Sendable, Hashable {
+  public var payers: Int64 = 0
+  /// Net revenue, in the currency's milliunits.
+  public var net: Int64 = 0
+  /// Σ log x, × 10⁶.
+  public var logSum: Int64 = 0
+  /// Σ (log x)², × 10⁶.
+  public var logSquares: Int64 = 0
+
+  public init(payers: Int64 = 0, net: Int64 = 0, logSum: Int64 = 0, logSquares: Int64 = 0) {
+    self.payers = payers
+    self.net = net
+    self.logSum = logSum
+    self.logSquares = logSquares
+  }
+
+  static let scale = 1_000_000.0
+
+  /// One payer with this net revenue (milliunits); nothing when it is not positive.
+  public static func payer(net: Int64) -> PayerMoments {
+    guard net > 0 else { return PayerMoments() }
+    let log = (Foundation.log(Double(net) / 1000) * scale).rounded()
+    // |log| < 10⁸ for any amount, so its square is exact in a Double.
+    return PayerMoments(payers: 1, net: net, logSum: Int64(log), logSquares: Int64((log * log / scale).rounded()))
+  }
+
+  public static func + (a: PayerMoments, b: PayerMoments) -> PayerMoments {
+    PayerMoments(
+      payers: a.payers + b.payers, net: a.net + b.net, logSum: a.logSum + b.logSum,
+      logSquares: a.logSquares + b.logSquares)
+  }
+
+  public static func - (a: PayerMoments, b: PayerMoments) -> PayerMoments {
+    PayerMoments(
+      payers: a.payers - b.payers, net: a.net - b.net, logSum: a.logSum - b.logSum,
+      logSquares: a.logSquares - b.logSquares)
+  }
+
+  public var isZero: Bool { self == PayerMoments() }
+}
+
 extension TransactionPayload {
+  /// Money changed hands: a price above zero that is not a free trial.
+  var isPaid: Bool { (price ?? 0) > 0 && !isFreeTrial }
+
   /// An introductory free trial.
   var isFreeTrial: Bool { offerType == 1 && offerDiscountType == "FREE_TRIAL" }
   /// Not a renewal: a purchase a person made (a trial start counts).

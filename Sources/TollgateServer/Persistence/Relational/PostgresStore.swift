@@ -58,6 +58,7 @@ public final class PostgresStore: RelationalStore {
         guard try connection.query("SELECT 1 FROM schema_migrations WHERE version = ?", [.integer(version)]).isEmpty
         else { return }
         try connection.execute(migration.sql)
+        if migration.rebuildsRollups { try rebuildAll(connection) }
         try connection.query(
           "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
           [.integer(version), .real(Date().timeIntervalSince1970)])

@@ -95,6 +95,17 @@ extension RelationalStore {
         try bumpRevenue(db, appId: appId, key, day: day, currency: new.currencyCode, refunded: price)
       }
     }
+    if new.isPaid, credit.isAttributed, let profileId = credit.profileId {
+      // What the payer paid changes by the new payment, and by a refund made or taken back.
+      var change: Int64 = old == nil ? price : 0
+      if old?.revocationDay == nil, new.revocationDay != nil { change -= price }
+      if old != nil, old?.revocationDay != nil, new.revocationDay == nil { change += old?.price ?? 0 }
+      if old == nil || change != 0 {
+        try rollPayer(
+          db, appId: appId, key, profileId: profileId, currency: new.currencyCode, change: change,
+          day: new.purchaseDay)
+      }
+    }
     guard old == nil else { return }
     if new.isPurchase, credit.isAttributed, let profileId = credit.profileId {
       try rollFirstDay(
@@ -134,6 +145,62 @@ extension RelationalStore {
         ])
     }
     try bump(db, appId: appId, key, day: day, counters: [counter: 1])
+  }
+
+  /// A paying viewer's net revenue for a variation moves by `change`; their first paid day is
+  /// the earliest paid transaction's. Their old contribution to the revenue statistics is
+  /// taken out and the new one put in.
+  private static func rollPayer(
+    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, profileId: String, currency: String, change: Int64,
+    day: Int64
+  ) throws {
+    let who: [SQLValue] = [.integer(appId), .text(key.variation), .text(profileId), .text(currency)]
+    let row = try db.query(
+      "SELECT first_day, net FROM stats_payers WHERE app_id = ? AND variation_id = ? AND profile_id = ? AND currency = ?",
+      who
+    ).first
+    let before = try row.map {
+      (day: try $0.decode("first_day", as: Int64.self), net: try $0.decode("net", as: Int64.self))
+    }
+    let after = (day: min(before?.day ?? day, day), net: (before?.net ?? 0) + change)
+    if before == nil {
+      try db.query(
+        """
+        INSERT INTO stats_payers (app_id, variation_id, profile_id, currency, placement_id, audience_id, first_day, net)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """, who + [.text(key.placement), .text(key.audience), .integer(after.day), .integer(after.net)])
+    } else {
+      try db.query(
+        """
+        UPDATE stats_payers SET first_day = ?, net = ?
+        WHERE app_id = ? AND variation_id = ? AND profile_id = ? AND currency = ?
+        """, [.integer(after.day), .integer(after.net)] + who)
+    }
+    if let before {
+      try bumpPayerRevenue(
+        db, appId: appId, key, day: before.day, currency: currency, PayerMoments() - .payer(net: before.net))
+    }
+    try bumpPayerRevenue(db, appId: appId, key, day: after.day, currency: currency, .payer(net: after.net))
+  }
+
+  static func bumpPayerRevenue(
+    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, currency: String, _ moments: PayerMoments
+  ) throws {
+    guard !moments.isZero else { return }
+    try db.query(
+      """
+      INSERT INTO stats_payer_revenue (app_id, placement_id, audience_id, variation_id, day, currency, payers, net,
+      log_sum, log_squares) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, placement_id, audience_id, variation_id, day, currency) DO UPDATE SET
+      payers = stats_payer_revenue.payers + excluded.payers, net = stats_payer_revenue.net + excluded.net,
+      log_sum = stats_payer_revenue.log_sum + excluded.log_sum,
+      log_squares = stats_payer_revenue.log_squares + excluded.log_squares
+      """,
+      [
+        .integer(appId), .text(key.placement), .text(key.audience), .text(key.variation), .integer(day),
+        .text(currency), .integer(moments.payers), .integer(moments.net), .integer(moments.logSum),
+        .integer(moments.logSquares),
+      ])
   }
 
   /// Recomputes a subscription's trial facts from all its transactions and applies the

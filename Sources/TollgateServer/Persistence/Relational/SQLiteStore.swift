@@ -44,6 +44,7 @@ public final class SQLiteStore: RelationalStore {
           "SELECT 1 FROM schema_migrations WHERE version = ?", [.integer(version)])
         guard done.isEmpty else { return }
         try connection.execute(migration.sql)
+        if migration.rebuildsRollups { try rebuildAll(connection) }
         try connection.query(
           "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
           [.integer(version), .real(Date().timeIntervalSince1970)])

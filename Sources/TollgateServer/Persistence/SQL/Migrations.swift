@@ -8,6 +8,9 @@ struct Migration: Sendable {
   let name: String
   /// The statements, run in one transaction.
   let sql: String
+  /// The step adds rollups that existing facts must fill: every app's rollups are rebuilt
+  /// from the raw rows in the same transaction.
+  var rebuildsRollups = false
 }
 
 /// The schema of each engine, as named steps. A database records the versions it has;
@@ -21,6 +24,7 @@ enum Migrations {
     Migration(version: 4, name: "0004_purchase_credit", sql: sqliteTypes(purchaseCredit)),
     Migration(version: 5, name: "0005_webhooks", sql: sqliteTypes(webhooks)),
     Migration(version: 6, name: "0006_key_labels_config_history_audit_log", sql: sqliteTypes(keysAndAudit)),
+    Migration(version: 7, name: "0007_payer_revenue", sql: sqliteTypes(payerRevenue), rebuildsRollups: true),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -31,6 +35,7 @@ enum Migrations {
     Migration(version: 3, name: "0003_purchase_credit", sql: postgresTypes(purchaseCredit)),
     Migration(version: 4, name: "0004_webhooks", sql: postgresTypes(webhooks)),
     Migration(version: 5, name: "0005_key_labels_config_history_audit_log", sql: postgresTypes(keysAndAudit)),
+    Migration(version: 6, name: "0006_payer_revenue", sql: postgresTypes(payerRevenue), rebuildsRollups: true),
   ]
 
   static let sqliteInitial = """
@@ -376,6 +381,35 @@ enum Migrations {
       detail TEXT NOT NULL
     );
     CREATE INDEX audit_log_app ON audit_log(app_id, seq);
+    """
+
+  /// What each paying viewer paid, net of refunds, per variation and currency; and per day of
+  /// their first payment, the revenue model's sufficient statistics (`PayerMoments`).
+  static let payerRevenue = """
+    CREATE TABLE stats_payers (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      variation_id TEXT NOT NULL,
+      profile_id TEXT NOT NULL,
+      currency TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      first_day {INT} NOT NULL,
+      net {INT} NOT NULL,
+      PRIMARY KEY (app_id, variation_id, profile_id, currency)
+    );
+    CREATE TABLE stats_payer_revenue (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      day {INT} NOT NULL,
+      currency TEXT NOT NULL,
+      payers {INT} NOT NULL DEFAULT 0,
+      net {INT} NOT NULL DEFAULT 0,
+      log_sum {INT} NOT NULL DEFAULT 0,
+      log_squares {INT} NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, placement_id, audience_id, variation_id, day, currency)
+    );
     """
 
   static func sqliteTypes(_ step: String) -> String {
