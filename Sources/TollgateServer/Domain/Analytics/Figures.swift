@@ -28,6 +28,9 @@ public struct VariationCounts: Sendable, Hashable {
   public var refunds: Int64 = 0
   /// By currency.
   public var revenue: [String: MoneyFigures] = [:]
+  /// Paying viewers whose first payment falls in the range, by currency: their net revenue to
+  /// date and the revenue model's sufficient statistics.
+  public var payers: [String: PayerMoments] = [:]
 
   public init(placementId: String, audienceId: String, variationId: String) {
     self.placementId = placementId

@@ -86,9 +86,28 @@ public struct VariationReport: Codable, Sendable, Hashable {
   public var revenue: [String: MoneyReport]
   /// In the reporting currency, when one is configured.
   public var reporting: ConvertedMoney?
+  /// Viewers who paid money (trials excluded) credited to this variation, whose first payment
+  /// falls in the range.
+  public var payingViewers: Int64
+  /// What those paying viewers paid to date, net of refunds, in the revenue currency.
+  public var netRevenue: Double?
+  /// Net revenue per unique viewer (ARPU), in the revenue currency.
+  public var revenuePerViewer: Double?
+  /// Its 95 % credible interval (revenue model; experiments with enough data).
+  public var revenuePerViewerInterval: [Double]?
+  /// The probability that this variation earns the most per viewer (experiments with enough data).
+  public var revenueProbabilityToBeBest: Double?
+  /// What choosing this variation would lose per viewer against the best, on average.
+  public var revenueExpectedLoss: Double?
 
   enum CodingKeys: String, CodingKey {
     case impressions, purchasers, refunds, revenue, reporting
+    case payingViewers = "paying_viewers"
+    case netRevenue = "net_revenue"
+    case revenuePerViewer = "revenue_per_viewer"
+    case revenuePerViewerInterval = "revenue_per_viewer_interval"
+    case revenueProbabilityToBeBest = "revenue_probability_to_be_best"
+    case revenueExpectedLoss = "revenue_expected_loss"
     case variationId = "variation_id"
     case flowId = "flow_id"
     case uniqueViewers = "unique_viewers"
@@ -100,19 +119,39 @@ public struct VariationReport: Codable, Sendable, Hashable {
   }
 }
 
-/// Whether an experiment's numbers say anything yet.
-public struct ExperimentDecision: Codable, Sendable, Hashable {
-  /// `ok` or `not_enough_data`.
+/// What one metric says of an experiment.
+public struct MetricVerdict: Codable, Sendable, Hashable {
+  /// `ok`, `not_enough_data`, or (revenue) `no_revenue_currency` when payers paid in several
+  /// currencies and no reporting currency converts them.
   public var status: String
-  /// The variation most likely to convert best (with `ok`).
+  /// The variation most likely to be best by this metric (with `ok`).
   public var leader: String?
+  /// Its probability to be best.
+  public var probability: Double?
+}
+
+/// Whether an experiment's numbers say anything yet, by the configured metric and by both.
+public struct ExperimentDecision: Codable, Sendable, Hashable {
+  /// The configured `decision_metric`: `status` and `leader` are this metric's.
+  public var metric: String
+  /// `ok`, `not_enough_data` or `no_revenue_currency`.
+  public var status: String
+  /// The variation most likely to be best by `metric` (with `ok`).
+  public var leader: String?
+  /// The currency of the revenue figures (nil when there is none).
+  public var currency: String?
+  public var conversion: MetricVerdict
+  public var revenuePerViewer: MetricVerdict
   public var minimumViewersPerVariation: Int64
   public var minimumPurchasers: Int64
+  public var minimumPayersPerVariation: Int64
 
   enum CodingKeys: String, CodingKey {
-    case status, leader
+    case metric, status, leader, currency, conversion
+    case revenuePerViewer = "revenue_per_viewer"
     case minimumViewersPerVariation = "minimum_viewers_per_variation"
     case minimumPurchasers = "minimum_purchasers"
+    case minimumPayersPerVariation = "minimum_payers_per_variation"
   }
 }
 
@@ -153,35 +192,104 @@ public struct PlacementReport: Codable, Sendable, Hashable {
     let reporting = config?.reporting
     var audiences: [AudienceReport] = []
     for (audienceId, rows) in Dictionary(grouping: counts, by: \.audienceId).sorted(by: { $0.key < $1.key }) {
-      var variations = rows.sorted { $0.variationId < $1.variationId }.map { variation($0, reporting) }
-      let experiment = config?.experimentName(placement: placementId, audience: audienceId)
+      let rows = rows.sorted { $0.variationId < $1.variationId }
+      let currency = revenueCurrency(rows, reporting)
+      var variations = rows.map { variation($0, reporting, revenueCurrency: currency) }
+      let experiment = config?.experiment(placement: placementId, audience: audienceId)
       var decision: ExperimentDecision?
       if experiment != nil || rows.count > 1 {
-        let enough =
-          rows.count > 1 && rows.allSatisfy { $0.viewers >= ConversionStatistics.minimumViewersPerVariation }
-          && rows.reduce(0) { $0 + $1.purchasers } >= ConversionStatistics.minimumPurchasers
+        let conversion = conversionVerdict(rows, &variations)
+        let revenue = revenueVerdict(rows, currency: currency, reporting, &variations)
+        let metric = experiment?.metric ?? .revenuePerViewer
+        let chosen = metric == .conversion ? conversion : revenue
         decision = ExperimentDecision(
-          status: enough ? "ok" : "not_enough_data", leader: nil,
+          metric: metric.rawValue, status: chosen.status, leader: chosen.leader, currency: currency,
+          conversion: conversion, revenuePerViewer: revenue,
           minimumViewersPerVariation: ConversionStatistics.minimumViewersPerVariation,
-          minimumPurchasers: ConversionStatistics.minimumPurchasers)
-        if enough {
-          let best = ConversionStatistics.probabilityToBeBest(
-            rows.sorted { $0.variationId < $1.variationId }.map { ($0.viewers, $0.purchasers) })
-          for index in variations.indices { variations[index].probabilityToBeBest = best[index] }
-          decision?.leader = zip(variations, best).max { $0.1 < $1.1 }?.0.variationId
-        }
+          minimumPurchasers: ConversionStatistics.minimumPurchasers,
+          minimumPayersPerVariation: RevenueStatistics.minimumPayersPerVariation)
       }
       audiences.append(
         AudienceReport(
-          audienceId: audienceId, audienceName: config?.audienceName(audienceId) ?? audienceId, experiment: experiment,
-          decision: decision, variations: variations))
+          audienceId: audienceId, audienceName: config?.audienceName(audienceId) ?? audienceId,
+          experiment: experiment?.name, decision: decision, variations: variations))
     }
     return PlacementReport(
       placementId: placementId, from: isoDay(days.lowerBound), to: isoDay(days.upperBound),
       reportingCurrency: reporting?.currency, audiences: audiences)
   }
 
-  static func variation(_ counts: VariationCounts, _ reporting: ReportingSettings?) -> VariationReport {
+  /// Conversion: Beta posteriors by quadrature; needs enough viewers per variation and
+  /// purchasers in all.
+  static func conversionVerdict(_ rows: [VariationCounts], _ variations: inout [VariationReport]) -> MetricVerdict {
+    let enough =
+      rows.count > 1 && rows.allSatisfy { $0.viewers >= ConversionStatistics.minimumViewersPerVariation }
+      && rows.reduce(0) { $0 + $1.purchasers } >= ConversionStatistics.minimumPurchasers
+    guard enough else { return MetricVerdict(status: "not_enough_data") }
+    let best = ConversionStatistics.probabilityToBeBest(rows.map { ($0.viewers, $0.purchasers) })
+    for index in variations.indices { variations[index].probabilityToBeBest = best[index] }
+    let top = best.indices.max { best[$0] < best[$1] }!
+    return MetricVerdict(status: "ok", leader: variations[top].variationId, probability: best[top])
+  }
+
+  /// Revenue per viewer: the Monte Carlo model; needs enough viewers and paying viewers in
+  /// every variation, and one currency to compare in.
+  static func revenueVerdict(
+    _ rows: [VariationCounts], currency: String?, _ reporting: ReportingSettings?,
+    _ variations: inout [VariationReport]
+  ) -> MetricVerdict {
+    guard let currency else {
+      let paid = rows.contains { $0.payers.values.contains { $0.payers > 0 } }
+      return MetricVerdict(status: paid ? "no_revenue_currency" : "not_enough_data")
+    }
+    let samples = rows.map { revenueSample($0, currency: currency, reporting) }
+    let enough =
+      rows.count > 1
+      && samples.allSatisfy {
+        $0.viewers >= RevenueStatistics.minimumViewersPerVariation
+          && $0.payers >= RevenueStatistics.minimumPayersPerVariation
+      }
+    guard enough else { return MetricVerdict(status: "not_enough_data") }
+    let estimates = RevenueStatistics.compare(samples)
+    for (index, estimate) in estimates.enumerated() {
+      variations[index].revenuePerViewerInterval = [estimate.interval.lower, estimate.interval.upper]
+      variations[index].revenueProbabilityToBeBest = estimate.probabilityToBeBest
+      variations[index].revenueExpectedLoss = estimate.expectedLoss
+    }
+    let top = estimates.indices.max { estimates[$0].probabilityToBeBest < estimates[$1].probabilityToBeBest }!
+    return MetricVerdict(
+      status: "ok", leader: variations[top].variationId, probability: estimates[top].probabilityToBeBest)
+  }
+
+  /// The currency revenue is compared in: the reporting currency when one is configured, else
+  /// the one currency every payer paid in (nil when they paid in several).
+  static func revenueCurrency(_ rows: [VariationCounts], _ reporting: ReportingSettings?) -> String? {
+    if let reporting { return reporting.currency }
+    let paid = Set(rows.flatMap { $0.payers.filter { $0.value.payers > 0 }.keys })
+    return paid.count <= 1 ? (paid.first ?? rows.flatMap { $0.revenue.keys }.sorted().first) : nil
+  }
+
+  /// A variation's payers as the revenue model's sample in `currency`: a currency converted
+  /// with rate r shifts every log by log r; currencies without a rate are left out.
+  static func revenueSample(_ counts: VariationCounts, currency: String, _ reporting: ReportingSettings?)
+    -> RevenueSample
+  {
+    var sample = RevenueSample(viewers: counts.viewers, payers: 0, sumLog: 0, sumLogSquares: 0)
+    for (code, moments) in counts.payers {
+      guard let rate = code == currency ? 1 : reporting?.rate(code), rate > 0 else { continue }
+      let shift = log(rate)
+      let n = Double(moments.payers)
+      let sumLog = Double(moments.logSum) / PayerMoments.scale
+      sample.payers += moments.payers
+      sample.sumLog += sumLog + n * shift
+      sample.sumLogSquares += Double(moments.logSquares) / PayerMoments.scale + 2 * shift * sumLog + n * shift * shift
+    }
+    return sample
+  }
+
+  static func variation(_ counts: VariationCounts, _ reporting: ReportingSettings?, revenueCurrency: String?)
+    -> VariationReport
+  {
     let viewers = counts.viewers
     var revenue: [String: MoneyReport] = [:]
     for (currency, money) in counts.revenue {
@@ -196,13 +304,21 @@ public struct PlacementReport: Codable, Sendable, Hashable {
       purchasers: counts.purchasers)
     let interval =
       viewers > 0 ? ConversionStatistics.credibleInterval(viewers: viewers, purchasers: counts.purchasers) : nil
+    let net = revenueCurrency.map { currency in
+      counts.payers.reduce(0.0) { total, entry in
+        guard let rate = entry.key == currency ? 1 : reporting?.rate(entry.key) else { return total }
+        return total + Double(entry.value.net) / 1000 * rate
+      }
+    }
     return VariationReport(
       variationId: counts.variationId,
       flowId: String(counts.variationId.split(separator: ":").last ?? ""), uniqueViewers: viewers,
       impressions: counts.impressions, purchasers: counts.purchasers,
       conversionRate: viewers > 0 ? Double(counts.purchasers) / Double(viewers) : nil,
       conversionInterval: interval.map { [$0.lower, $0.upper] }, probabilityToBeBest: nil, trialsStarted: counts.trials,
-      trialToPaid: counts.trialConversions, refunds: counts.refunds, revenue: revenue, reporting: converted)
+      trialToPaid: counts.trialConversions, refunds: counts.refunds, revenue: revenue, reporting: converted,
+      payingViewers: counts.payers.values.reduce(0) { $0 + $1.payers }, netRevenue: net,
+      revenuePerViewer: net.flatMap { viewers > 0 ? $0 / Double(viewers) : nil })
   }
 
   static func isoDay(_ day: Int64) -> String {

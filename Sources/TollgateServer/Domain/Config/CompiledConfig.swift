@@ -31,7 +31,7 @@ public struct CompiledConfig: Sendable {
   /// What a target serves when its audience matches.
   enum Choice: Sendable {
     case flow(Variation)
-    case experiment(name: String, variations: [Variation])
+    case experiment(name: String, variations: [Variation], metric: DecisionMetric)
   }
 
   /// An audience and what it gets.
@@ -78,10 +78,10 @@ public struct CompiledConfig: Sendable {
   let placements: [String: Placement]
   let variationOwners: [String: VariationOwner]
 
-  /// The experiment name of a placement's audience, when its target runs one.
-  func experimentName(placement: String, audience: String) -> String? {
+  /// The experiment of a placement's audience (its name and decision metric), when its target runs one.
+  func experiment(placement: String, audience: String) -> (name: String, metric: DecisionMetric)? {
     for target in placements[placement]?.targets ?? [] where target.audienceId == audience {
-      if case .experiment(let name, _) = target.choice { return name }
+      if case .experiment(let name, _, let metric) = target.choice { return (name, metric) }
     }
     return nil
   }
@@ -99,4 +99,12 @@ public struct CompiledConfig: Sendable {
   static func variationId(placement: String, audience: String, flow: String) -> String {
     "\(placement):\(audience):\(flow)"
   }
+}
+
+/// What an experiment's decision ranks variations by (`decision_metric` in the configuration).
+public enum DecisionMetric: String, Sendable, CaseIterable {
+  /// Net revenue per unique viewer: what the variation earns, trials that never pay earning nothing.
+  case revenuePerViewer = "revenue_per_viewer"
+  /// Purchasers (a trial start counts) per unique viewer.
+  case conversion
 }

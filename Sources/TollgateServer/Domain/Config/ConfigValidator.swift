@@ -263,9 +263,19 @@ public enum ConfigValidator {
             let experimentPath = "\(targetPath).experiment"
             guard
               let experiment = self.object(
-                experimentJSON, at: experimentPath, required: ["name", "variations"]),
+                experimentJSON, at: experimentPath, required: ["name", "variations"], optional: ["decision_metric"]),
               let name = string(experiment["name"], at: "\(experimentPath).name")
             else { continue }
+            var metric = DecisionMetric.revenuePerViewer
+            if let value = experiment["decision_metric"] {
+              if case .string(let text) = value, let chosen = DecisionMetric(rawValue: text) {
+                metric = chosen
+              } else {
+                fail(
+                  "\(experimentPath).decision_metric",
+                  "one of \(DecisionMetric.allCases.map(\.rawValue).joined(separator: ", "))")
+              }
+            }
             var variations: [CompiledConfig.Variation] = []
             var total = 0
             let items = array(experiment["variations"], at: "\(experimentPath).variations")
@@ -292,7 +302,8 @@ public enum ConfigValidator {
             if total != 100 {
               fail("\(experimentPath).variations", "weights sum to \(total), not 100")
             }
-            targets.append(.init(audienceId: audienceId, choice: .experiment(name: name, variations: variations)))
+            targets.append(
+              .init(audienceId: audienceId, choice: .experiment(name: name, variations: variations, metric: metric)))
           default:
             fail(targetPath, "a target has exactly one of flow or experiment")
           }

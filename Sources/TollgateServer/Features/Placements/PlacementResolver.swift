@@ -42,7 +42,7 @@ struct PlacementResolver {
       switch target.choice {
       case .flow(let variation):
         return ((audience.id, audience.name), nil, variation)
-      case .experiment(let name, let variations):
+      case .experiment(let name, let variations, _):
         let key = AssignmentKey(
           appId: appId, profileId: profile.id, placementId: placementId, audienceId: audience.id)
         return ((audience.id, audience.name), name, try choose(key: key, among: variations, now: now))

@@ -85,6 +85,25 @@ extension RelationalStore {
           transactions: try row.decode("transactions"))
         rows[variation] = counts
       }
+      for row in try db.query(
+        """
+        SELECT audience_id, variation_id, currency, CAST(SUM(payers) AS BIGINT) AS payers,
+        CAST(SUM(net) AS BIGINT) AS net, CAST(SUM(log_sum) AS BIGINT) AS log_sum,
+        CAST(SUM(log_squares) AS BIGINT) AS log_squares
+        FROM stats_payer_revenue WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
+        GROUP BY audience_id, variation_id, currency
+        """, range)
+      {
+        let variation = try row.decode("variation_id", as: String.self)
+        var counts =
+          try rows[variation]
+          ?? VariationCounts(
+            placementId: placementId, audienceId: try row.decode("audience_id"), variationId: variation)
+        counts.payers[try row.decode("currency")] = PayerMoments(
+          payers: try row.decode("payers"), net: try row.decode("net"), logSum: try row.decode("log_sum"),
+          logSquares: try row.decode("log_squares"))
+        rows[variation] = counts
+      }
       return rows.values.sorted { ($0.audienceId, $0.variationId) < ($1.audienceId, $1.variationId) }
     }
   }
