@@ -154,6 +154,9 @@ if [ -n "${TOLLGATE_TEST_POSTGRES_URL:-}" ]; then
   R[stats.postgres]=$("$BIN/tollgate-bench" stats --database "$TOLLGATE_TEST_POSTGRES_URL" --impressions 100000 --purchases 5000)
 fi
 
+echo "== revenue model: Monte Carlo step"
+R[montecarlo]=$("$BIN/tollgate-bench" montecarlo)
+
 echo "== SDK first launch (in-process server and stand-in)"
 sdk_table=$("$BIN/tollgate-bench" sdk --config examples/sample-config.json)
 
@@ -210,6 +213,10 @@ row() { echo "| $1 | $(rps "$2") | $(p50 "$2") ms | $(p99 "$2") ms |"; }
   echo
   echo "- SQLite: ${R[stats.sqlite]}"
   [ -n "${R[stats.postgres]:-}" ] && echo "- PostgreSQL: ${R[stats.postgres]} (seeding a million events one statement at a time over the wire takes too long for this run; the query reads rollups whose size does not grow with events)"
+  echo
+  echo "## Revenue model (experiment decision on revenue per viewer; target ≤ 50 ms for 4 variations)"
+  echo
+  echo "- ${R[montecarlo]}"
   echo
   echo "## SDK first launch (5 s timeout)"
   echo

@@ -34,32 +34,38 @@ public enum ReportTables {
   public static func rows(_ report: PlacementReport) -> [[String]] {
     var rows = [
       [
-        "audience", "variation", "viewers", "impressions", "purchasers", "conversion", "95% interval", "P(best)",
-        "trials", "trial→paid", "refunds", "revenue", "per 1000 viewers", "ARPPU",
+        "audience", "variation", "viewers", "purchasers", "conversion", "95% interval", "P(best conv.)", "payers",
+        "net revenue", "per viewer", "95% interval", "P(best per viewer)", "exp. loss", "trials", "trial→paid",
+        "refunds", "gross",
       ]
     ]
     for audience in report.audiences {
+      let status = audience.decision.map { ($0.conversion.status, $0.revenuePerViewer.status) }
       for variation in audience.variations {
         rows.append([
-          audience.audienceName, variation.flowId, String(variation.uniqueViewers), String(variation.impressions),
-          String(variation.purchasers), percent(variation.conversionRate),
+          audience.audienceName, variation.flowId, String(variation.uniqueViewers), String(variation.purchasers),
+          percent(variation.conversionRate),
           variation.conversionInterval.map { "\(percent($0[0])) – \(percent($0[1]))" } ?? "",
-          variation.probabilityToBeBest.map { percent($0) }
-            ?? (audience.decision?.status == "not_enough_data" ? "not enough data" : ""),
-          String(variation.trialsStarted), String(variation.trialToPaid), String(variation.refunds),
+          variation.probabilityToBeBest.map { percent($0) } ?? verdict(status?.0),
+          String(variation.payingViewers), variation.netRevenue.map(amount) ?? "",
+          variation.revenuePerViewer.map(amount) ?? "",
+          variation.revenuePerViewerInterval.map { "\(amount($0[0])) – \(amount($0[1]))" } ?? "",
+          variation.revenueProbabilityToBeBest.map { percent($0) } ?? verdict(status?.1),
+          variation.revenueExpectedLoss.map(amount) ?? "", String(variation.trialsStarted),
+          String(variation.trialToPaid), String(variation.refunds),
           money(variation.revenue.mapValues(\.gross), variation.reporting),
-          variation.reporting?.perThousandViewers.map(amount)
-            ?? variation.revenue.sorted { $0.key < $1.key }.compactMap { key, value in
-              value.perThousandViewers.map { "\(key) \(amount($0))" }
-            }.joined(separator: "; "),
-          variation.reporting?.arppu.map(amount)
-            ?? variation.revenue.sorted { $0.key < $1.key }.compactMap { key, value in
-              value.arppu.map { "\(key) \(amount($0))" }
-            }.joined(separator: "; "),
         ])
       }
     }
     return rows
+  }
+
+  private static func verdict(_ status: String?) -> String {
+    switch status {
+    case "not_enough_data"?: return "not enough data"
+    case "no_revenue_currency"?: return "several currencies"
+    default: return ""
+    }
   }
 
   public static func table(_ report: PlacementReport) -> String {
@@ -67,12 +73,22 @@ public enum ReportTables {
     if let currency = report.reportingCurrency { title += " (revenue in \(currency))" }
     var text = grid(rows(report), title: title)
     for audience in report.audiences where audience.experiment != nil || audience.decision != nil {
+      guard let decision = audience.decision else { continue }
       let name = audience.experiment.map { "experiment \"\($0)\"" } ?? "audience \(audience.audienceName)"
-      switch audience.decision?.status {
-      case "ok"?: text += "\n\(name): leader \(audience.decision?.leader ?? "")"
+      let metric = decision.metric == "conversion" ? "conversion" : "revenue per viewer"
+      let chosen = decision.metric == "conversion" ? decision.conversion : decision.revenuePerViewer
+      switch decision.status {
+      case "ok":
+        let leader = decision.leader.map { String($0.split(separator: ":").last ?? "") } ?? ""
+        text += "\n\(name), decided by \(metric): \(leader) leads, \(percent(chosen.probability)) likely best"
+      case "no_revenue_currency":
+        text +=
+          "\n\(name), decided by \(metric): payers paid in several currencies; set reporting.currency and rates to compare"
       default:
         text +=
-          "\n\(name): not enough data (each variation needs \(ConversionStatistics.minimumViewersPerVariation) viewers, the experiment \(ConversionStatistics.minimumPurchasers) purchasers)"
+          decision.metric == "conversion"
+          ? "\n\(name), decided by conversion: not enough data (each variation needs \(decision.minimumViewersPerVariation) viewers, the experiment \(decision.minimumPurchasers) purchasers)"
+          : "\n\(name), decided by revenue per viewer: not enough data (each variation needs \(decision.minimumViewersPerVariation) viewers and \(decision.minimumPayersPerVariation) paying viewers)"
       }
     }
     return text

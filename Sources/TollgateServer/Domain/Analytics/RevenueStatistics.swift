@@ -54,7 +54,8 @@ public struct RevenueEstimate: Sendable, Hashable {
 /// payers' n, Σ log x, Σ (log x)² (prior m₀ = 0, w₀ = 0.01, a₀ = 0, b₀ = 0: nearly flat);
 /// ARPU = p · exp(μ + σ²/2). Each draw samples p, σ², μ; the estimates are averages and
 /// quantiles over the draws. The draw count keeps the standard error of every probability at
-/// most 0.5 / √draws ≤ 0.002; the fixed seed makes every report reproducible.
+/// most 0.5 / √draws ≤ 0.002; the fixed seed makes every report reproducible. Variations are
+/// drawn in parallel, each from its own stream.
 public enum RevenueStatistics {
   /// 65 536 draws: the standard error of a probability is at most 0.00195.
   public static let draws = 65_536
@@ -74,38 +75,47 @@ public enum RevenueStatistics {
   /// Estimates for each variation, in their order.
   public static func compare(_ samples: [RevenueSample], draws: Int = draws, seed: UInt64 = seed) -> [RevenueEstimate] {
     guard !samples.isEmpty, draws > 0 else { return [] }
-    var random = SeededRandom(seed: seed)
-    // Draws by variation: arpu[i][k].
-    var arpu = samples.map { _ in [Double](repeating: 0, count: draws) }
-    for (index, sample) in samples.enumerated() {
-      let viewers = Double(max(sample.viewers, 0))
-      let payers = Double(min(max(sample.payers, 0), max(sample.viewers, 0)))
-      let (shape, scale, center, weight) = logNormalPosterior(sample)
-      for draw in 0..<draws {
-        let p = random.beta(1 + payers, 1 + viewers - payers)
-        guard payers > 0 else {
-          arpu[index][draw] = 0
-          continue
+    let count = samples.count
+    // Variation i's draws at [i * draws ..< (i + 1) * draws], each variation drawn on its own
+    // thread from its own stream (seed + i): the result does not depend on scheduling.
+    var arpu = [Double](repeating: 0, count: draws * count)
+    arpu.withUnsafeMutableBufferPointer { buffer in
+      nonisolated(unsafe) let all = buffer
+      DispatchQueue.concurrentPerform(iterations: count) { index in
+        var random = SeededRandom(seed: seed &+ UInt64(index))
+        let sample = samples[index]
+        let viewers = Double(max(sample.viewers, 0))
+        let payers = Double(min(max(sample.payers, 0), max(sample.viewers, 0)))
+        guard payers > 0 else { return }
+        let (shape, scale, center, weight) = logNormalPosterior(sample)
+        for draw in 0..<draws {
+          let p = random.beta(1 + payers, 1 + viewers - payers)
+          let variance = scale / random.gamma(shape: shape)
+          let mu = center + (variance / weight).squareRoot() * random.normal()
+          all[index * draws + draw] = p * exp(mu + variance / 2)
         }
-        let variance = scale / random.gamma(shape: shape)
-        let mu = center + (variance / weight).squareRoot() * random.normal()
-        arpu[index][draw] = p * exp(mu + variance / 2)
       }
     }
-    var wins = [Int](repeating: 0, count: samples.count)
-    var loss = [Double](repeating: 0, count: samples.count)
-    for draw in 0..<draws {
-      var best = 0
-      for index in 1..<samples.count where arpu[index][draw] > arpu[best][draw] { best = index }
-      wins[best] += 1
-      let top = arpu[best][draw]
-      for index in samples.indices { loss[index] += top - arpu[index][draw] }
+    var wins = [Int](repeating: 0, count: count)
+    var loss = [Double](repeating: 0, count: count)
+    var sums = [Double](repeating: 0, count: count)
+    arpu.withUnsafeBufferPointer { all in
+      for draw in 0..<draws {
+        var best = 0
+        for index in 1..<count where all[index * draws + draw] > all[best * draws + draw] { best = index }
+        wins[best] += 1
+        let top = all[best * draws + draw]
+        for index in 0..<count {
+          loss[index] += top - all[index * draws + draw]
+          sums[index] += all[index * draws + draw]
+        }
+      }
     }
-    return samples.indices.map { index in
-      let sorted = arpu[index].sorted()
+    return (0..<count).map { index in
+      var column = Array(arpu[(index * draws)..<((index + 1) * draws)])
       return RevenueEstimate(
-        mean: arpu[index].reduce(0, +) / Double(draws),
-        interval: (quantile(sorted, 0.025), quantile(sorted, 0.975)),
+        mean: sums[index] / Double(draws),
+        interval: (quantile(&column, 0.025), quantile(&column, 0.975)),
         probabilityToBeBest: Double(wins[index]) / Double(draws), expectedLoss: loss[index] / Double(draws))
     }
   }
@@ -125,11 +135,46 @@ public enum RevenueStatistics {
     return (shape, max(scale, 1e-12), center, n + priorWeight)
   }
 
-  /// The q-quantile of sorted draws, interpolated linearly between neighbours.
-  static func quantile(_ sorted: [Double], _ q: Double) -> Double {
-    let position = q * Double(sorted.count - 1)
+  /// The q-quantile of the draws, interpolated linearly between the order statistics around
+  /// q·(n − 1) (as NumPy's default); found by selection, not a full sort. Reorders `values`.
+  static func quantile(_ values: inout [Double], _ q: Double) -> Double {
+    let position = q * Double(values.count - 1)
     let low = Int(position.rounded(.down))
-    let high = min(low + 1, sorted.count - 1)
-    return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
+    let lower = select(&values, low)
+    guard low + 1 < values.count, position > Double(low) else { return lower }
+    // After selecting `low`, everything above it is at low + 1 … : the next order statistic is their minimum.
+    let upper = values[(low + 1)...].min()!
+    return lower + (upper - lower) * (position - Double(low))
+  }
+
+  /// The k-th smallest value (Hoare's selection with median-of-three pivots); afterwards every
+  /// value before k is ≤ it and every value after is ≥ it.
+  static func select(_ values: inout [Double], _ k: Int) -> Double {
+    var low = 0
+    var high = values.count - 1
+    while low < high {
+      let middle = low + (high - low) / 2
+      let pivot = Swift.max(
+        Swift.min(values[low], values[middle]), Swift.min(Swift.max(values[low], values[middle]), values[high]))
+      var i = low
+      var j = high
+      while i <= j {
+        while values[i] < pivot { i += 1 }
+        while values[j] > pivot { j -= 1 }
+        if i <= j {
+          values.swapAt(i, j)
+          i += 1
+          j -= 1
+        }
+      }
+      if k <= j {
+        high = j
+      } else if k >= i {
+        low = i
+      } else {
+        return values[k]
+      }
+    }
+    return values[k]
   }
 }
