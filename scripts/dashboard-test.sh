@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The console in a real headless Chromium against a live server seeded by `tollgate-dev demo`: 800
+# The console in a real headless Chromium against a live server seeded by `tollgate-dev demo`: 1600
 # installs over 14 days through the SDK routes (Apple Ads and organic; views, purchases signed like the App
 # Store's, a refund, webhooks; the test then names a flow and an audience like an XSS payload),
 # and an app without traffic (the empty states).
@@ -22,8 +22,8 @@ server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 database="$work/dashboard.sqlite"
-echo "== seeding: tollgate-dev demo --installs 800 --keep $database"
-"$BIN-dev" demo --installs 800 --keep "$database" > "$work/demo.log"
+echo "== seeding: tollgate-dev demo --installs 1600 --keep $database"
+"$BIN-dev" demo --installs 1600 --keep "$database" > "$work/demo.log"
 public=$(awk '/^public key:/ { print $3 }' "$work/demo.log")
 secret=$(awk '/^secret key:/ { print $3 }' "$work/demo.log")
 # A second app as `make run` makes it: the sample configuration and no traffic yet.

@@ -167,7 +167,7 @@ try:
     for label, key in [("Tokens received", "received"), ("Resolved by Apple", "resolved"), ("Applied (attributed)", "applied"),
                        ("Not attributed", "not_attributed"), ("Failed", "failed"), ("Waiting for Apple", "pending")]:
         check(shown.get(label) == intl("count", funnel[key]), f"funnel {label}: {shown.get(label)} = {funnel[key]}")
-    check(funnel["received"] == 500 + 1, "the funnel counts every token the demo sent (500 installs + device A)")
+    check(funnel["received"] == 1000 + 1, "the funnel counts every token the demo sent (1000 installs + device A)")
     check(driver.find_elements(By.CSS_SELECTOR, "#view canvas") != [], "the funnel is drawn with Chart.js")
     check(driver.find_element(By.ID, "app-name").text == overview["name"], "the app's name is shown: " + overview["name"])
     check(driver.execute_script("return sessionStorage.getItem('tollgate.secretKey')") == secret, "the key is kept in sessionStorage")
@@ -175,7 +175,10 @@ try:
     check(secret not in driver.current_url, "the key is not in the URL")
     shoot("overview")
     open_page("Experiments", "Experiments")
-    wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 2)
+    # Revenue-per-viewer and conversion intervals, conversion over time.
+    wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 3)
+    check("revenue per viewer and its 95 % credible interval" in driver.find_element(By.ID, "view").text.lower(),
+          "the deciding metric's interval chart is drawn")
     shoot("experiments")
 
     # From here on a flow and an audience are named like an XSS payload.
@@ -211,16 +214,40 @@ try:
     for audience in report["audiences"]:
         rows = cells(driver.find_element(By.CSS_SELECTOR, f'[data-audience="{audience["audience_id"]}"]'))
         check(len(rows) == len(audience["variations"]), f"{audience['audience_id']}: one row per variation")
+        decision = audience.get("decision") or {}
+        currency = decision.get("currency") or report.get("reporting_currency")
         for row, variation in zip(rows, audience["variations"]):
-            expected = [intl("count", variation["unique_viewers"]), intl("count", variation["purchasers"]),
-                        intl("percent", variation["conversion_rate"]),
-                        intl("percent", variation["conversion_interval"][0]) + " – " + intl("percent", variation["conversion_interval"][1]),
-                        intl("money", variation["reporting"]["gross"], variation["reporting"]["currency"]),
-                        intl("percent", variation["probability_to_be_best"]) if "probability_to_be_best" in variation else "—"]
+            def amount(value):
+                return intl("money", value, currency) if value is not None and currency else "—"
+            revenue = [intl("count", variation["paying_viewers"]), amount(variation.get("net_revenue")),
+                       amount(variation.get("revenue_per_viewer")),
+                       amount(variation["revenue_per_viewer_interval"][0]) + " – " + amount(variation["revenue_per_viewer_interval"][1])
+                       if "revenue_per_viewer_interval" in variation else "—",
+                       intl("percent", variation["revenue_probability_to_be_best"]) if "revenue_probability_to_be_best" in variation else "—"]
+            conversion = [intl("count", variation["purchasers"]), intl("percent", variation["conversion_rate"]),
+                          intl("percent", variation["conversion_interval"][0]) + " – " + intl("percent", variation["conversion_interval"][1]),
+                          intl("percent", variation["probability_to_be_best"]) if "probability_to_be_best" in variation else "—"]
+            by_revenue = decision.get("metric", "revenue_per_viewer") != "conversion"
+            expected = ([intl("count", variation["unique_viewers"])] + (revenue + conversion if by_revenue else conversion + revenue)
+                        + [intl("money", variation["reporting"]["gross"], variation["reporting"]["currency"])])
             check(row[1:] == expected, f"{variation['variation_id']}: {row[1:]} = {expected}")
     brand = [a for a in report["audiences"] if a.get("experiment")][0]
-    check(brand["decision"]["status"] == "ok", "the seeded experiment has enough data")
-    check("Leading:" in driver.find_element(By.CSS_SELECTOR, ".experiment .verdict").text, "the leader is named")
+    decision = brand["decision"]
+    check(decision["conversion"]["status"] == "ok", "the seeded experiment has enough data for conversion")
+    card = driver.find_element(By.CSS_SELECTOR, f'.experiment:has([data-audience="{brand["audience_id"]}"])')
+    sentences = [p.text for p in card.find_elements(By.CSS_SELECTOR, "p.verdict, p.hint")]
+    metric = "revenue per viewer" if decision["metric"] == "revenue_per_viewer" else "conversion"
+    first = sentences[0] if sentences else ""
+    check(decision["status"] == "ok", "the seeded experiment has enough data for revenue per viewer")
+    if decision["status"] == "ok":
+        check(first.startswith("Decided by " + metric + ":") and " leads, " in first and "% likely" in first,
+              f"the leader is named with the deciding metric and how sure: {first}")
+    else:
+        check(first.startswith("Decided by " + metric + ": not enough data yet (every variation needs"),
+              f"the deciding metric says what it still needs: {first}")
+    other = "conversion" if metric != "conversion" else "revenue per viewer"
+    check(len(sentences) == 2 and sentences[1].startswith("By " + other + ":"), f"the other metric's verdict follows: {sentences}")
+    check(not any(text.startswith("Leading") for text in sentences), "no variation is called leading without a metric")
     check(PAYLOAD in driver.find_element(By.ID, "view").text, "the flow named like XSS shows as text")
     wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 2)
     check(True, "the interval and conversion charts are drawn")

@@ -103,26 +103,57 @@ pages.experiments = async (view) => {
 
   const cards = report.audiences.map((audience) => {
     const decision = audience.decision;
-    let verdict = null;
-    if (decision && decision.status === "ok") {
-      const leader = audience.variations.find((variation) => variation.variation_id === decision.leader);
-      verdict = el("p", { class: "verdict" }, "Leading: " + (known.flows[leader.flow_id] || leader.flow_id) + ", "
-        + share(leader.probability_to_be_best) + " probability to convert best.");
-    } else if (decision) {
-      verdict = el("p", { class: "hint" }, "Not enough data to call it: every variation needs " + count(decision.minimum_viewers_per_variation)
-        + " unique viewers and the experiment " + count(decision.minimum_purchasers) + " purchasers.");
+    const byRevenue = !decision || decision.metric !== "conversion";
+    const currency = (decision && decision.currency) || report.reporting_currency;
+    const name = (id) => {
+      const variation = audience.variations.find((each) => each.variation_id === id);
+      return variation ? (known.flows[variation.flow_id] || variation.flow_id) : id;
+    };
+    const said = {
+      revenue_per_viewer: ["revenue per viewer", "likely to earn the most per viewer",
+        decision ? "every variation needs " + count(decision.minimum_viewers_per_variation) + " unique viewers and "
+          + count(decision.minimum_payers_per_variation) + " paying viewers" : ""],
+      conversion: ["conversion", "likely to convert best",
+        decision ? "every variation needs " + count(decision.minimum_viewers_per_variation) + " unique viewers and the experiment "
+          + count(decision.minimum_purchasers) + " purchasers" : ""],
+    };
+    // One sentence per metric, the deciding one first: which leads, by what, how sure.
+    const sentence = (metric, verdict, deciding) => {
+      const [label, sure, needs] = said[metric];
+      const lead = deciding ? "Decided by " + label + ": " : "By " + label + ": ";
+      if (verdict.status === "ok") return lead + name(verdict.leader) + " leads, " + share(verdict.probability) + " " + sure + ".";
+      if (verdict.status === "no_revenue_currency") return lead + "payers paid in several currencies; set a reporting currency with rates to compare.";
+      return lead + "not enough data yet (" + needs + ").";
+    };
+    const verdicts = [];
+    if (decision) {
+      const order = byRevenue ? ["revenue_per_viewer", "conversion"] : ["conversion", "revenue_per_viewer"];
+      order.forEach((metric, index) => verdicts.push(el("p", {
+        class: index === 0 ? (decision[metric].status === "ok" ? "verdict" : "hint") : "hint",
+      }, sentence(metric, decision[metric], index === 0))));
     }
-    const rows = audience.variations.map((variation) => [
-      el("span", {}, known.flows[variation.flow_id] || variation.flow_id, el("br"), el("small", {}, variation.flow_id)),
-      count(variation.unique_viewers), count(variation.purchasers), share(variation.conversion_rate),
-      variation.conversion_interval ? share(variation.conversion_interval[0]) + " – " + share(variation.conversion_interval[1]) : "—",
-      revenueText(variation), share(variation.probability_to_be_best)]);
+    const perViewer = (amount) => amount === undefined || amount === null || !currency ? "—" : money(amount, currency);
+    const revenueColumns = [["Paying viewers", "num"], ["Net revenue", "num"], ["Per viewer", "num"], ["95 % interval", "num"], ["P(best per viewer)", "num"]];
+    const conversionColumns = [["Purchasers", "num"], ["Conversion", "num"], ["95 % interval", "num"], ["P(best conversion)", "num"]];
+    const rows = audience.variations.map((variation) => {
+      const revenue = [count(variation.paying_viewers), perViewer(variation.net_revenue), perViewer(variation.revenue_per_viewer),
+        variation.revenue_per_viewer_interval ? perViewer(variation.revenue_per_viewer_interval[0]) + " – " + perViewer(variation.revenue_per_viewer_interval[1]) : "—",
+        share(variation.revenue_probability_to_be_best)];
+      const conversion = [count(variation.purchasers), share(variation.conversion_rate),
+        variation.conversion_interval ? share(variation.conversion_interval[0]) + " – " + share(variation.conversion_interval[1]) : "—",
+        share(variation.probability_to_be_best)];
+      return [el("span", {}, known.flows[variation.flow_id] || variation.flow_id, el("br"), el("small", {}, variation.flow_id)),
+        count(variation.unique_viewers), ...(byRevenue ? revenue.concat(conversion) : conversion.concat(revenue)), revenueText(variation)];
+    });
+    const columns = [["Variation"], ["Unique viewers", "num"],
+      ...(byRevenue ? revenueColumns.concat(conversionColumns) : conversionColumns.concat(revenueColumns)), ["Gross", "num"]];
     const parts = [el("h2", {}, known.audiences[audience.audience_id] || audience.audience_name,
-      audience.experiment ? el("span", { class: "tag" }, "Experiment " + audience.experiment) : null), verdict,
-      table("Variations for " + audience.audience_name,
-        [["Variation"], ["Unique viewers", "num"], ["Purchasers", "num"], ["Conversion", "num"], ["95 % interval", "num"], ["Revenue", "num"], ["P(best)", "num"]],
-        rows, { "data-audience": audience.audience_id })];
-    if (audience.variations.length > 1) parts.push(intervalChart(audience, known), conversionChart(audience, series.days, report, known));
+      audience.experiment ? el("span", { class: "tag" }, "Experiment " + audience.experiment) : null), ...verdicts,
+      table("Variations for " + audience.audience_name, columns, rows, { "data-audience": audience.audience_id })];
+    if (audience.variations.length > 1) {
+      const charts = ["revenue_per_viewer", "conversion"].map((metric) => intervalChart(audience, known, metric, currency));
+      parts.push(...(byRevenue ? charts : charts.reverse()), conversionChart(audience, series.days, report, known));
+    }
     return el("section", { class: "card experiment" }, ...parts);
   });
   view.replaceChildren(el("h1", {}, "Experiments"),
@@ -142,25 +173,30 @@ function daysBetween(first, last) {
 }
 
 // Each variation's conversion with its 95 % credible interval, as floating bars.
-function intervalChart(audience, known) {
-  const shown = audience.variations.filter((variation) => variation.conversion_interval);
+function intervalChart(audience, known, metric, currency) {
+  const revenue = metric === "revenue_per_viewer";
+  const interval = (variation) => revenue ? variation.revenue_per_viewer_interval : variation.conversion_interval;
+  const point = (variation) => revenue ? variation.revenue_per_viewer : variation.conversion_rate;
+  const shown = audience.variations.filter(interval);
   if (shown.length === 0) return null;
+  const format = (value) => revenue ? money(value, currency) : percent.format(value);
+  const name = revenue ? "Revenue per viewer" : "Conversion";
   const colors = shown.map((variation, index) => palette[index % palette.length]);
-  return el("div", {}, el("h3", {}, "Conversion and its 95 % credible interval"), chart("Conversion intervals for " + audience.audience_name, {
+  return el("div", {}, el("h3", {}, name + " and its 95 % credible interval"), chart(name + " intervals for " + audience.audience_name, {
     type: "bar",
     data: {
       labels: shown.map((variation) => known.flows[variation.flow_id] || variation.flow_id),
       datasets: [
-        { type: "line", label: "Conversion", data: shown.map((variation) => variation.conversion_rate), showLine: false,
+        { type: "line", label: name, data: shown.map(point), showLine: false,
           pointRadius: 6, pointStyle: "rectRot", borderColor: "#1b1f24", backgroundColor: "#1b1f24" },
-        { label: "95 % interval", data: shown.map((variation) => variation.conversion_interval), backgroundColor: colors.map((color) => color + "55"),
+        { label: "95 % interval", data: shown.map(interval), backgroundColor: colors.map((color) => color + "55"),
           borderColor: colors, borderWidth: 1, barPercentage: 0.5 }]
     },
     options: { indexAxis: "y", maintainAspectRatio: false,
-      scales: { x: { beginAtZero: true, ticks: { callback: (value) => percent.format(value) } } },
+      scales: { x: { beginAtZero: true, ticks: { callback: format } } },
       plugins: { tooltip: { callbacks: { label: (item) => Array.isArray(item.raw)
-        ? "95 % interval: " + percent.format(item.raw[0]) + " – " + percent.format(item.raw[1])
-        : "Conversion: " + percent.format(item.raw) } } } }
+        ? "95 % interval: " + format(item.raw[0]) + " – " + format(item.raw[1])
+        : name + ": " + format(item.raw) } } } }
   }, shown.length * 56 + 70));
 }
 
