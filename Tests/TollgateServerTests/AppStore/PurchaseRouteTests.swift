@@ -231,3 +231,36 @@ struct PurchaseRouteTests {
     #expect(try await flow() == "win_back")
   }
 }
+
+extension PurchaseRouteTests {
+  @Test("a profile's activity shows the paywall the reports credit, and the SDK's only where it differs")
+  func activityCredit() async throws {
+    let harness = try await Harness()
+    defer { harness.server.stop() }
+    let server = harness.server
+    let id = try await server.createProfile()
+    // Seen at day 0 (the server's clock), bought 1 h later without the SDK naming a paywall:
+    // the last flow shown gets the credit.
+    let shown = try await server.sdk(
+      "POST", "/v1/sdk/events",
+      json: #"""
+        {"events":[{"type":"flow_shown","event_id":"e1","profile_id":"\#(id)","placement_id":"onboarding","variation_id":"onboarding:default:standard"}]}
+        """#)
+    #expect(shown.status == 200)
+    let bought = F.transaction("1000", purchased: 1.0 / 24, expires: 30, token: id)
+    #expect(try await harness.post(bought, profile: id).status == 200)
+    // The renewal arrives from the SDK naming another paywall: renewals follow the first transaction.
+    let renewal = F.transaction("1001", purchased: 30, expires: 60, signed: 30, reason: "RENEWAL", token: id)
+    #expect(try await harness.post(renewal, profile: id, variation: "settings_upgrade:default:standard").status == 200)
+
+    let activity = try await server.admin("GET", "/v1/admin/profiles/\(id)/activity")
+    let list = activity.json?.objectValue?["transactions"]?.arrayValue ?? []
+    let transactions = list.compactMap(\.objectValue)
+    #expect(transactions.count == 2)
+    let byId = Dictionary(uniqueKeysWithValues: transactions.map { ($0["transaction_id"]?.stringValue ?? "", $0) })
+    #expect(byId["1000"]?["variation_id"] == .string("onboarding:default:standard"))
+    #expect(byId["1000"]?["sdk_variation_id"] == nil)
+    #expect(byId["1001"]?["variation_id"] == .string("onboarding:default:standard"))
+    #expect(byId["1001"]?["sdk_variation_id"] == .string("settings_upgrade:default:standard"))
+  }
+}

@@ -197,7 +197,7 @@ function profileCard(profile, activity, known) {
         activity.transactions.map((transaction) => [transaction.transaction_id, transaction.product_id,
           (transaction.reason || transaction.type) + (transaction.environment === "Sandbox" ? " (sandbox)" : ""), when(transaction.purchased_at),
           transaction.price === undefined ? "—" : money(transaction.price, transaction.currency || "XXX"),
-          transaction.revoked_at ? when(transaction.revoked_at) : "—", transaction.variation_id || "—"]))
+          transaction.revoked_at ? when(transaction.revoked_at) : "—", paywallCredit(transaction, known)]))
       : empty("No transactions: the SDK sends them after a purchase, the App Store after renewals."),
     el("h3", {}, "A/B assignments"),
     activity.assignments.length
@@ -329,3 +329,11 @@ pages.webhooks = async (view) => {
       ? table("Webhook deliveries", [["Id", "num"], ["Webhook"], ["Event"], ["Profile"], ["Status"], ["Attempts", "num"], ["Last answer"], ["Created"], [""]], rows, { id: "deliveries-table" })
       : empty(deliveryState.status ? "No " + deliveryState.status + " deliveries." : "No deliveries yet: add a webhook (url and events) to the configuration, and each purchase or attribution event is sent to it."));
 };
+
+// The paywall the reports credit a transaction to, and the one the SDK named where they differ.
+function paywallCredit(transaction, known) {
+  const name = (id) => known.flows[id.split(":").pop()] || id;
+  const credited = transaction.variation_id ? name(transaction.variation_id) : "unattributed";
+  if (!transaction.sdk_variation_id) return credited;
+  return el("span", {}, credited, el("br"), el("small", {}, "SDK named: " + name(transaction.sdk_variation_id)));
+}

@@ -9,11 +9,17 @@ public struct StoredTransaction: Sendable, Hashable {
   public var jws: String
   /// The variation whose flow sold it, when the SDK named one.
   public var variationId: String?
+  /// The variation the reports credit it to (read back from the store; nil: unattributed or
+  /// not yet stored). Differs from `variationId` when the credit went to the last flow shown,
+  /// or to the subscription's first transaction for a renewal.
+  public var creditedVariationId: String?
 
-  public init(payload: TransactionPayload, jws: String, variationId: String? = nil) {
+  public init(payload: TransactionPayload, jws: String, variationId: String? = nil, creditedVariationId: String? = nil)
+  {
     self.payload = payload
     self.jws = jws
     self.variationId = variationId
+    self.creditedVariationId = creditedVariationId
   }
 }
 

@@ -123,13 +123,16 @@ extension RelationalStore {
     try with { db in
       try db.query(
         """
-        SELECT payload, jws, variation_id FROM app_store_transactions WHERE app_id = ? AND original_transaction_id IN
+        SELECT payload, jws, variation_id, attr_variation FROM app_store_transactions WHERE app_id = ?
+        AND original_transaction_id IN
         (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?) ORDER BY signed_at DESC
         """, [.integer(appId), .integer(appId), .text(profileId)]
       ).map { row in
-        StoredTransaction(
+        let credited = try row.decode("attr_variation", as: String.self)
+        return StoredTransaction(
           payload: try WireCoding.decoder.decode(TransactionPayload.self, from: try row.decode("payload")),
-          jws: try row.decode("jws"), variationId: try row.decode("variation_id"))
+          jws: try row.decode("jws"), variationId: try row.decode("variation_id"),
+          creditedVariationId: credited.isEmpty ? nil : credited)
       }
     }
   }

@@ -54,10 +54,14 @@ struct ProfileActivityPayload: Codable, Sendable {
     var price: Double?
     var currency: String?
     var environment: String
+    /// The paywall the reports credit (nil: unattributed).
     var variationId: String?
+    /// The paywall the SDK named, only where it differs from the credited one.
+    var sdkVariationId: String?
 
     enum CodingKeys: String, CodingKey {
       case type, reason, price, currency, environment
+      case sdkVariationId = "sdk_variation_id"
       case transactionId = "transaction_id"
       case originalTransactionId = "original_transaction_id"
       case productId = "product_id"
@@ -102,7 +106,8 @@ extension ProfileActivityPayload {
           expiresAt: payload.expiresDate.map(Self.time(milliseconds:)),
           revokedAt: payload.revocationDate.map(Self.time(milliseconds:)),
           price: payload.price.map { Double($0) / 1000 }, currency: payload.currency,
-          environment: payload.environment, variationId: stored.variationId)
+          environment: payload.environment, variationId: stored.creditedVariationId,
+          sdkVariationId: stored.variationId == stored.creditedVariationId ? nil : stored.variationId)
       },
       events: activity.events)
   }
