@@ -4,17 +4,30 @@ public struct TransactionRequest: Codable, Sendable, Hashable {
   public var signedTransaction: String
   /// The variation whose flow offered the product, when the purchase came from a flow.
   public var variationId: String?
+  /// How the app came by it (`TransactionOrigin`); nil means a purchase.
+  public var origin: String?
 
   /// Creates a request.
-  public init(signedTransaction: String, variationId: String? = nil) {
+  public init(signedTransaction: String, variationId: String? = nil, origin: TransactionOrigin? = nil) {
     self.signedTransaction = signedTransaction
     self.variationId = variationId
+    self.origin = origin?.rawValue
   }
 
   enum CodingKeys: String, CodingKey {
+    case origin
     case signedTransaction = "signed_transaction"
     case variationId = "variation_id"
   }
+}
+
+/// How the app came by a transaction it hands to the server.
+public enum TransactionOrigin: String, Sendable, CaseIterable {
+  /// Bought now, or renewed: credited to the paywall the SDK names, else the last one shown.
+  case purchase
+  /// Already owned when the SDK first saw the store's entitlements (a subscriber from before
+  /// Tollgate): it counts for access and revenue from now on and is credited to no paywall.
+  case entitlement
 }
 
 /// `POST /v1/app-store/notifications/{app}`: what Apple posts (App Store Server Notifications V2).

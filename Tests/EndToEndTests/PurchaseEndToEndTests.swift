@@ -238,3 +238,52 @@ extension EndToEndTests {
     await quitApp()
   }
 }
+
+extension EndToEndTests {
+  @Test(
+    "a subscriber from before Tollgate counts from the first launch, credited to no paywall; later launches send only what is new"
+  )
+  func existingSubscriber() async throws {
+    let live = try LiveServer()
+    defer { live.stop() }
+    let store = FakeStoreKit(signer: live.signer)
+    let before = try store.makeTransaction(
+      productId: "pro_annual", token: nil, purchased: Date().addingTimeInterval(-100 * 86_400))
+    store.setEntitlements([before])
+    try await Adapty.activate(with: live.configuration(store: store))
+    // No restore tapped: the entitlement reaches the server at activation.
+    let unlocked = await Adapty.profileUpdates.first { $0.accessLevels["premium"]?.isActive == true }
+    let profileId = try #require(unlocked?.profileId)
+    await (try Facade.shared.runtime()).purchases.drained()
+    #expect(store.finished == [before.id])
+    let (_, activity) = try await live.admin("v1/admin/profiles/\(profileId)/activity")
+    let transactions = activity?.objectValue?["transactions"]?.arrayValue ?? []
+    #expect(transactions.count == 1)
+    #expect(transactions.first?.objectValue?["variation_id"] == nil, "a migrated subscription is no conversion")
+    await quitApp()
+
+    // The next launch lists the same entitlement: nothing is sent again.
+    let sent = try await transactionRequests(live)
+    try await Adapty.activate(with: live.configuration(store: store))
+    await (try Facade.shared.runtime()).purchases.drained()
+    #expect(try await transactionRequests(live) == sent)
+    await quitApp()
+
+    // A renewal made while the app was closed shows up among the entitlements: only it is sent.
+    let renewal = try store.makeTransaction(
+      productId: "pro_annual", token: nil, purchased: Date().addingTimeInterval(-86_400), original: before.id)
+    store.setEntitlements([renewal])
+    try await Adapty.activate(with: live.configuration(store: store))
+    await (try Facade.shared.runtime()).purchases.drained()
+    #expect(try await transactionRequests(live) == sent + 1)
+    #expect(store.finished == [before.id, renewal.id])
+    await quitApp()
+  }
+
+  /// How many transaction requests the server answered (its `/metrics`).
+  func transactionRequests(_ live: LiveServer) async throws -> Int {
+    try await live.metrics().split(separator: "\n").filter {
+      $0.hasPrefix("tollgate_http_requests_total") && $0.contains("/transactions")
+    }.reduce(0) { $0 + (Int($1.split(separator: " ").last ?? "") ?? 0) }
+  }
+}

@@ -9,6 +9,9 @@ struct PendingTransaction: Codable, Sendable, Hashable {
   var variationId: String?
   /// The profile it was bought for; nil: the current profile (renewals, restores).
   var profileId: String?
+  /// Already owned when this install first listed the store's entitlements (a subscriber from
+  /// before Tollgate): the server credits it to no paywall. nil: false (files of older versions).
+  var owned: Bool?
 }
 
 /// Products, purchases and restores. Every transaction goes to the server first and is
@@ -37,27 +40,62 @@ actor PurchaseManager {
     self.store = store
     self.clock = clock
     pending = store.read([PendingTransaction].self, from: StoredFile.transactions) ?? []
+    handedOver = store.read([String].self, from: StoredFile.handedOver) ?? []
   }
 
   /// Transactions waiting for the server.
   var pendingCount: Int { pending.count }
 
-  /// Listens to the store's transaction updates and resumes sends left by an earlier launch.
+  /// Listens to the store's transaction updates, resumes sends left by an earlier launch, and
+  /// hands over the entitlements the server has not had from this install.
   func start() {
     source?.startUpdates { [weak self] transaction in
       await self?.received(transaction)
     }
     startFlushing()
+    handingOver = Task { await self.handOverEntitlements() }
+  }
+
+  private var handingOver: Task<Void, Never>?
+
+  /// Transaction ids this install has handed to the server (kept to the latest 500): the
+  /// store's entitlements are compared with them at every launch, so an existing subscriber
+  /// counts from the first launch and later launches send nothing they sent before.
+  private var handedOver: [String]
+
+  /// The store's current entitlements not yet handed over, queued as owned before Tollgate
+  /// (credited to no paywall) and sent like any transaction: durably, retried across launches.
+  /// A store that cannot list them is tried again at the next launch.
+  func handOverEntitlements() async {
+    guard let source else { return }
+    let entitlements: [AdaptyStoreTransaction]
+    do {
+      entitlements = try await source.currentEntitlements()
+    } catch {
+      Log.warn("the App Store did not list current entitlements: \(error); trying again at the next launch")
+      return
+    }
+    let known = Set(handedOver).union(pending.map(\.transaction.id))
+    let new = entitlements.filter { !known.contains($0.id) }
+    guard !new.isEmpty else { return }
+    Log.info("handing \(new.count) existing entitlement(s) to the server")
+    for transaction in new { add(PendingTransaction(transaction: transaction, profileId: nil, owned: true)) }
+    startFlushing()
   }
 
   /// Stops retrying; what is pending stays on disk for the next launch.
   func stop() {
+    handingOver?.cancel()
+    handingOver = nil
     flushing?.cancel()
     flushing = nil
   }
 
-  /// Waits until the background sends end (tests).
-  func drained() async { await flushing?.value }
+  /// Waits until the entitlements are listed and the background sends end (tests).
+  func drained() async {
+    await handingOver?.value
+    await flushing?.value
+  }
 
   // MARK: Products
 
@@ -166,6 +204,8 @@ actor PurchaseManager {
       // Keep what the purchase knew (variation, profile) if the update arrives first.
       pending[index].variationId = pending[index].variationId ?? item.variationId
       pending[index].profileId = pending[index].profileId ?? item.profileId
+      // Listed as an entitlement while the purchase that made it was finishing: a purchase.
+      if item.owned != true { pending[index].owned = nil }
     } else {
       pending.append(item)
     }
@@ -178,13 +218,19 @@ actor PurchaseManager {
     guard pending.contains(where: { $0.transaction.id == id }) else { return }
     pending.removeAll { $0.transaction.id == id }
     store.write(pending, to: StoredFile.transactions)
+    if !handedOver.contains(id) {
+      handedOver = Array((handedOver + [id]).suffix(500))
+      store.write(handedOver, to: StoredFile.handedOver)
+    }
     await source?.finish(transactionId: id)
   }
 
   private func send(_ item: PendingTransaction) async throws(AdaptyError) -> AdaptyProfile {
     let profileId: String
     if let owner = item.profileId { profileId = owner } else { profileId = try await profiles.ensureCreated() }
-    let request = TransactionRequest(signedTransaction: item.transaction.jws, variationId: item.variationId)
+    let request = TransactionRequest(
+      signedTransaction: item.transaction.jws, variationId: item.variationId,
+      origin: item.owned == true ? .entitlement : nil)
     let payload: ProfilePayload
     do {
       payload = try await client.sendTransaction(profileId: profileId, request)

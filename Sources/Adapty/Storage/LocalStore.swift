@@ -47,4 +47,6 @@ enum StoredFile {
   static let events = "events.json"
   static let attribution = "attribution.json"
   static let transactions = "transactions.json"
+  /// Transaction ids this install handed to the server.
+  static let handedOver = "handed-over.json"
 }

@@ -264,3 +264,41 @@ extension PurchaseRouteTests {
     #expect(byId["1001"]?["sdk_variation_id"] == .string("settings_upgrade:default:standard"))
   }
 }
+
+extension PurchaseRouteTests {
+  @Test(
+    "an entitlement the user already had is credited to no paywall, even one shown minutes before; bad origins are 422")
+  func entitlementOrigin() async throws {
+    let harness = try await Harness()
+    defer { harness.server.stop() }
+    let server = harness.server
+    let id = try await server.createProfile()
+    _ = try await server.sdk(
+      "POST", "/v1/sdk/events",
+      json: #"""
+        {"events":[{"type":"flow_shown","event_id":"e1","profile_id":"\#(id)","placement_id":"onboarding","variation_id":"onboarding:default:standard"}]}
+        """#)
+    let owned = F.transaction("2000", original: "2000", purchased: 1.0 / 24, expires: 30, token: id)
+    let jws = try harness.sign(owned)
+    func post(_ body: String) async throws -> HTTPResult {
+      try await server.sdk("POST", "/v1/sdk/profiles/\(id)/transactions", json: body)
+    }
+    let unknown = try await post(#"{"signed_transaction":"\#(jws)","origin":"gift"}"#)
+    #expect(unknown.status == 422 && unknown.errorPaths == ["$.origin"])
+    let named = try await post(
+      #"{"signed_transaction":"\#(jws)","origin":"entitlement","variation_id":"onboarding:default:standard"}"#)
+    #expect(named.status == 422 && named.errorPaths == ["$.variation_id"])
+    let accepted = try await post(#"{"signed_transaction":"\#(jws)","origin":"entitlement"}"#)
+    #expect(accepted.status == 200)
+    #expect(try accepted.decode(ProfilePayload.self).accessLevels["premium"]?.isActive == true)
+
+    let activity = try await server.admin("GET", "/v1/admin/profiles/\(id)/activity")
+    let transaction = activity.json?.objectValue?["transactions"]?.arrayValue?.first?.objectValue
+    #expect(transaction?["transaction_id"] == .string("2000"))
+    #expect(transaction?["variation_id"] == nil)
+    let report = try await server.admin("GET", "/v1/admin/stats/placements/onboarding?from=2026-09-01&to=2026-09-30")
+    let variations = report.json?.objectValue?["audiences"]?.arrayValue?.first?.objectValue?["variations"]?.arrayValue
+    #expect(variations?.first?.objectValue?["purchasers"] == .int(0))
+    #expect(variations?.first?.objectValue?["paying_viewers"] == .int(0))
+  }
+}

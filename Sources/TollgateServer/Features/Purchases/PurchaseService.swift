@@ -36,6 +36,7 @@ final class PurchaseService: Sendable {
     if let variation = body.variationId, !(1...200).contains(variation.utf8.count) {
       throw DomainError.validation([.init(path: "$.variation_id", message: "a variation id is 1–200 bytes")])
     }
+    let origin = try Self.origin(body)
     let profile = try profiles.existing(appId: appId, id: profileId)
     let config = try appStoreConfig(appId: appId)
     let transaction = try verified { try verifier.transaction(body.signedTransaction, for: config.settings) }
@@ -43,13 +44,32 @@ final class PurchaseService: Sendable {
       appId: appId,
       AppStoreFacts(
         transactions: [
-          StoredTransaction(payload: transaction, jws: body.signedTransaction, variationId: body.variationId)
+          StoredTransaction(
+            payload: transaction, jws: body.signedTransaction, variationId: body.variationId,
+            owned: origin == .entitlement)
         ], claimant: profile.id, sharing: config.compiled.accessLevelSharing, webhooks: config.compiled.webhooks),
       at: time.now(),
       derive: profiles.derivation(config.compiled))
     profiles.changed(outcome.changed, appId)
     if !config.compiled.webhooks.isEmpty { webhooks.kick() }
     return outcome.claimant ?? profile
+  }
+
+  /// The request's origin (a purchase when absent); 422 at `$.origin` for another value, and at
+  /// `$.variation_id` when an entitlement names a paywall.
+  static func origin(_ body: TransactionRequest) throws(DomainError) -> TransactionOrigin {
+    guard let text = body.origin else { return .purchase }
+    guard let origin = TransactionOrigin(rawValue: text) else {
+      throw DomainError.validation([
+        .init(path: "$.origin", message: "one of \(TransactionOrigin.allCases.map(\.rawValue).joined(separator: ", "))")
+      ])
+    }
+    if origin == .entitlement, body.variationId != nil {
+      throw DomainError.validation([
+        .init(path: "$.variation_id", message: "a subscription the user already had was sold by no paywall")
+      ])
+    }
+    return origin
   }
 
   /// The app a notification URL names, else 404 `app_not_found`.

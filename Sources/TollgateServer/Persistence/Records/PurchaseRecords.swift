@@ -13,13 +13,18 @@ public struct StoredTransaction: Sendable, Hashable {
   /// not yet stored). Differs from `variationId` when the credit went to the last flow shown,
   /// or to the subscription's first transaction for a renewal.
   public var creditedVariationId: String?
+  /// Already owned before the app used Tollgate: credited to no paywall, even one shown lately.
+  public var owned: Bool
 
-  public init(payload: TransactionPayload, jws: String, variationId: String? = nil, creditedVariationId: String? = nil)
-  {
+  public init(
+    payload: TransactionPayload, jws: String, variationId: String? = nil, creditedVariationId: String? = nil,
+    owned: Bool = false
+  ) {
     self.payload = payload
     self.jws = jws
     self.variationId = variationId
     self.creditedVariationId = creditedVariationId
+    self.owned = owned
   }
 }
 

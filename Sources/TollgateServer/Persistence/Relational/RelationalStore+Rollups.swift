@@ -57,6 +57,8 @@ extension RelationalStore {
       return credited
     }
     guard let profileId else { return PurchaseAttribution() }
+    // A subscription the user had before: no paywall sold it.
+    guard !stored.owned else { return PurchaseAttribution(profileId: profileId) }
     let purchased = Double(payload.purchaseDate) / 1000
     if let row = try db.query(
       """
