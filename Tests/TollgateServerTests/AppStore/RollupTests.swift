@@ -29,6 +29,7 @@ struct RollupTests {
       case view(String, String, Double)
       case buy(String, TransactionPayload, String?)
       case notify(TransactionPayload)
+      case fail(String, Double, grace: Bool)
       case attribute(String, Int64, Int64?, Int64?)
       case report(String, Bool)
     }
@@ -63,6 +64,9 @@ struct RollupTests {
           String(transactionId + 1), original: original, purchased: day + 7, expires: day + 37, price: 9_990)
         renewal.currency = withCurrency.currency
         facts.append(Bool.random(using: &random) ? .notify(renewal) : .buy(profile, renewal, nil))
+      }
+      if Int.random(in: 0..<4, using: &random) == 0 {
+        facts.append(.fail(original, day + 6.5, grace: Bool.random(using: &random)))
       }
       if Int.random(in: 0..<4, using: &random) == 0 {
         var refunded = withCurrency
@@ -103,6 +107,15 @@ struct RollupTests {
             transactions: [StoredTransaction(payload: transaction, jws: "jws")],
             notification: StoredNotification(uuid: UUID().uuidString, fact: fact, payload: Data("{}".utf8), jws: "jws")),
           at: F.date(6), derive: derive)
+      case .fail(let original, let day, let grace):
+        let fact = NotificationFact(
+          type: "DID_FAIL_TO_RENEW", subtype: grace ? "GRACE_PERIOD" : nil, signedDate: F.milliseconds(day),
+          originalTransactionId: original)
+        _ = try store.recordAppStoreFacts(
+          appId: appId,
+          AppStoreFacts(
+            notification: StoredNotification(uuid: UUID().uuidString, fact: fact, payload: Data("{}".utf8), jws: "jws")),
+          at: F.date(6), derive: derive)
       case .attribute(let profile, let campaign, let adGroup, let keyword):
         let (job, _) = try store.enqueueAttribution(
           appId: appId, profileId: profile, token: "t-\(profile)", tokenHash: "h-\(profile)", at: F.date(0))
@@ -129,6 +142,9 @@ struct RollupTests {
     let live = try store.rollupSnapshot(appId: app.id)
     #expect(live.count > 50)
     #expect(live.contains { $0.hasPrefix("stats_payer_revenue ") } && live.contains { $0.hasPrefix("stats_payers ") })
+    #expect(
+      live.contains { $0.hasPrefix("stats_subscription_days ") }
+        && live.contains { $0.hasPrefix("stats_subscriptions ") })
     try store.rebuildRollups(appId: app.id)
     let rebuilt = try store.rollupSnapshot(appId: app.id)
     #expect(rebuilt == live)

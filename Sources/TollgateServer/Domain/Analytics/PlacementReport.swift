@@ -7,6 +7,15 @@ import TollgateAPI
 public struct ReportingSettings: Sendable, Hashable {
   public var currency: String
   public var rates: [String: Double]
+  /// `commission: small_business`: the App Store keeps 15 % of every sale; otherwise 30 %, and
+  /// 15 % of a subscription's sales after its subscriber's first paid year.
+  public var smallBusiness = false
+
+  public init(currency: String, rates: [String: Double], smallBusiness: Bool = false) {
+    self.currency = currency
+    self.rates = rates
+    self.smallBusiness = smallBusiness
+  }
 
   /// The rate for a currency (1 for the reporting currency itself); nil when unknown.
   func rate(_ code: String) -> Double? { code == currency ? 1 : rates[code] }

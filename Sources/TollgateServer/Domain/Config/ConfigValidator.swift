@@ -331,7 +331,19 @@ public enum ConfigValidator {
     /// `reporting`: one currency to convert revenue into, with the operator's own rates.
     mutating func reportingSettings(_ json: JSONValue) -> ReportingSettings? {
       let path = "$.reporting"
-      guard let object = object(json, at: path, required: ["currency"], optional: ["rates"]) else { return nil }
+      guard let object = object(json, at: path, required: ["currency"], optional: ["rates", "commission"]) else {
+        return nil
+      }
+      var smallBusiness = false
+      if let commission = object["commission"] {
+        switch commission.stringValue {
+        case "standard"?: smallBusiness = false
+        case "small_business"?: smallBusiness = true
+        default:
+          fail(
+            "\(path).commission", "standard (30 %, 15 % after a subscriber's first paid year) or small_business (15 %)")
+        }
+      }
       let pattern = "^[A-Z]{3}$"
       guard let currency = string(object["currency"], at: "\(path).currency") else { return nil }
       guard currency.range(of: pattern, options: .regularExpression) != nil else {
@@ -357,7 +369,7 @@ public enum ConfigValidator {
           rates[code] = rate
         }
       }
-      return ReportingSettings(currency: currency, rates: rates)
+      return ReportingSettings(currency: currency, rates: rates, smallBusiness: smallBusiness)
     }
 
     /// `app_store`: the bundle id and environments signed data must name.

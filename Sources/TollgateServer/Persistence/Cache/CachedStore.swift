@@ -240,6 +240,11 @@ public final class CachedStore: Store {
   {
     try database.appleAdsStats(appId: appId, days: days, by: grouping)
   }
+  public func subscriptionDays(appId: Int64, through: Int64, filters: SubscriptionFilters) throws
+    -> [SubscriptionDayTotals]
+  {
+    try database.subscriptionDays(appId: appId, through: through, filters: filters)
+  }
   public func rollupSnapshot(appId: Int64) throws -> [String] { try database.rollupSnapshot(appId: appId) }
   public func rebuildRollups(appId: Int64) throws { try database.rebuildRollups(appId: appId) }
 

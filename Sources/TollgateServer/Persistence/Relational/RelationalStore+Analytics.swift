@@ -108,6 +108,42 @@ extension RelationalStore {
     }
   }
 
+  public func subscriptionDays(appId: Int64, through: Int64, filters: SubscriptionFilters) throws
+    -> [SubscriptionDayTotals]
+  {
+    var conditions = ["app_id = ?", "environment = ?", "day <= ?"]
+    var values: [SQLValue] = [.integer(appId), .text(filters.environment), .integer(through)]
+    let texts: [(String, String?)] = [
+      ("product_id", filters.productId), ("storefront", filters.storefront), ("placement_id", filters.placementId),
+      ("audience_id", filters.audienceId), ("variation_id", filters.variationId),
+    ]
+    for case (let column, let value?) in texts {
+      conditions.append("\(column) = ?")
+      values.append(.text(value))
+    }
+    let numbers: [(String, Int64?)] = [
+      ("campaign_id", filters.campaignId), ("ad_group_id", filters.adGroupId), ("keyword_id", filters.keywordId),
+    ]
+    for case (let column, let value?) in numbers {
+      conditions.append("\(column) = ?")
+      values.append(.integer(value))
+    }
+    let columns = SubscriptionCounters.columns
+    return try with { db in
+      try db.query(
+        """
+        SELECT day, currency, \(columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
+        FROM stats_subscription_days WHERE \(conditions.joined(separator: " AND "))
+        GROUP BY day, currency ORDER BY day, currency
+        """, values
+      ).map { row in
+        SubscriptionDayTotals(
+          day: try row.decode("day"), currency: try row.decode("currency"),
+          counters: SubscriptionCounters(values: try columns.map { try row.decode($0) }))
+      }
+    }
+  }
+
   public func appleAdsStats(appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping) throws
     -> [AppleAdsCounts]
   {

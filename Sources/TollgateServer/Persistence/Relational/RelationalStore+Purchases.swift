@@ -40,6 +40,7 @@ extension RelationalStore {
         if let original = facts.notification?.fact.originalTransactionId, !originals.contains(original) {
           originals.append(original)
         }
+        for original in originals { try Self.rollSubscription(db, appId: appId, original: original) }
         // Facts kept unowned (a notification before the SDK's transaction) join a claimant
         // that bought under the same appAccountToken.
         if facts.claimant != nil {

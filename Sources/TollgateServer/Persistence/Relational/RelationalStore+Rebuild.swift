@@ -9,7 +9,8 @@ extension RelationalStore {
   static var rollupTables: [String] {
     [
       "stats_daily", "stats_revenue", "stats_viewers", "stats_purchasers", "stats_trials", "stats_aa_profiles",
-      "stats_apple_ads", "stats_apple_ads_revenue", "stats_payers", "stats_payer_revenue",
+      "stats_apple_ads", "stats_apple_ads_revenue", "stats_payers", "stats_payer_revenue", "stats_subscriptions",
+      "stats_subscription_days",
     ]
   }
 
@@ -42,7 +43,7 @@ extension RelationalStore {
   static var counterColumns: [String: Int] {
     [
       "stats_daily": 6, "stats_revenue": 3, "stats_apple_ads": 3, "stats_apple_ads_revenue": 1,
-      "stats_payer_revenue": 4,
+      "stats_payer_revenue": 4, "stats_subscription_days": SubscriptionCounters.columns.count,
     ]
   }
 
@@ -213,6 +214,8 @@ extension RelationalStore {
           db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
       }
     }
+    // After the Apple Ads profiles: a subscription is reported under its profile's campaign.
+    try rebuildSubscriptions(db, appId: appId)
   }
 }
 

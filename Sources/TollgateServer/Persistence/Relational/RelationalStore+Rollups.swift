@@ -319,6 +319,12 @@ extension RelationalStore {
       ])
     guard db.changes == 1 else { return }
     try bumpAppleAds(db, appId: appId, group, installs: 1, flowInTime: Int64(inTime), purchasers: Int64(purchaser))
+    // Its subscriptions are now reported under the campaign.
+    let originals = try db.query(
+      "SELECT DISTINCT original_transaction_id FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key)
+    for row in originals {
+      try rollSubscription(db, appId: appId, original: try row.decode("original_transaction_id"))
+    }
     for transaction in transactions {
       try bumpAppleAdsRevenue(
         db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)

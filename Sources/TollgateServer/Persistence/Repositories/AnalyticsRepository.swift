@@ -15,9 +15,36 @@ public protocol AnalyticsRepository: Sendable {
   /// Apple Ads counters over a range of install days, grouped as asked, from the rollups.
   func appleAdsStats(appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping) throws -> [AppleAdsCounts]
 
+  /// The filtered subscriptions' changes per day and currency, from the first day through
+  /// `through` (stocks such as active subscriptions are sums from the beginning).
+  func subscriptionDays(appId: Int64, through: Int64, filters: SubscriptionFilters) throws -> [SubscriptionDayTotals]
+
   /// Every rollup row of the app as text lines (rows that netted out to zero left out), sorted.
   func rollupSnapshot(appId: Int64) throws -> [String]
 
   /// Recomputes the app's rollups from raw rows, in one transaction.
   func rebuildRollups(appId: Int64) throws
+}
+
+/// Which subscriptions a subscription report counts (nil: all).
+public struct SubscriptionFilters: Sendable, Hashable {
+  /// `Production` or `Sandbox`.
+  public var environment = "Production"
+  public var productId: String?
+  public var storefront: String?
+  public var campaignId: Int64?
+  public var adGroupId: Int64?
+  public var keywordId: Int64?
+  public var placementId: String?
+  public var audienceId: String?
+  public var variationId: String?
+
+  public init() {}
+}
+
+/// One day's subscription changes in one currency, summed over the filtered subscriptions.
+public struct SubscriptionDayTotals: Sendable, Hashable {
+  public var day: Int64
+  public var currency: String
+  public var counters: SubscriptionCounters
 }

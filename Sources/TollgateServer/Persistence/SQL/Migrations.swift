@@ -25,6 +25,8 @@ enum Migrations {
     Migration(version: 5, name: "0005_webhooks", sql: sqliteTypes(webhooks)),
     Migration(version: 6, name: "0006_key_labels_config_history_audit_log", sql: sqliteTypes(keysAndAudit)),
     Migration(version: 7, name: "0007_payer_revenue", sql: sqliteTypes(payerRevenue), rebuildsRollups: true),
+    Migration(
+      version: 8, name: "0008_subscription_days", sql: sqliteTypes(subscriptionDays), rebuildsRollups: true),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -36,6 +38,8 @@ enum Migrations {
     Migration(version: 4, name: "0004_webhooks", sql: postgresTypes(webhooks)),
     Migration(version: 5, name: "0005_key_labels_config_history_audit_log", sql: postgresTypes(keysAndAudit)),
     Migration(version: 6, name: "0006_payer_revenue", sql: postgresTypes(payerRevenue), rebuildsRollups: true),
+    Migration(
+      version: 7, name: "0007_subscription_days", sql: postgresTypes(subscriptionDays), rebuildsRollups: true),
   ]
 
   static let sqliteInitial = """
@@ -409,6 +413,49 @@ enum Migrations {
       log_sum {INT} NOT NULL DEFAULT 0,
       log_squares {INT} NOT NULL DEFAULT 0,
       PRIMARY KEY (app_id, placement_id, audience_id, variation_id, day, currency)
+    );
+    """
+
+  /// Subscriptions by day: each subscription's derived changes, and their sums by day,
+  /// environment, product, currency, storefront, Apple Ads keyword and credited paywall.
+  static let subscriptionDays = """
+    CREATE TABLE stats_subscriptions (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      original_transaction_id TEXT NOT NULL,
+      dimensions TEXT NOT NULL,
+      changes TEXT NOT NULL,
+      PRIMARY KEY (app_id, original_transaction_id)
+    );
+    CREATE TABLE stats_subscription_days (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      environment TEXT NOT NULL,
+      day {INT} NOT NULL,
+      product_id TEXT NOT NULL,
+      currency TEXT NOT NULL,
+      storefront TEXT NOT NULL,
+      campaign_id {INT} NOT NULL,
+      ad_group_id {INT} NOT NULL,
+      keyword_id {INT} NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      active_delta {INT} NOT NULL DEFAULT 0,
+      trials_delta {INT} NOT NULL DEFAULT 0,
+      new_trials {INT} NOT NULL DEFAULT 0,
+      trial_conversions {INT} NOT NULL DEFAULT 0,
+      new_paid {INT} NOT NULL DEFAULT 0,
+      renewals {INT} NOT NULL DEFAULT 0,
+      expirations {INT} NOT NULL DEFAULT 0,
+      refunds {INT} NOT NULL DEFAULT 0,
+      billing_retries {INT} NOT NULL DEFAULT 0,
+      grace_periods {INT} NOT NULL DEFAULT 0,
+      gross {INT} NOT NULL DEFAULT 0,
+      refunded {INT} NOT NULL DEFAULT 0,
+      gross_after_first_year {INT} NOT NULL DEFAULT 0,
+      refunded_after_first_year {INT} NOT NULL DEFAULT 0,
+      mrr_delta {INT} NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, environment, day, product_id, currency, storefront, campaign_id, ad_group_id, keyword_id,
+        placement_id, audience_id, variation_id)
     );
     """
 

@@ -1,8 +1,8 @@
 import Foundation
 import TollgateAPI
 
-/// `GET /v1/admin/stats/placements/{placementId}`, `…/days`, `GET /v1/admin/stats/apple-ads`
-/// and `GET /v1/admin/overview`.
+/// `GET /v1/admin/stats/placements/{placementId}`, `…/days`, `GET /v1/admin/stats/apple-ads`,
+/// `GET /v1/admin/stats/subscriptions` and `GET /v1/admin/overview`.
 struct StatsController: Sendable {
   let auth: Authenticator
   let stats: StatsService
@@ -31,6 +31,13 @@ struct StatsController: Sendable {
       return .json(
         try stats.appleAdsReport(
           appId: appId, from: request.query["from"], to: request.query["to"], by: request.query["by"]))
+    }
+
+    router.add("GET", "/v1/admin/stats/subscriptions") { request in
+      let appId = try auth.appId(for: request, needs: .secretKey)
+      return .json(
+        try stats.subscriptionReport(
+          appId: appId, from: request.query["from"], to: request.query["to"], query: request.query))
     }
 
     router.add("GET", "/v1/admin/overview") { request in

@@ -1,0 +1,150 @@
+import Foundation
+
+/// One period (day, ISO week from Monday, or calendar month, clipped to the range) of the
+/// subscription report. Stocks (`active_*`, `mrr`, `arr`) are at the end of the period's last
+/// day; the rest are what happened in it. Money is in `SubscriptionReport.currency`.
+public struct SubscriptionPeriod: Codable, Sendable, Hashable {
+  public var start: String
+  public var end: String
+  /// Paid subscriptions active at the end of the period (trials not counted).
+  public var activeSubscriptions: Int64
+  public var activeTrials: Int64
+  public var newTrials: Int64
+  public var trialConversions: Int64
+  public var newPaidSubscriptions: Int64
+  public var renewals: Int64
+  /// Paid periods that ended by expiry without a renewal (refunds are counted apart).
+  public var expirations: Int64
+  /// Expirations / paid subscriptions active when the period began (nil when none were).
+  public var churnRate: Double?
+  public var billingRetries: Int64
+  public var gracePeriods: Int64
+  public var refunds: Int64
+  public var gross: Double?
+  public var refunded: Double?
+  /// Gross − refunded.
+  public var net: Double?
+  /// Net after the App Store's commission (taxes not deducted).
+  public var proceeds: Double?
+  /// Monthly recurring revenue of the active paid subscriptions.
+  public var mrr: Double?
+  /// 12 × MRR.
+  public var arr: Double?
+
+  enum CodingKeys: String, CodingKey {
+    case start, end, renewals, expirations, refunds, gross, refunded, net, proceeds, mrr, arr
+    case activeSubscriptions = "active_subscriptions"
+    case activeTrials = "active_trials"
+    case newTrials = "new_trials"
+    case trialConversions = "trial_conversions"
+    case newPaidSubscriptions = "new_paid_subscriptions"
+    case churnRate = "churn_rate"
+    case billingRetries = "billing_retries"
+    case gracePeriods = "grace_periods"
+  }
+}
+
+/// `GET /v1/admin/stats/subscriptions` and `tollgate report subscriptions`.
+public struct SubscriptionReport: Codable, Sendable, Hashable {
+  public var from: String
+  public var to: String
+  /// `day`, `week` or `month`.
+  public var by: String
+  public var environment: String
+  /// The currency of every amount (nil when payers paid in several and none is configured).
+  public var currency: String?
+  /// Currencies without a rate: their money is left out (their counts are in).
+  public var unconverted: [String]
+  public var periods: [SubscriptionPeriod]
+
+  /// The grouping of days into periods.
+  public enum Grouping: String, Sendable, CaseIterable {
+    case day, week, month
+  }
+
+  /// Builds the report from the days' totals (every day through `days.upperBound`).
+  public static func build(
+    days: ClosedRange<Int64>, by grouping: Grouping, environment: String, totals: [SubscriptionDayTotals],
+    reporting: ReportingSettings?
+  ) -> SubscriptionReport {
+    let currencies = Set(totals.map(\.currency))
+    let currency = reporting?.currency ?? (currencies.count == 1 ? currencies.first : nil)
+    func rate(_ code: String) -> Double? {
+      guard let currency else { return nil }
+      return code == currency ? 1 : reporting?.rates[code]
+    }
+    let unconverted = currencies.filter { rate($0) == nil }.sorted()
+    // Money per day in the report's currency (milliunits → units), counts as they are.
+    var byDay: [Int64: (counts: SubscriptionCounters, money: [Double])] = [:]
+    for total in totals {
+      var entry = byDay[total.day] ?? (SubscriptionCounters(), Array(repeating: 0, count: 6))
+      entry.counts = entry.counts + total.counters
+      if let rate = rate(total.currency) {
+        let c = total.counters
+        let amounts = [c.gross, c.refunded, c.grossAfterFirstYear, c.refundedAfterFirstYear, c.mrr, 0]
+        for index in 0..<5 { entry.money[index] += Double(amounts[index]) / 1000 * rate }
+      }
+      byDay[total.day] = entry
+    }
+    let firstRate = reporting?.smallBusiness == true ? 0.15 : 0.30
+    // Stocks before the range.
+    var active: Int64 = 0
+    var trials: Int64 = 0
+    var mrr = 0.0
+    for (day, entry) in byDay where day < days.lowerBound {
+      active += entry.counts.active
+      trials += entry.counts.trials
+      mrr += entry.money[4]
+    }
+    var periods: [SubscriptionPeriod] = []
+    var day = days.lowerBound
+    while day <= days.upperBound {
+      let end = min(periodEnd(day, grouping), days.upperBound)
+      let activeAtStart = active
+      var flows = SubscriptionCounters()
+      var money = [Double](repeating: 0, count: 6)
+      for current in day...end {
+        guard let entry = byDay[current] else { continue }
+        flows = flows + entry.counts
+        for index in 0..<5 { money[index] += entry.money[index] }
+      }
+      active += flows.active
+      trials += flows.trials
+      mrr += money[4]
+      let net = money[0] - money[1]
+      let afterFirstYear = money[2] - money[3]
+      let priced = currency != nil
+      periods.append(
+        SubscriptionPeriod(
+          start: PlacementReport.isoDay(day), end: PlacementReport.isoDay(end), activeSubscriptions: active,
+          activeTrials: trials, newTrials: flows.newTrials, trialConversions: flows.trialConversions,
+          newPaidSubscriptions: flows.newPaid, renewals: flows.renewals, expirations: flows.expirations,
+          churnRate: activeAtStart > 0 ? Double(flows.expirations) / Double(activeAtStart) : nil,
+          billingRetries: flows.billingRetries, gracePeriods: flows.gracePeriods, refunds: flows.refunds,
+          gross: priced ? money[0] : nil, refunded: priced ? money[1] : nil, net: priced ? net : nil,
+          proceeds: priced ? (net - afterFirstYear) * (1 - firstRate) + afterFirstYear * 0.85 : nil,
+          mrr: priced ? mrr : nil, arr: priced ? mrr * 12 : nil))
+      day = end + 1
+    }
+    return SubscriptionReport(
+      from: PlacementReport.isoDay(days.lowerBound), to: PlacementReport.isoDay(days.upperBound),
+      by: grouping.rawValue, environment: environment, currency: currency, unconverted: unconverted,
+      periods: periods)
+  }
+
+  /// The last day of the period holding `day` (weeks start on Monday; day 0 was a Thursday).
+  static func periodEnd(_ day: Int64, _ grouping: Grouping) -> Int64 {
+    switch grouping {
+    case .day: return day
+    case .week:
+      let weekday = ((day + 3) % 7 + 7) % 7  // 0 = Monday
+      return day + (6 - weekday)
+    case .month:
+      var calendar = Calendar(identifier: .gregorian)
+      calendar.timeZone = TimeZone(identifier: "UTC")!
+      let date = StatsDay.date(day)
+      let next = calendar.date(byAdding: .month, value: 1, to: calendar.dateInterval(of: .month, for: date)!.start)!
+      return StatsDay.of(next) - 1
+    }
+  }
+}

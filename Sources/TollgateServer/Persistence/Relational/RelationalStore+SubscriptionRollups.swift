@@ -1,0 +1,163 @@
+import Foundation
+import TollgateAPI
+
+/// The subscription rollup: per day, environment, product, currency and the subscription's
+/// dimensions (storefront, Apple Ads campaign, ad group and keyword, credited paywall), the
+/// changes `SubscriptionTimeline` derives. Each subscription's current contribution is kept
+/// (`stats_subscriptions`), so when one of its transactions or notifications arrives — or its
+/// profile's Apple Ads attribution — the old contribution is taken out and the new one put in:
+/// arrival order never changes the figures, and a rebuild from raw rows must agree exactly.
+extension RelationalStore {
+  /// Recomputes one subscription's contribution and applies the difference.
+  static func rollSubscription(_ db: any SQLConnection, appId: Int64, original: String) throws {
+    let (dimensions, changes) = try subscriptionFacts(db, appId: appId, original: original)
+    let key: [SQLValue] = [.integer(appId), .text(original)]
+    let stored = try db.query(
+      "SELECT dimensions, changes FROM stats_subscriptions WHERE app_id = ? AND original_transaction_id = ?", key
+    ).first
+    if let stored {
+      let before = try WireCoding.decoder.decode(
+        SubscriptionDimensions.self, from: Data(try stored.decode("dimensions", as: String.self).utf8))
+      let entries = try WireCoding.decoder.decode(
+        [SubscriptionChange].self, from: Data(try stored.decode("changes", as: String.self).utf8))
+      guard before != dimensions || entries != SubscriptionChange.list(changes) else { return }
+      for entry in entries {
+        try bumpSubscriptionDay(db, appId: appId, before, entry.where, -SubscriptionCounters(values: entry.counters))
+      }
+    } else if changes.isEmpty {
+      return
+    }
+    for (where_, counters) in changes {
+      try bumpSubscriptionDay(db, appId: appId, dimensions, where_, counters)
+    }
+    try db.query(
+      """
+      INSERT INTO stats_subscriptions (app_id, original_transaction_id, dimensions, changes) VALUES (?, ?, ?, ?)
+      ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET dimensions = excluded.dimensions,
+      changes = excluded.changes
+      """, key + [json(dimensions), json(SubscriptionChange.list(changes))])
+  }
+
+  /// A subscription's dimensions and changes from its stored transactions and notifications.
+  static func subscriptionFacts(_ db: any SQLConnection, appId: Int64, original: String) throws
+    -> (SubscriptionDimensions, [SubscriptionDay: SubscriptionCounters])
+  {
+    let key: [SQLValue] = [.integer(appId), .text(original)]
+    let rows = try db.query(
+      """
+      SELECT payload, attr_placement, attr_audience, attr_variation, attr_profile FROM app_store_transactions
+      WHERE app_id = ? AND original_transaction_id = ?
+      """, key)
+    var transactions: [(TransactionPayload, VariationKey, String?)] = []
+    for row in rows {
+      transactions.append(
+        (
+          try WireCoding.decoder.decode(TransactionPayload.self, from: try row.decode("payload")),
+          VariationKey(
+            placement: try row.decode("attr_placement"), audience: try row.decode("attr_audience"),
+            variation: try row.decode("attr_variation")), try row.decode("attr_profile")
+        ))
+    }
+    let failures = try db.query(
+      """
+      SELECT signed_at, subtype FROM app_store_notifications
+      WHERE app_id = ? AND original_transaction_id = ? AND notification_type = 'DID_FAIL_TO_RENEW'
+      """, key
+    ).map { row in
+      (
+        day: StatsDay.of(Date(timeIntervalSince1970: try row.decode("signed_at"))),
+        grace: try row.decode("subtype", as: String?.self) == "GRACE_PERIOD"
+      )
+    }
+    let first = transactions.min { ($0.0.purchaseDate, $0.0.transactionId) < ($1.0.purchaseDate, $1.0.transactionId) }
+    var dimensions = SubscriptionDimensions(
+      storefront: first?.0.storefront ?? "", placementId: first?.1.placement ?? "",
+      audienceId: first?.1.audience ?? "", variationId: first?.1.variation ?? "")
+    if let profile = first?.2,
+      let row = try db.query(
+        "SELECT campaign_id, ad_group_id, keyword_id FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
+        [.integer(appId), .text(profile)]
+      ).first
+    {
+      dimensions.campaignId = try row.decode("campaign_id")
+      dimensions.adGroupId = try row.decode("ad_group_id")
+      dimensions.keywordId = try row.decode("keyword_id")
+    }
+    return (dimensions, SubscriptionTimeline.changes(transactions.map(\.0), failures: failures))
+  }
+
+  static func bumpSubscriptionDay(
+    _ db: any SQLConnection, appId: Int64, _ dimensions: SubscriptionDimensions, _ where_: SubscriptionDay,
+    _ counters: SubscriptionCounters
+  ) throws {
+    guard !counters.isZero else { return }
+    let columns = SubscriptionCounters.columns
+    try db.query(
+      """
+      INSERT INTO stats_subscription_days (app_id, environment, day, product_id, currency, storefront, campaign_id,
+      ad_group_id, keyword_id, placement_id, audience_id, variation_id, \(columns.joined(separator: ", ")))
+      VALUES (\(Array(repeating: "?", count: 12 + columns.count).joined(separator: ", ")))
+      ON CONFLICT (app_id, environment, day, product_id, currency, storefront, campaign_id, ad_group_id, keyword_id,
+      placement_id, audience_id, variation_id) DO UPDATE SET
+      \(columns.map { "\($0) = stats_subscription_days.\($0) + excluded.\($0)" }.joined(separator: ", "))
+      """,
+      [
+        .integer(appId), .text(where_.environment), .integer(where_.day), .text(where_.product),
+        .text(where_.currency), .text(dimensions.storefront), .integer(dimensions.campaignId),
+        .integer(dimensions.adGroupId), .integer(dimensions.keywordId), .text(dimensions.placementId),
+        .text(dimensions.audienceId), .text(dimensions.variationId),
+      ] + counters.values.map(SQLValue.integer))
+  }
+
+  /// Every subscription's contribution, recomputed from raw rows (the rebuild).
+  static func rebuildSubscriptions(_ db: any SQLConnection, appId: Int64) throws {
+    let originals = try db.query(
+      "SELECT DISTINCT original_transaction_id FROM app_store_transactions WHERE app_id = ?", [.integer(appId)]
+    ).map { try $0.decode("original_transaction_id", as: String.self) }
+    var totals: [SubscriptionRow: SubscriptionCounters] = [:]
+    for original in originals {
+      let (dimensions, changes) = try subscriptionFacts(db, appId: appId, original: original)
+      guard !changes.isEmpty else { continue }
+      for (where_, counters) in changes {
+        totals[SubscriptionRow(dimensions: dimensions, where_: where_), default: SubscriptionCounters()] =
+          totals[SubscriptionRow(dimensions: dimensions, where_: where_), default: SubscriptionCounters()] + counters
+      }
+      try db.query(
+        "INSERT INTO stats_subscriptions (app_id, original_transaction_id, dimensions, changes) VALUES (?, ?, ?, ?)",
+        [
+          .integer(appId), .text(original), json(dimensions), json(SubscriptionChange.list(changes)),
+        ])
+    }
+    for (row, counters) in totals {
+      try bumpSubscriptionDay(db, appId: appId, row.dimensions, row.where_, counters)
+    }
+  }
+}
+
+/// What a subscription is reported by, besides the day, product, currency and environment of
+/// each change: its storefront, its profile's Apple Ads campaign, ad group and keyword (0:
+/// organic or unknown), and the paywall its first transaction is credited to.
+struct SubscriptionDimensions: Codable, Hashable {
+  var storefront: String
+  var campaignId: Int64 = 0
+  var adGroupId: Int64 = 0
+  var keywordId: Int64 = 0
+  var placementId: String
+  var audienceId: String
+  var variationId: String
+}
+
+/// One stored change of a subscription (sorted, so the stored text is the same however made).
+struct SubscriptionChange: Codable, Hashable {
+  var `where`: SubscriptionDay
+  var counters: [Int64]
+
+  static func list(_ changes: [SubscriptionDay: SubscriptionCounters]) -> [SubscriptionChange] {
+    changes.sorted { $0.key < $1.key }.map { SubscriptionChange(where: $0.key, counters: $0.value.values) }
+  }
+}
+
+private struct SubscriptionRow: Hashable {
+  var dimensions: SubscriptionDimensions
+  var where_: SubscriptionDay
+}
