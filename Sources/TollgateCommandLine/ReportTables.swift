@@ -60,6 +60,36 @@ public enum ReportTables {
     return rows
   }
 
+  public static func subscriptionRows(_ report: SubscriptionReport) -> [[String]] {
+    var rows = [
+      [
+        "period", "active", "trials", "new trials", "trial→paid", "new paid", "renewals", "expirations", "churn",
+        "billing retry", "grace", "refunds", "gross", "refunded", "net", "proceeds", "MRR",
+      ]
+    ]
+    for period in report.periods {
+      rows.append(
+        [
+          period.start == period.end ? period.start : "\(period.start) … \(period.end)",
+          String(period.activeSubscriptions), String(period.activeTrials), String(period.newTrials),
+          String(period.trialConversions), String(period.newPaidSubscriptions), String(period.renewals),
+          String(period.expirations), percent(period.churnRate), String(period.billingRetries),
+          String(period.gracePeriods), String(period.refunds),
+        ] + [period.gross, period.refunded, period.net, period.proceeds, period.mrr].map { $0.map(amount) ?? "" })
+    }
+    return rows
+  }
+
+  public static func subscriptionTable(_ report: SubscriptionReport) -> String {
+    var title = "Subscriptions (\(report.environment)), \(report.from) … \(report.to), by \(report.by)"
+    if let currency = report.currency { title += " (money in \(currency))" }
+    var text = grid(subscriptionRows(report), title: title)
+    if !report.unconverted.isEmpty {
+      text += "\nleft out of the money (no rate): \(report.unconverted.joined(separator: ", "))"
+    }
+    return text
+  }
+
   private static func verdict(_ status: String?) -> String {
     switch status {
     case "not_enough_data"?: return "not enough data"

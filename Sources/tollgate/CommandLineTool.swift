@@ -66,6 +66,11 @@ enum CommandLineTool {
                                   and variation (UTC days YYYY-MM-DD; default the last 30 days)
       report apple-ads --app NAME [--by campaign|ad_group|keyword] [--from DAY] [--to DAY] [--format …]
                                   installs, first-launch targeting, purchasers and revenue
+      report subscriptions --app NAME [--by day|week|month] [--environment production|sandbox]
+            [--product-id ID] [--storefront USA] [--campaign-id N] [--ad-group-id N] [--keyword-id N]
+            [--placement-id ID] [--audience-id ID] [--variation-id ID] [--from DAY] [--to DAY] [--format …]
+                                  active subscriptions and trials, conversions, renewals, churn,
+                                  refunds, revenue, proceeds and MRR per period
       rollups rebuild --app NAME  recompute the report figures from raw rows and say whether the
                                   live figures agreed
 
@@ -96,6 +101,7 @@ enum CommandLineTool {
       case ["export-fallback"]: try exportFallback(&options)
       case ["report", "placement"]: try Reports.placement(&options)
       case ["report", "apple-ads"]: try Reports.appleAds(&options)
+      case ["report", "subscriptions"]: try Reports.subscriptions(&options)
       case ["rollups", "rebuild"]: try Reports.rebuild(&options)
       default: return false
       }

@@ -2,7 +2,7 @@ import Foundation
 import TollgateCommandLine
 import TollgateServer
 
-/// `tollgate report placement|apple-ads` and `tollgate rollups rebuild`.
+/// `tollgate report placement|apple-ads|subscriptions` and `tollgate rollups rebuild`.
 enum Reports {
   enum Format: String { case table, json, csv }
 
@@ -45,6 +45,43 @@ enum Reports {
         ReportTables.appleAdsRows(report).map { $0.map(ReportTables.csvField).joined(separator: ",") }.joined(
           separator: "\n"))
     case .table: print(ReportTables.appleAdsTable(report))
+    }
+  }
+
+  /// `report subscriptions`: the same figures as `GET /v1/admin/stats/subscriptions`.
+  static func subscriptions(_ options: inout Options) throws {
+    var parameters: [String: String] = [:]
+    for name in [
+      "by", "environment", "product-id", "storefront", "campaign-id", "ad-group-id", "keyword-id", "placement-id",
+      "audience-id", "variation-id",
+    ] {
+      if let value = options.value("--\(name)", env: nil) {
+        parameters[name.replacingOccurrences(of: "-", with: "_")] = value
+      }
+    }
+    let (grouping, filters): (SubscriptionReport.Grouping, SubscriptionFilters)
+    do {
+      (grouping, filters) = try SubscriptionReport.request(parameters)
+    } catch {
+      // The message names the parameter as the HTTP route spells it; the option uses hyphens.
+      throw Failure(error.message.replacingOccurrences(of: "_", with: "-"))
+    }
+    let (store, app, days, format) = try open(&options)
+    defer { store.close() }
+    let config = try store.currentConfig(appId: app.id).map {
+      try ConfigValidator.compile($0.document, revision: $0.revision)
+    }
+    let report = SubscriptionReport.build(
+      days: days, by: grouping, environment: filters.environment,
+      totals: try store.subscriptionDays(appId: app.id, through: days.upperBound, filters: filters),
+      reporting: config?.reporting)
+    switch format {
+    case .json: print(ReportTables.json(report))
+    case .csv:
+      print(
+        ReportTables.subscriptionRows(report).map { $0.map(ReportTables.csvField).joined(separator: ",") }.joined(
+          separator: "\n"))
+    case .table: print(ReportTables.subscriptionTable(report))
     }
   }
 

@@ -195,7 +195,8 @@ struct CommandLineTests {
     #expect(printed.contains("secret key (admin): tg_sec_"))
   }
 
-  @Test("report placement prints the rollups as a table, JSON or CSV; rollups rebuild agrees with them")
+  @Test(
+    "report placement and subscriptions print the rollups as a table, JSON or CSV; rollups rebuild agrees with them")
   func reports() throws {
     let database = temporaryDirectory().appendingPathComponent("report.sqlite").path
     let cli = CLI(database: database)
@@ -235,5 +236,14 @@ struct CommandLineTests {
     #expect(try cli.run(["report", "placement", "nope", "--app", "shop"]).status == 1)
     #expect(try cli.run(["report", "placement", "onboarding", "--app", "shop", "--from", "29-11-2026"]).status == 1)
     #expect(try cli.run(["report", "apple-ads", "--app", "shop", "--by", "country"]).status == 2)
+
+    let subscriptions = try cli.run(["report", "subscriptions", "--app", "shop", "--by", "week", "--format", "json"])
+    #expect(subscriptions.status == 0, "\(subscriptions.stderr)")
+    let weekly = try JSONDecoder().decode(SubscriptionReport.self, from: Data(subscriptions.stdout.utf8))
+    #expect(weekly.by == "week" && weekly.environment == "Production" && !weekly.periods.isEmpty)
+    let sandbox = try cli.run(["report", "subscriptions", "--app", "shop", "--environment", "sandbox"])
+    #expect(sandbox.status == 0 && sandbox.stdout.hasPrefix("Subscriptions (Sandbox)"))
+    let refused = try cli.run(["report", "subscriptions", "--app", "shop", "--campaign-id", "x"])
+    #expect(refused.status == 2 && refused.stderr.contains("campaign-id is a number"))
   }
 }

@@ -66,3 +66,26 @@ public struct AppleAdsCounts: Sendable, Hashable {
     self.keywordId = keywordId
   }
 }
+
+/// Which subscriptions a subscription report counts (nil: all).
+public struct SubscriptionFilters: Sendable, Hashable {
+  /// `Production` or `Sandbox`.
+  public var environment = "Production"
+  public var productId: String?
+  public var storefront: String?
+  public var campaignId: Int64?
+  public var adGroupId: Int64?
+  public var keywordId: Int64?
+  public var placementId: String?
+  public var audienceId: String?
+  public var variationId: String?
+
+  public init() {}
+}
+
+/// One day's subscription changes in one currency, summed over the filtered subscriptions.
+public struct SubscriptionDayTotals: Sendable, Hashable {
+  public var day: Int64
+  public var currency: String
+  public var counters: SubscriptionCounters
+}

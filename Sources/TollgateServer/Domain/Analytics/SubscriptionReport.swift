@@ -62,6 +62,42 @@ public struct SubscriptionReport: Codable, Sendable, Hashable {
     case day, week, month
   }
 
+  /// The grouping and filters a request names (`by`, `environment`, `product_id`, `storefront`,
+  /// `campaign_id`, `ad_group_id`, `keyword_id`, `placement_id`, `audience_id`, `variation_id`);
+  /// `bad_parameter` for a value outside its set, an empty text or a negative or non-numeric id.
+  public static func request(_ parameters: [String: String]) throws(DomainError) -> (Grouping, SubscriptionFilters) {
+    guard let grouping = Grouping(rawValue: parameters["by"] ?? "day") else {
+      throw DomainError(.badParameter, "by is day, week or month.")
+    }
+    var filters = SubscriptionFilters()
+    switch parameters["environment"] ?? "production" {
+    case "production": filters.environment = "Production"
+    case "sandbox": filters.environment = "Sandbox"
+    default: throw DomainError(.badParameter, "environment is production or sandbox.")
+    }
+    func text(_ name: String) throws(DomainError) -> String? {
+      guard let value = parameters[name] else { return nil }
+      guard !value.isEmpty else { throw DomainError(.badParameter, "\(name) must not be empty.") }
+      return value
+    }
+    func number(_ name: String) throws(DomainError) -> Int64? {
+      guard let value = parameters[name] else { return nil }
+      guard let number = Int64(value), number >= 0 else {
+        throw DomainError(.badParameter, "\(name) is a number (0: organic).")
+      }
+      return number
+    }
+    filters.productId = try text("product_id")
+    filters.storefront = try text("storefront")
+    filters.placementId = try text("placement_id")
+    filters.audienceId = try text("audience_id")
+    filters.variationId = try text("variation_id")
+    filters.campaignId = try number("campaign_id")
+    filters.adGroupId = try number("ad_group_id")
+    filters.keywordId = try number("keyword_id")
+    return (grouping, filters)
+  }
+
   /// Builds the report from the days' totals (every day through `days.upperBound`).
   public static func build(
     days: ClosedRange<Int64>, by grouping: Grouping, environment: String, totals: [SubscriptionDayTotals],

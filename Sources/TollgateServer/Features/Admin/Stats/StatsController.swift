@@ -37,7 +37,7 @@ struct StatsController: Sendable {
       let appId = try auth.appId(for: request, needs: .secretKey)
       return .json(
         try stats.subscriptionReport(
-          appId: appId, from: request.query["from"], to: request.query["to"], query: request.query))
+          appId: appId, from: request.query["from"], to: request.query["to"], parameters: request.query))
     }
 
     router.add("GET", "/v1/admin/overview") { request in

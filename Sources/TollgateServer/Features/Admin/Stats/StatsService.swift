@@ -161,40 +161,13 @@ struct OverviewPayload: Encodable, Sendable {
 
 extension StatsService {
   /// Subscriptions over UTC days `from`…`to` (default the last 30) by day, week or month,
-  /// Production unless `environment` is `sandbox`, narrowed by the filters.
-  func subscriptionReport(appId: Int64, from: String?, to: String?, query: [String: String]) throws
+  /// Production unless `environment` is `sandbox`, narrowed by the filters
+  /// (`SubscriptionReport.request`).
+  func subscriptionReport(appId: Int64, from: String?, to: String?, parameters: [String: String]) throws
     -> SubscriptionReport
   {
     let days = try ReportRange.days(from: from, to: to, now: time.now())
-    guard let grouping = SubscriptionReport.Grouping(rawValue: query["by"] ?? "day") else {
-      throw DomainError(.badParameter, "by is day, week or month.")
-    }
-    var filters = SubscriptionFilters()
-    switch query["environment"] ?? "production" {
-    case "production": filters.environment = "Production"
-    case "sandbox": filters.environment = "Sandbox"
-    default: throw DomainError(.badParameter, "environment is production or sandbox.")
-    }
-    func text(_ name: String) throws -> String? {
-      guard let value = query[name] else { return nil }
-      guard !value.isEmpty else { throw DomainError(.badParameter, "\(name) must not be empty.") }
-      return value
-    }
-    func number(_ name: String) throws -> Int64? {
-      guard let value = query[name] else { return nil }
-      guard let number = Int64(value), number >= 0 else {
-        throw DomainError(.badParameter, "\(name) is a number (0: organic).")
-      }
-      return number
-    }
-    filters.productId = try text("product_id")
-    filters.storefront = try text("storefront")
-    filters.placementId = try text("placement_id")
-    filters.audienceId = try text("audience_id")
-    filters.variationId = try text("variation_id")
-    filters.campaignId = try number("campaign_id")
-    filters.adGroupId = try number("ad_group_id")
-    filters.keywordId = try number("keyword_id")
+    let (grouping, filters) = try SubscriptionReport.request(parameters)
     let totals = try store.subscriptionDays(appId: appId, through: days.upperBound, filters: filters)
     return SubscriptionReport.build(
       days: days, by: grouping, environment: filters.environment, totals: totals,
