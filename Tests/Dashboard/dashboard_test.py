@@ -11,6 +11,7 @@ An app with the sample configuration and no traffic shows every page's empty sta
 Usage: dashboard_test.py BASE_URL SECRET_KEY PUBLIC_KEY SAMPLE_SECRET_KEY SCREENSHOTS
 """
 import copy
+import datetime
 import json
 import os
 import sys
@@ -272,6 +273,26 @@ try:
         if by == "campaign":
             shoot("apple-ads")
 
+    # Subscriptions: the demo's purchases are signed for the Sandbox store.
+    open_page("Subscriptions", "Subscriptions")
+    Select(driver.find_element(By.ID, "subscriptions-environment")).select_by_value("sandbox")
+    wait.until(lambda d: d.find_elements(By.ID, "subscriptions-table"))
+    settle("Subscriptions")
+    days_ago = lambda n: (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=n)).strftime("%Y-%m-%d")
+    api_report = admin("GET", f"/v1/admin/stats/subscriptions?environment=sandbox&by=week&from={days_ago(89)}&to={days_ago(0)}")[1]
+    rows = cells(driver.find_element(By.ID, "subscriptions-table"))
+    check(len(rows) == len(api_report["periods"]) > 0, f"subscriptions: one row per week ({len(rows)})")
+    last, shown = api_report["periods"][-1], rows[-1]
+    check(api_report["periods"][-1]["active_subscriptions"] > 0, "the demo's subscriptions are active")
+    check(shown[1] == intl("count", last["active_subscriptions"]) and shown[2] == intl("count", last["active_trials"])
+          and shown[16] == intl("money", last["mrr"], api_report["currency"]),
+          f"subscriptions: the last week's actives, trials and MRR as the API says: {shown}")
+    check(sum(p["new_paid_subscriptions"] for p in api_report["periods"]) == sum(int(r[5].replace(",", "")) for r in rows),
+          "subscriptions: new paid subscriptions add up")
+    wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 1)
+    check(driver.find_element(By.ID, "subscriptions-csv").is_displayed(), "a CSV download is offered")
+    shoot("subscriptions")
+
     # Configuration: mistakes are listed at their paths and nothing is applied; the fix is served.
     open_page("Configuration", "Configuration")
     before = admin("GET", "/v1/admin/app")[1]["revision"]
@@ -454,8 +475,8 @@ try:
           f"a new app's overview shows zeros: {shown.get('Revenue today')}, {shown.get('Tokens received')}")
     check(bool(driver.find_elements(By.CSS_SELECTOR, "#view .empty")), "and says where tokens come from")
     shoot("empty-overview")
-    for link, title in [("Placements", "Placements"), ("Experiments", "Experiments"), ("Apple Ads", "Apple Ads"),
-                        ("Profiles", "Profiles"), ("Webhooks", "Webhooks")]:
+    for link, title in [("Placements", "Placements"), ("Experiments", "Experiments"), ("Subscriptions", "Subscriptions"),
+                        ("Apple Ads", "Apple Ads"), ("Profiles", "Profiles"), ("Webhooks", "Webhooks")]:
         open_page(link, title)
         check(not driver.find_elements(By.CSS_SELECTOR, "#view .error"), f"empty {link}: no error")
         if link != "Placements":

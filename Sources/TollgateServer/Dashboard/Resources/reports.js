@@ -255,3 +255,90 @@ pages["apple-ads"] = async (view) => {
       ? table("Apple Ads " + report.by, columns, rows, { id: "apple-ads-table" })
       : empty("No attributed installs in the last 30 days. They appear once the SDK sends an install's AdServices token and Apple attributes it to a campaign."));
 };
+
+// Subscriptions over time: what `GET /v1/admin/stats/subscriptions` answers, as a chart, a
+// table and a CSV download, with its grouping, environment and product filter.
+const subscriptionState = { days: 90, by: "week", environment: "production", product: "" };
+forgetOnSignIn.push(() => Object.assign(subscriptionState, { days: 90, by: "week", environment: "production", product: "" }));
+
+const subscriptionColumns = [
+  ["start", "Period", null], ["active_subscriptions", "Active", "count"], ["active_trials", "Trials", "count"],
+  ["new_trials", "New trials", "count"], ["trial_conversions", "Trial → paid", "count"],
+  ["new_paid_subscriptions", "New paid", "count"], ["renewals", "Renewals", "count"],
+  ["expirations", "Expirations", "count"], ["churn_rate", "Churn", "share"], ["billing_retries", "Billing retry", "count"],
+  ["grace_periods", "Grace", "count"], ["refunds", "Refunds", "count"], ["gross", "Gross", "money"],
+  ["refunded", "Refunded", "money"], ["net", "Net", "money"], ["proceeds", "Proceeds", "money"], ["mrr", "MRR", "money"],
+];
+
+pages.subscriptions = async (view) => {
+  const known = await names();
+  const products = [...new Set((known.document.flows || []).flatMap((flow) => flow.products || []))].sort();
+  const query = new URLSearchParams({ from: isoDaysAgo(subscriptionState.days - 1), to: isoDaysAgo(0),
+    by: subscriptionState.by, environment: subscriptionState.environment });
+  if (subscriptionState.product) query.set("product_id", subscriptionState.product);
+  const report = await api("/v1/admin/stats/subscriptions?" + query.toString());
+  const select = (id, options, value, set) => {
+    const node = el("select", { id }, ...options.map(([key, label]) => el("option", { value: key, selected: key === value }, label)));
+    node.addEventListener("change", () => { set(node.value); route(); });
+    return node;
+  };
+  const controls = el("div", { class: "controls" },
+    el("label", { for: "subscriptions-days" }, "Period"),
+    select("subscriptions-days", [[30, "Last 30 days"], [90, "Last 90 days"], [365, "Last 365 days"]].map(([d, l]) => [String(d), l]),
+      String(subscriptionState.days), (value) => { subscriptionState.days = Number(value); }),
+    el("label", { for: "subscriptions-by" }, "By"),
+    select("subscriptions-by", [["day", "Day"], ["week", "Week"], ["month", "Month"]], subscriptionState.by,
+      (value) => { subscriptionState.by = value; }),
+    el("label", { for: "subscriptions-environment" }, "Store"),
+    select("subscriptions-environment", [["production", "Production"], ["sandbox", "Sandbox"]], subscriptionState.environment,
+      (value) => { subscriptionState.environment = value; }),
+    el("label", { for: "subscriptions-product" }, "Product"),
+    select("subscriptions-product", [["", "All products"], ...products.map((id) => [id, id])], subscriptionState.product,
+      (value) => { subscriptionState.product = value; }));
+  const currency = report.currency;
+  const cell = (period, [key, , kind]) => {
+    const value = period[key];
+    if (key === "start") {
+      return el("span", { class: "nowrap" }, period.start === period.end ? dayLabel(period.start) : dayLabel(period.start) + " – " + dayLabel(period.end));
+    }
+    if (kind === "share") return share(value);
+    if (kind === "money") return value === undefined || value === null || !currency ? "—" : money(value, currency);
+    return count(value);
+  };
+  const rows = report.periods.map((period) => subscriptionColumns.map((column) => cell(period, column)));
+  const download = el("button", { type: "button", id: "subscriptions-csv" }, "Download CSV");
+  download.addEventListener("click", () => {
+    const lines = [subscriptionColumns.map(([key]) => key).concat(["end", "currency"]).join(",")].concat(report.periods.map((period) =>
+      subscriptionColumns.map(([key]) => period[key] === undefined || period[key] === null ? "" : String(period[key]))
+        .concat([period.end, currency || ""]).join(",")));
+    const link = el("a", { href: URL.createObjectURL(new Blob([lines.join("\n") + "\n"], { type: "text/csv" })),
+      download: "subscriptions-" + report.from + "-" + report.to + ".csv" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+  });
+  const any = report.periods.some((period) => period.active_subscriptions || period.active_trials || period.new_trials
+    || period.new_paid_subscriptions || period.refunds);
+  const labels = report.periods.map((period) => dayLabel(period.start));
+  const trend = chart("Active subscriptions, trials and MRR", {
+    type: "line",
+    data: { labels, datasets: [
+      { label: "Active subscriptions", data: report.periods.map((p) => p.active_subscriptions), borderColor: palette[0], backgroundColor: palette[0], yAxisID: "count" },
+      { label: "Active trials", data: report.periods.map((p) => p.active_trials), borderColor: palette[1], backgroundColor: palette[1], yAxisID: "count" },
+      { label: "MRR" + (currency ? " (" + currency + ")" : ""), data: report.periods.map((p) => p.mrr === undefined ? null : p.mrr),
+        borderColor: palette[2], backgroundColor: palette[2], borderDash: [6, 4], yAxisID: "money" }] },
+    options: { maintainAspectRatio: false, interaction: { mode: "index", intersect: false },
+      scales: { count: { type: "linear", position: "left", beginAtZero: true, ticks: { precision: 0 } },
+        money: { type: "linear", position: "right", beginAtZero: true, grid: { drawOnChartArea: false },
+          ticks: { callback: (value) => currency ? money(value, currency) : numbers.format(value) } } } }
+  }, 300);
+  view.replaceChildren(el("h1", {}, "Subscriptions"), controls,
+    el("p", { class: "hint" }, report.environment + " store, " + report.from + " to " + report.to
+      + ". Active figures and MRR are at the end of each period; the rest happened in it."
+      + (report.unconverted.length ? " Left out of the money (no rate configured): " + report.unconverted.join(", ") + "." : "")),
+    any ? el("section", { class: "card" }, el("h2", {}, "Active subscriptions, trials and MRR"), trend) : null,
+    any ? el("div", { class: "controls" }, download) : null,
+    any ? table("Subscriptions by " + report.by, subscriptionColumns.map(([, label, kind]) => [label, kind ? "num" : null]), rows,
+      { id: "subscriptions-table" })
+      : empty("No subscriptions in this period. They appear as the SDK and the App Store's notifications send transactions."));
+};
