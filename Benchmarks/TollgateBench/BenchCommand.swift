@@ -24,13 +24,17 @@ enum BenchCommand {
           config: options["--config"] ?? "examples/sample-config.json",
           impressions: Int(options["--impressions"] ?? "") ?? 1_000_000,
           purchases: Int(options["--purchases"] ?? "") ?? 50_000)
+      case "subscriptions":
+        try SubscriptionSeries.run(
+          database: options["--database"] ?? "subscriptions.sqlite",
+          subscriptions: Int(options["--subscriptions"] ?? "") ?? 100_000)
       case "montecarlo":
         MonteCarlo.run()
       case "sdk":
         try await FirstLaunch.run(config: options["--config"] ?? "examples/sample-config.json")
       default:
         FileHandle.standardError.write(
-          Data("usage: tollgate-bench seed|attribution|stats|montecarlo|sdk [options]\n".utf8))
+          Data("usage: tollgate-bench seed|attribution|stats|subscriptions|montecarlo|sdk [options]\n".utf8))
         return 2
       }
       return 0

@@ -154,6 +154,14 @@ if [ -n "${TOLLGATE_TEST_POSTGRES_URL:-}" ]; then
   R[stats.postgres]=$("$BIN/tollgate-bench" stats --database "$TOLLGATE_TEST_POSTGRES_URL" --impressions 100000 --purchases 5000)
 fi
 
+SUBSCRIPTIONS=${BENCH_SUBSCRIPTIONS:-100000}
+echo "== subscription report (SQLite: $SUBSCRIPTIONS subscriptions over two years)"
+R[subscriptions.sqlite]=$("$BIN/tollgate-bench" subscriptions --database "$work/subscriptions.sqlite" --subscriptions "$SUBSCRIPTIONS")
+if [ -n "${TOLLGATE_TEST_POSTGRES_URL:-}" ]; then
+  echo "== subscription report (PostgreSQL: 20 000 subscriptions)"
+  R[subscriptions.postgres]=$("$BIN/tollgate-bench" subscriptions --database "$TOLLGATE_TEST_POSTGRES_URL" --subscriptions 20000)
+fi
+
 echo "== revenue model: Monte Carlo step"
 R[montecarlo]=$("$BIN/tollgate-bench" montecarlo)
 
@@ -213,6 +221,11 @@ row() { echo "| $1 | $(rps "$2") | $(p50 "$2") ms | $(p99 "$2") ms |"; }
   echo
   echo "- SQLite: ${R[stats.sqlite]}"
   [ -n "${R[stats.postgres]:-}" ] && echo "- PostgreSQL: ${R[stats.postgres]} (seeding a million events one statement at a time over the wire takes too long for this run; the query reads rollups whose size does not grow with events)"
+  echo
+  echo "## Subscription report (\`GET /v1/admin/stats/subscriptions\`, 90 days by day; target ≤ 100 ms)"
+  echo
+  echo "- SQLite: ${R[subscriptions.sqlite]}"
+  [ -n "${R[subscriptions.postgres]:-}" ] && echo "- PostgreSQL: ${R[subscriptions.postgres]}"
   echo
   echo "## Revenue model (experiment decision on revenue per viewer; target ≤ 50 ms for 4 variations)"
   echo

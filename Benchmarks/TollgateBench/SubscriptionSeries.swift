@@ -1,0 +1,73 @@
+import Foundation
+import TollgateAPI
+import TollgateServer
+
+/// The subscription report's work (rollup query and report) over `subscriptions` monthly
+/// subscriptions started across the last two years, each renewed month after month until it
+/// churns (a third within a year), a tenth refunded once — recorded through the store's own
+/// path so the rollups are the live ones.
+enum SubscriptionSeries {
+  static func run(database: String, subscriptions: Int) throws {
+    let store = try StoreLocation.open(database, connections: 2)
+    defer { store.close() }
+    let app = try KeyIssuer(store: store).issue(appName: "subscriptions-\(UUID().uuidString.prefix(6))").app
+    let now = Date()
+    let today = Int64(now.timeIntervalSince1970 * 1000)
+    let day: Int64 = 86_400_000
+    var random = SystemRandomNumberGenerator()
+    let started = Date()
+    var batch: [StoredTransaction] = []
+    var transactions = 0
+    func flush() throws {
+      guard !batch.isEmpty else { return }
+      _ = try store.recordAppStoreFacts(
+        appId: app.id, AppStoreFacts(transactions: batch), at: now, derive: { _ in ProfilePurchases() })
+      batch = []
+    }
+    for index in 0..<subscriptions {
+      let original = String(5_000_000_000 + index * 100)
+      var start = today - Int64.random(in: 0..<730, using: &random) * day
+      let months = Int.random(in: 0..<3, using: &random) == 0 ? Int.random(in: 1...12, using: &random) : 30
+      for month in 0..<months where start < today {
+        let id = month == 0 ? original : String(5_000_000_000 + index * 100 + month)
+        var json: [String: Any] = [
+          "transactionId": id, "originalTransactionId": original, "bundleId": "com.example.tollgate",
+          "productId": index % 5 == 0 ? "pro_annual" : "pro_monthly", "purchaseDate": start,
+          "expiresDate": start + 30 * day, "type": TransactionPayload.autoRenewable, "signedDate": start,
+          "environment": "Production", "transactionReason": month == 0 ? "PURCHASE" : "RENEWAL",
+          "price": 9_990, "currency": index % 4 == 0 ? "EUR" : "USD", "storefront": index % 3 == 0 ? "DEU" : "USA",
+        ]
+        if index % 10 == 0 && month == 1 { json["revocationDate"] = start + 3 * day }
+        let payload = try JSONDecoder().decode(
+          TransactionPayload.self, from: JSONSerialization.data(withJSONObject: json))
+        batch.append(StoredTransaction(payload: payload, jws: "bench"))
+        transactions += 1
+        if batch.count == 1_000 { try flush() }
+        start += 30 * day
+      }
+    }
+    try flush()
+    let seeding = Date().timeIntervalSince(started)
+    let days = try ReportRange.days(from: nil, to: nil, now: now)
+    let ninety = (days.upperBound - 89)...days.upperBound
+    var timings: [Double] = []
+    var report: SubscriptionReport?
+    for _ in 0..<30 {
+      let clock = ContinuousClock.now
+      let totals = try store.subscriptionDays(appId: app.id, through: ninety.upperBound, filters: SubscriptionFilters())
+      report = SubscriptionReport.build(
+        days: ninety, by: .day, environment: "Production", totals: totals,
+        reporting: ReportingSettings(currency: "USD", rates: ["EUR": 1.08]))
+      _ = WireCoding.encode(report)
+      let elapsed = clock.duration(to: .now)
+      timings.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+    }
+    timings.sort()
+    print(
+      String(
+        format:
+          "%d subscriptions, %d transactions over two years (seeded in %.0f s), %d active now: 90-day daily series p50 %.1f ms, p99 %.1f ms",
+        subscriptions, transactions, seeding, report?.periods.last?.activeSubscriptions ?? 0,
+        timings[timings.count / 2], timings[timings.count * 99 / 100]))
+  }
+}
