@@ -19,6 +19,7 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
@@ -174,6 +175,26 @@ try:
     check(driver.execute_script("return sessionStorage.getItem('tollgate.secretKey')") == secret, "the key is kept in sessionStorage")
     check(driver.execute_script("return document.cookie") == "", "no cookie is set")
     check(secret not in driver.current_url, "the key is not in the URL")
+    # The subscription business at a glance: the demo's purchases are in the Sandbox store.
+    Select(driver.find_element(By.ID, "overview-environment")).select_by_value("sandbox")
+    # The page is drawn anew: wait for the new drawing, not the old one.
+    wait.until(lambda d: d.execute_script(
+        "const s = document.getElementById('overview-environment');"
+        "return s && s.value === 'sandbox' && !document.getElementById('view').hasAttribute('aria-busy')"))
+    settle("Overview")
+    today = datetime.datetime.now(datetime.timezone.utc)
+    month = admin("GET", "/v1/admin/stats/subscriptions?environment=sandbox&by=day&from="
+                  + (today - datetime.timedelta(days=29)).strftime("%Y-%m-%d") + "&to=" + today.strftime("%Y-%m-%d"))[1]
+    business = figures()
+    last = month["periods"][-1]
+    check(business.get("MRR") == intl("money", last["mrr"], month["currency"])
+          and business.get("Active subscriptions") == intl("count", last["active_subscriptions"])
+          and business.get("Active trials") == intl("count", last["active_trials"]),
+          f"overview: MRR, actives and trials as the subscription report says: {business}")
+    net = round(sum(p["net"] for p in month["periods"]), 2)
+    check(business.get("Net revenue in the period") == intl("money", net, month["currency"]), f"overview: net revenue {net}")
+    wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 2)
+    check(True, "the business chart is drawn beside the funnel")
     shoot("overview")
     open_page("Experiments", "Experiments")
     # Revenue-per-viewer and conversion intervals, conversion over time.
@@ -415,11 +436,13 @@ try:
     check(True, "a delivery's profile opens on the profiles page")
 
     # Keyboard: Tab reaches the skip link and the navigation; Enter opens a page.
-    driver.get(base + "/dashboard#overview")
+    driver.get(base + "/dashboard")
     settle("Overview")
-    body = driver.find_element(By.TAG_NAME, "body")
-    body.send_keys(Keys.TAB)
-    check(driver.switch_to.active_element.text == "Skip to content", "the first Tab lands on the skip link")
+    # Keys sent to the page, not to an element (which WebDriver would click first, at its centre).
+    ActionChains(driver).send_keys(Keys.TAB).perform()
+    active = driver.switch_to.active_element
+    check(active.text == "Skip to content",
+          f"the first Tab lands on the skip link (not {active.tag_name} {active.get_attribute('id')} {active.text[:40]!r})")
     reached = None
     for _ in range(8):
         driver.switch_to.active_element.send_keys(Keys.TAB)

@@ -160,21 +160,30 @@ async function route() {
   }
   for (const old of liveCharts) old.destroy();
   liveCharts = [];
+  // A page renders into a draft that replaces the view only if no newer route started meanwhile:
+  // a slow answer never overwrites the page the user moved on to.
+  const serial = ++routeSerial;
   const view = $("view");
   view.setAttribute("aria-busy", "true");
   view.replaceChildren(el("p", { class: "loading" }, "Loading…"));
+  const draft = el("div");
   try {
-    await pages[page](view);
+    await pages[page](draft);
+    if (serial !== routeSerial) return;
+    view.replaceChildren(...draft.childNodes);
   } catch (error) {
+    if (serial !== routeSerial) return;
     if (error.status === 401) return showSignIn("The key stopped working (revoked?): sign in again.");
     view.replaceChildren(el("h1", {}, "Something went wrong"),
       el("p", { class: "error", role: "alert" }, "Could not load this page: " + error.message),
       el("button", { type: "button", id: "retry" }, "Try again"));
     $("retry").addEventListener("click", route);
   } finally {
-    view.removeAttribute("aria-busy");
+    if (serial === routeSerial) view.removeAttribute("aria-busy");
   }
 }
+
+let routeSerial = 0;
 
 document.addEventListener("DOMContentLoaded", () => {
   $("sign-in-form").addEventListener("submit", (event) => {

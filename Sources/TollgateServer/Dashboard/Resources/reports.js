@@ -1,7 +1,52 @@
 const periodNames = { "today": "Revenue today", "7_days": "Revenue, last 7 days", "30_days": "Revenue, last 30 days" };
 
+// The overview's business chart: net revenue per period as bars, MRR, active subscriptions and
+// trials as lines, over 30 days by day, 90 by week or 365 by month.
+const overviewState = { days: 30, environment: "production" };
+forgetOnSignIn.push(() => Object.assign(overviewState, { days: 30, environment: "production" }));
+
+async function businessCard() {
+  const by = overviewState.days === 30 ? "day" : overviewState.days === 90 ? "week" : "month";
+  const report = await api("/v1/admin/stats/subscriptions?" + new URLSearchParams({ from: isoDaysAgo(overviewState.days - 1),
+    to: isoDaysAgo(0), by, environment: overviewState.environment }).toString());
+  const period = el("select", { id: "overview-days" }, ...[[30, "Last 30 days, by day"], [90, "Last 90 days, by week"],
+    [365, "Last 365 days, by month"]].map(([days, label]) => el("option", { value: String(days), selected: days === overviewState.days }, label)));
+  period.addEventListener("change", () => { overviewState.days = Number(period.value); route(); });
+  const store = el("select", { id: "overview-environment" }, ...[["production", "Production"], ["sandbox", "Sandbox"]].map(([value, label]) =>
+    el("option", { value, selected: value === overviewState.environment }, label)));
+  store.addEventListener("change", () => { overviewState.environment = store.value; route(); });
+  const currency = report.currency;
+  const last = report.periods[report.periods.length - 1];
+  const net = report.periods.reduce((total, p) => total + (p.net || 0), 0);
+  const amount = (value) => value === undefined || value === null || !currency ? "—" : money(value, currency);
+  const any = report.periods.some((p) => p.active_subscriptions || p.active_trials || p.gross || p.refunded);
+  const body = any ? chart("Net revenue, MRR, active subscriptions and trials", {
+    type: "bar",
+    data: { labels: report.periods.map((p) => dayLabel(p.start)), datasets: [
+      { label: "Net revenue" + (currency ? " (" + currency + ")" : ""), data: report.periods.map((p) => p.net === undefined ? null : p.net),
+        backgroundColor: palette[0] + "99", yAxisID: "money", order: 2 },
+      { type: "line", label: "MRR", data: report.periods.map((p) => p.mrr === undefined ? null : p.mrr), borderColor: palette[2],
+        backgroundColor: palette[2], borderDash: [6, 4], yAxisID: "money", order: 1 },
+      { type: "line", label: "Active subscriptions", data: report.periods.map((p) => p.active_subscriptions), borderColor: palette[1],
+        backgroundColor: palette[1], yAxisID: "count", order: 0 },
+      { type: "line", label: "Active trials", data: report.periods.map((p) => p.active_trials), borderColor: palette[3],
+        backgroundColor: palette[3], yAxisID: "count", order: 0 }] },
+    options: { maintainAspectRatio: false, interaction: { mode: "index", intersect: false },
+      scales: { money: { type: "linear", position: "left", beginAtZero: true, ticks: { callback: (value) => currency ? money(value, currency) : numbers.format(value) } },
+        count: { type: "linear", position: "right", beginAtZero: true, grid: { drawOnChartArea: false }, ticks: { precision: 0 } } } }
+  }, 300) : empty("No subscriptions in this period in the " + report.environment + " store.");
+  return [
+    el("h2", { class: "section" }, "Subscriptions"),
+    el("div", { class: "controls" }, el("label", { for: "overview-days" }, "Period"), period,
+      el("label", { for: "overview-environment" }, "Store"), store),
+    el("div", { class: "grid", id: "business" },
+      figure("Net revenue in the period", amount(net)), figure("MRR", amount(last && last.mrr)),
+      figure("Active subscriptions", count(last ? last.active_subscriptions : 0)), figure("Active trials", count(last ? last.active_trials : 0))),
+    el("div", { class: "card" }, body)];
+}
+
 pages.overview = async (view) => {
-  const data = await api("/v1/admin/overview");
+  const [data, business] = await Promise.all([api("/v1/admin/overview"), businessCard()]);
   const requests = data.requests;
   const funnel = data.funnel;
   const revenue = data.revenue.map((period) => figure(periodNames[period.period] || period.period, revenueText(period),
@@ -20,6 +65,7 @@ pages.overview = async (view) => {
   view.replaceChildren(
     el("h1", {}, "Overview"),
     el("div", { class: "grid", id: "revenue" }, ...revenue),
+    ...business,
     el("h2", { class: "section" }, "Apple Ads attribution"),
     el("div", { class: "grid", id: "funnel" }, ...steps.map((step) => figure(step[0], count(step[1])))),
     el("div", { class: "card" }, funnelChart),
