@@ -69,23 +69,17 @@ enum StatsQuery {
     let seeding = Date().timeIntervalSince(started)
 
     let days = try ReportRange.days(from: nil, to: nil, now: now)
-    var timings: [Double] = []
     var report: PlacementReport?
-    for _ in 0..<50 {
-      let clock = ContinuousClock.now
+    let timings = try Timings(runs: 50) {
       let counts = try store.placementStats(appId: app.id, placementId: "onboarding", days: days)
       report = PlacementReport.build(placementId: "onboarding", days: days, counts: counts, config: compiled)
       _ = WireCoding.encode(report)
-      let elapsed = clock.duration(to: .now)
-      timings.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
     }
-    timings.sort()
     let counted = report?.audiences.flatMap(\.variations).reduce(Int64(0)) { $0 + $1.impressions } ?? 0
     let bought = report?.audiences.flatMap(\.variations).reduce(Int64(0)) { $0 + $1.purchasers } ?? 0
     emit(
       String(
         format: "%d impressions, %d purchasers (seeded in %.0f s): report p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-        counted, bought, seeding, timings[timings.count / 2], timings[timings.count * 99 / 100],
-        timings[timings.count - 1]))
+        counted, bought, seeding, timings.median, timings.p99, timings.worst))
   }
 }

@@ -50,24 +50,19 @@ enum SubscriptionSeries {
     let seeding = Date().timeIntervalSince(started)
     let days = try ReportRange.days(from: nil, to: nil, now: now)
     let ninety = (days.upperBound - 89)...days.upperBound
-    var timings: [Double] = []
     var report: SubscriptionReport?
-    for _ in 0..<30 {
-      let clock = ContinuousClock.now
+    let timings = try Timings(runs: 30) {
       let totals = try store.subscriptionDays(appId: app.id, through: ninety.upperBound, filters: SubscriptionFilters())
       report = SubscriptionReport.build(
         days: ninety, by: .day, environment: "Production", totals: totals,
         reporting: ReportingSettings(currency: "USD", rates: ["EUR": 1.08]))
       _ = WireCoding.encode(report)
-      let elapsed = clock.duration(to: .now)
-      timings.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
     }
-    timings.sort()
     print(
       String(
         format:
           "%d subscriptions, %d transactions over two years (seeded in %.0f s), %d active now: 90-day daily series p50 %.1f ms, p99 %.1f ms",
         subscriptions, transactions, seeding, report?.periods.last?.activeSubscriptions ?? 0,
-        timings[timings.count / 2], timings[timings.count * 99 / 100]))
+        timings.median, timings.p99))
   }
 }

@@ -38,14 +38,7 @@ enum Reports {
     let report = AppleAdsReport.build(
       days: days, by: grouping, counts: try store.appleAdsStats(appId: app.id, days: days, by: grouping), config: config
     )
-    switch format {
-    case .json: print(ReportTables.json(report))
-    case .csv:
-      print(
-        ReportTables.appleAdsRows(report).map { $0.map(ReportTables.csvField).joined(separator: ",") }.joined(
-          separator: "\n"))
-    case .table: print(ReportTables.appleAdsTable(report))
-    }
+    emit(report, format, rows: ReportTables.appleAdsRows, table: ReportTables.appleAdsTable)
   }
 
   /// `report subscriptions`: the same figures as `GET /v1/admin/stats/subscriptions`.
@@ -75,13 +68,17 @@ enum Reports {
       days: days, by: grouping, environment: filters.environment,
       totals: try store.subscriptionDays(appId: app.id, through: days.upperBound, filters: filters),
       reporting: config?.reporting)
+    emit(report, format, rows: ReportTables.subscriptionRows, table: ReportTables.subscriptionTable)
+  }
+
+  /// Prints a report as JSON, CSV (its table's rows) or the table.
+  private static func emit<Report: Encodable>(
+    _ report: Report, _ format: Format, rows: (Report) -> [[String]], table: (Report) -> String
+  ) {
     switch format {
     case .json: print(ReportTables.json(report))
-    case .csv:
-      print(
-        ReportTables.subscriptionRows(report).map { $0.map(ReportTables.csvField).joined(separator: ",") }.joined(
-          separator: "\n"))
-    case .table: print(ReportTables.subscriptionTable(report))
+    case .csv: print(rows(report).map { $0.map(ReportTables.csvField).joined(separator: ",") }.joined(separator: "\n"))
+    case .table: print(table(report))
     }
   }
 

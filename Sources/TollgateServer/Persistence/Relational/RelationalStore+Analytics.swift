@@ -67,6 +67,16 @@ extension RelationalStore {
         counts.refunds = try row.decode("refunds")
         rows[counts.variationId] = counts
       }
+      // A row of a per-currency rollup, added to its variation's counts.
+      func change(_ row: SQLRow, _ apply: (inout VariationCounts) throws -> Void) throws {
+        let variation = try row.decode("variation_id", as: String.self)
+        var counts =
+          try rows[variation]
+          ?? VariationCounts(
+            placementId: placementId, audienceId: try row.decode("audience_id"), variationId: variation)
+        try apply(&counts)
+        rows[variation] = counts
+      }
       for row in try db.query(
         """
         SELECT audience_id, variation_id, currency, CAST(SUM(gross) AS BIGINT) AS gross,
@@ -75,15 +85,11 @@ extension RelationalStore {
         GROUP BY audience_id, variation_id, currency
         """, range)
       {
-        let variation = try row.decode("variation_id", as: String.self)
-        var counts =
-          try rows[variation]
-          ?? VariationCounts(
-            placementId: placementId, audienceId: try row.decode("audience_id"), variationId: variation)
-        counts.revenue[try row.decode("currency")] = MoneyFigures(
-          gross: try row.decode("gross"), refunded: try row.decode("refunded"),
-          transactions: try row.decode("transactions"))
-        rows[variation] = counts
+        try change(row) { counts in
+          counts.revenue[try row.decode("currency")] = MoneyFigures(
+            gross: try row.decode("gross"), refunded: try row.decode("refunded"),
+            transactions: try row.decode("transactions"))
+        }
       }
       for row in try db.query(
         """
@@ -94,15 +100,11 @@ extension RelationalStore {
         GROUP BY audience_id, variation_id, currency
         """, range)
       {
-        let variation = try row.decode("variation_id", as: String.self)
-        var counts =
-          try rows[variation]
-          ?? VariationCounts(
-            placementId: placementId, audienceId: try row.decode("audience_id"), variationId: variation)
-        counts.payers[try row.decode("currency")] = PayerMoments(
-          payers: try row.decode("payers"), net: try row.decode("net"), logSum: try row.decode("log_sum"),
-          logSquares: try row.decode("log_squares"))
-        rows[variation] = counts
+        try change(row) { counts in
+          counts.payers[try row.decode("currency")] = PayerMoments(
+            payers: try row.decode("payers"), net: try row.decode("net"), logSum: try row.decode("log_sum"),
+            logSquares: try row.decode("log_squares"))
+        }
       }
       return rows.values.sorted { ($0.audienceId, $0.variationId) < ($1.audienceId, $1.variationId) }
     }
