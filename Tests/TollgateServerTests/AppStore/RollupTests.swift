@@ -145,6 +145,8 @@ struct RollupTests {
     #expect(
       live.contains { $0.hasPrefix("stats_subscription_days ") }
         && live.contains { $0.hasPrefix("stats_subscriptions ") })
+    #expect(
+      live.contains { $0.hasPrefix("stats_cohorts ") } && live.contains { $0.hasPrefix("stats_cohort_profiles ") })
     try store.rebuildRollups(appId: app.id)
     let rebuilt = try store.rollupSnapshot(appId: app.id)
     #expect(rebuilt == live)

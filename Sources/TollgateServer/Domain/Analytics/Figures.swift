@@ -89,3 +89,17 @@ public struct SubscriptionDayTotals: Sendable, Hashable {
   public var currency: String
   public var counters: SubscriptionCounters
 }
+
+/// One cohort rollup row, summed over environments asked for: an install day, the installs'
+/// dimensions, a currency ("" for installs) and an age.
+public struct CohortTotals: Sendable, Hashable {
+  public var installDay: Int64
+  public var country: String
+  public var campaignId: Int64
+  public var adGroupId: Int64
+  public var keywordId: Int64
+  public var variationId: String
+  public var currency: String
+  public var age: Int64
+  public var counters: CohortCounters
+}

@@ -168,6 +168,18 @@ public struct SubscriptionReport: Codable, Sendable, Hashable {
       periods: periods)
   }
 
+  /// The first day of the period holding `day`.
+  static func periodStart(_ day: Int64, _ grouping: Grouping) -> Int64 {
+    switch grouping {
+    case .day: return day
+    case .week: return day - ((day + 3) % 7 + 7) % 7
+    case .month:
+      var calendar = Calendar(identifier: .gregorian)
+      calendar.timeZone = TimeZone(identifier: "UTC")!
+      return StatsDay.of(calendar.dateInterval(of: .month, for: StatsDay.date(day))!.start)
+    }
+  }
+
   /// The last day of the period holding `day` (weeks start on Monday; day 0 was a Thursday).
   static func periodEnd(_ day: Int64, _ grouping: Grouping) -> Int64 {
     switch grouping {

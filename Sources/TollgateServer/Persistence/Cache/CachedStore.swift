@@ -240,6 +240,9 @@ public final class CachedStore: Store {
   {
     try database.appleAdsStats(appId: appId, days: days, by: grouping)
   }
+  public func cohortRows(appId: Int64, installDays: ClosedRange<Int64>, environment: String) throws -> [CohortTotals] {
+    try database.cohortRows(appId: appId, installDays: installDays, environment: environment)
+  }
   public func subscriptionDays(appId: Int64, through: Int64, filters: SubscriptionFilters) throws
     -> [SubscriptionDayTotals]
   {

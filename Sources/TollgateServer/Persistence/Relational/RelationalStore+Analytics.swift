@@ -110,6 +110,28 @@ extension RelationalStore {
     }
   }
 
+  public func cohortRows(appId: Int64, installDays: ClosedRange<Int64>, environment: String) throws -> [CohortTotals] {
+    let columns = CohortCounters.columns
+    return try with { db in
+      try db.query(
+        """
+        SELECT install_day, country, campaign_id, ad_group_id, keyword_id, variation_id, currency, age,
+        \(columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
+        FROM stats_cohorts WHERE app_id = ? AND install_day >= ? AND install_day <= ? AND environment IN ('', ?)
+        GROUP BY install_day, country, campaign_id, ad_group_id, keyword_id, variation_id, currency, age
+        """,
+        [.integer(appId), .integer(installDays.lowerBound), .integer(installDays.upperBound), .text(environment)]
+      ).map { row in
+        CohortTotals(
+          installDay: try row.decode("install_day"), country: try row.decode("country"),
+          campaignId: try row.decode("campaign_id"), adGroupId: try row.decode("ad_group_id"),
+          keywordId: try row.decode("keyword_id"), variationId: try row.decode("variation_id"),
+          currency: try row.decode("currency"), age: try row.decode("age"),
+          counters: CohortCounters(values: try columns.map { try row.decode($0) }))
+      }
+    }
+  }
+
   public func subscriptionDays(appId: Int64, through: Int64, filters: SubscriptionFilters) throws
     -> [SubscriptionDayTotals]
   {

@@ -22,6 +22,7 @@ extension RelationalStore {
           guard db.changes == 1 else { continue }
           inserted += 1
           try Self.rollImpression(db, appId: appId, event)
+          try Self.rollCohortView(db, appId: appId, event)
         }
         return inserted
       }

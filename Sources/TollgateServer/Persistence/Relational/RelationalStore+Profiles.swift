@@ -15,6 +15,7 @@ extension RelationalStore {
           ON CONFLICT (app_id, id) DO NOTHING
           """, [.integer(appId)] + Self.values(profile))
         let created = db.changes == 1
+        if created { try Self.rollCohort(db, appId: appId, profile: profile.id) }
         guard let stored = try Self.profile(db, appId: appId, id: profile.id) else {
           throw StoreError.database("profile vanished inside its transaction")
         }
@@ -33,6 +34,7 @@ extension RelationalStore {
             INSERT INTO profiles (app_id, \(SQLColumns.profile)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app_id, id) DO NOTHING
             """, [.integer(appId)] + Self.values(profile))
+          if db.changes == 1 { try Self.rollCohort(db, appId: appId, profile: profile.id) }
           inserted += db.changes
         }
         return inserted
@@ -132,6 +134,8 @@ extension RelationalStore {
         values[1], values[2], values[3], values[4], values[5], values[7], values[8], values[9], .integer(appId),
         .text(profile.id),
       ])
+    // Its country may have changed: its install cohort row follows.
+    try Self.rollCohort(db, appId: appId, profile: profile.id)
   }
 
   static func profile(_ db: any SQLConnection, appId: Int64, id: String, lock: String = "") throws

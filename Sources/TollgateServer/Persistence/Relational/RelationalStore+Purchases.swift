@@ -41,6 +41,7 @@ extension RelationalStore {
           originals.append(original)
         }
         for original in originals { try Self.rollSubscription(db, appId: appId, original: original) }
+        try Self.rollCohorts(db, appId: appId, originals: originals)
         // Facts kept unowned (a notification before the SDK's transaction) join a claimant
         // that bought under the same appAccountToken.
         if facts.claimant != nil {

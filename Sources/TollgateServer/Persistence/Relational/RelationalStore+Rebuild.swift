@@ -10,7 +10,7 @@ extension RelationalStore {
     [
       "stats_daily", "stats_revenue", "stats_viewers", "stats_purchasers", "stats_trials", "stats_aa_profiles",
       "stats_apple_ads", "stats_apple_ads_revenue", "stats_payers", "stats_payer_revenue", "stats_subscriptions",
-      "stats_subscription_days",
+      "stats_subscription_days", "stats_cohort_profiles", "stats_cohorts",
     ]
   }
 
@@ -44,6 +44,7 @@ extension RelationalStore {
     [
       "stats_daily": 6, "stats_revenue": 3, "stats_apple_ads": 3, "stats_apple_ads_revenue": 1,
       "stats_payer_revenue": 4, "stats_subscription_days": SubscriptionCounters.columns.count,
+      "stats_cohorts": CohortCounters.columns.count,
     ]
   }
 
@@ -216,6 +217,7 @@ extension RelationalStore {
     }
     // After the Apple Ads profiles: a subscription is reported under its profile's campaign.
     try rebuildSubscriptions(db, appId: appId)
+    try rebuildCohorts(db, appId: appId)
   }
 }
 

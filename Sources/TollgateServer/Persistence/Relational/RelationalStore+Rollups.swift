@@ -325,6 +325,7 @@ extension RelationalStore {
     for row in originals {
       try rollSubscription(db, appId: appId, original: try row.decode("original_transaction_id"))
     }
+    try rollCohort(db, appId: appId, profile: profile.id)
     for transaction in transactions {
       try bumpAppleAdsRevenue(
         db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)

@@ -27,6 +27,7 @@ enum Migrations {
     Migration(version: 7, name: "0007_payer_revenue", sql: sqliteTypes(payerRevenue), rebuildsRollups: true),
     Migration(
       version: 8, name: "0008_subscription_days", sql: sqliteTypes(subscriptionDays), rebuildsRollups: true),
+    Migration(version: 9, name: "0009_install_cohorts", sql: sqliteTypes(installCohorts), rebuildsRollups: true),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -40,6 +41,7 @@ enum Migrations {
     Migration(version: 6, name: "0006_payer_revenue", sql: postgresTypes(payerRevenue), rebuildsRollups: true),
     Migration(
       version: 7, name: "0007_subscription_days", sql: postgresTypes(subscriptionDays), rebuildsRollups: true),
+    Migration(version: 8, name: "0008_install_cohorts", sql: postgresTypes(installCohorts), rebuildsRollups: true),
   ]
 
   static let sqliteInitial = """
@@ -456,6 +458,38 @@ enum Migrations {
       mrr_delta {INT} NOT NULL DEFAULT 0,
       PRIMARY KEY (app_id, environment, day, product_id, currency, storefront, campaign_id, ad_group_id, keyword_id,
         placement_id, audience_id, variation_id)
+    );
+    """
+
+  /// Install cohorts: each profile's contribution, and their sums by install day, country, Apple
+  /// Ads keyword, first variation shown, environment, currency and age.
+  static let installCohorts = """
+    CREATE TABLE stats_cohort_profiles (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      dimensions TEXT NOT NULL,
+      changes TEXT NOT NULL,
+      PRIMARY KEY (app_id, profile_id)
+    );
+    CREATE TABLE stats_cohorts (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      install_day {INT} NOT NULL,
+      country TEXT NOT NULL,
+      campaign_id {INT} NOT NULL,
+      ad_group_id {INT} NOT NULL,
+      keyword_id {INT} NOT NULL,
+      variation_id TEXT NOT NULL,
+      environment TEXT NOT NULL,
+      currency TEXT NOT NULL,
+      age {INT} NOT NULL,
+      installs {INT} NOT NULL DEFAULT 0,
+      payers {INT} NOT NULL DEFAULT 0,
+      trials {INT} NOT NULL DEFAULT 0,
+      active_delta {INT} NOT NULL DEFAULT 0,
+      net {INT} NOT NULL DEFAULT 0,
+      net_after_first_year {INT} NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, install_day, country, campaign_id, ad_group_id, keyword_id, variation_id, environment,
+        currency, age)
     );
     """
 

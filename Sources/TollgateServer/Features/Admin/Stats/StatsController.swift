@@ -2,7 +2,7 @@ import Foundation
 import TollgateAPI
 
 /// `GET /v1/admin/stats/placements/{placementId}`, `…/days`, `GET /v1/admin/stats/apple-ads`,
-/// `GET /v1/admin/stats/subscriptions` and `GET /v1/admin/overview`.
+/// `GET /v1/admin/stats/subscriptions`, `GET /v1/admin/stats/cohorts` and `GET /v1/admin/overview`.
 struct StatsController: Sendable {
   let auth: Authenticator
   let stats: StatsService
@@ -37,6 +37,13 @@ struct StatsController: Sendable {
       let appId = try auth.appId(for: request, needs: .secretKey)
       return .json(
         try stats.subscriptionReport(
+          appId: appId, from: request.query["from"], to: request.query["to"], parameters: request.query))
+    }
+
+    router.add("GET", "/v1/admin/stats/cohorts") { request in
+      let appId = try auth.appId(for: request, needs: .secretKey)
+      return .json(
+        try stats.cohortReport(
           appId: appId, from: request.query["from"], to: request.query["to"], parameters: request.query))
     }
 

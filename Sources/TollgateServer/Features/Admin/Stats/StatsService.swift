@@ -173,4 +173,17 @@ extension StatsService {
       days: days, by: grouping, environment: filters.environment, totals: totals,
       reporting: try configs.entry(appId: appId)?.config.reporting)
   }
+
+  /// Install cohorts of UTC install days `from`…`to` (default the last 90) by day, week or
+  /// month, split by a segment; each with the ages all its installs have reached.
+  func cohortReport(appId: Int64, from: String?, to: String?, parameters: [String: String]) throws -> CohortReport {
+    let now = time.now()
+    let end = try ReportRange.days(from: nil, to: to, now: now).upperBound
+    let days = try ReportRange.days(from: from ?? PlacementReport.isoDay(end - 89), to: to, now: now)
+    let (grouping, segment, environment) = try CohortReport.request(parameters)
+    return CohortReport.build(
+      installDays: days, by: grouping, segment: segment, environment: environment,
+      rows: try store.cohortRows(appId: appId, installDays: days, environment: environment),
+      reporting: try configs.entry(appId: appId)?.config.reporting, today: StatsDay.of(now))
+  }
 }

@@ -1,0 +1,148 @@
+import Foundation
+
+/// One age of a cohort: figures summed from install through this many days, per install.
+public struct CohortAgeFigures: Codable, Sendable, Hashable {
+  public var age: Int64
+  /// Installs that paid money (trials excluded) by this age / installs.
+  public var payingShare: Double
+  /// Free trials started by this age.
+  public var trials: Int64
+  /// Paid subscriptions of the cohort active at this age.
+  public var activeSubscriptions: Int64
+  /// Net revenue (paid − refunded) by this age / installs: LTV to this age.
+  public var netPerInstall: Double?
+  /// The same after the App Store's commission.
+  public var proceedsPerInstall: Double?
+
+  enum CodingKeys: String, CodingKey {
+    case age, trials
+    case payingShare = "paying_share"
+    case activeSubscriptions = "active_subscriptions"
+    case netPerInstall = "net_per_install"
+    case proceedsPerInstall = "proceeds_per_install"
+  }
+}
+
+/// One install cohort (a period of install days) of one segment.
+public struct Cohort: Codable, Sendable, Hashable {
+  public var start: String
+  public var end: String
+  /// The segment's value (`organic`/`apple_ads`, a campaign id, a variation id, a country …;
+  /// `all` without segmentation).
+  public var segment: String
+  public var installs: Int64
+  /// Only the ages every install of the cohort has reached.
+  public var ages: [CohortAgeFigures]
+}
+
+/// `GET /v1/admin/stats/cohorts` and `tollgate report cohorts`.
+public struct CohortReport: Codable, Sendable, Hashable {
+  public var from: String
+  public var to: String
+  public var by: String
+  public var segment: String
+  public var environment: String
+  public var currency: String?
+  public var unconverted: [String]
+  public var cohorts: [Cohort]
+
+  /// The ages reported, in days since install.
+  public static let ages: [Int64] = [0, 1, 3, 7, 14, 30, 60, 90, 180, 365]
+
+  /// What cohorts are split by.
+  public enum Segment: String, Sendable, CaseIterable {
+    case none, source, campaign
+    case adGroup = "ad_group"
+    case keyword, variation, country
+
+    func value(_ row: CohortTotals) -> String {
+      switch self {
+      case .none: return "all"
+      case .source: return row.campaignId == 0 ? "organic" : "apple_ads"
+      case .campaign: return row.campaignId == 0 ? "organic" : String(row.campaignId)
+      case .adGroup: return row.campaignId == 0 ? "organic" : "\(row.campaignId)/\(row.adGroupId)"
+      case .keyword: return row.campaignId == 0 ? "organic" : "\(row.campaignId)/\(row.adGroupId)/\(row.keywordId)"
+      case .variation: return row.variationId.isEmpty ? "no paywall shown" : row.variationId
+      case .country: return row.country.isEmpty ? "unknown" : row.country
+      }
+    }
+  }
+
+  /// The grouping, segmentation and environment a request names (`by`, default `week`;
+  /// `segment`, default `none`; `environment`, default `production`); `bad_parameter` otherwise.
+  public static func request(_ parameters: [String: String]) throws(DomainError)
+    -> (SubscriptionReport.Grouping, Segment, String)
+  {
+    guard let grouping = SubscriptionReport.Grouping(rawValue: parameters["by"] ?? "week") else {
+      throw DomainError(.badParameter, "by is day, week or month.")
+    }
+    guard let segment = Segment(rawValue: parameters["segment"] ?? "none") else {
+      throw DomainError(
+        .badParameter, "segment is one of \(Segment.allCases.map(\.rawValue).joined(separator: ", ")).")
+    }
+    switch parameters["environment"] ?? "production" {
+    case "production": return (grouping, segment, "Production")
+    case "sandbox": return (grouping, segment, "Sandbox")
+    default: throw DomainError(.badParameter, "environment is production or sandbox.")
+    }
+  }
+
+  /// Builds the report; `today` decides which ages a cohort has reached.
+  public static func build(
+    installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping, segment: Segment,
+    environment: String, rows: [CohortTotals], reporting: ReportingSettings?, today: Int64
+  ) -> CohortReport {
+    let currencies = Set(rows.map(\.currency).filter { !$0.isEmpty })
+    let currency = reporting?.currency ?? (currencies.count <= 1 ? currencies.first : nil)
+    func rate(_ code: String) -> Double? {
+      guard let currency else { return nil }
+      return code == currency ? 1 : reporting?.rates[code]
+    }
+    let firstRate = reporting?.smallBusiness == true ? 0.15 : 0.30
+    struct Key: Hashable {
+      var start: Int64
+      var segment: String
+    }
+    var groups: [Key: [CohortTotals]] = [:]
+    for row in rows {
+      let start = max(installDays.lowerBound, SubscriptionReport.periodStart(row.installDay, grouping))
+      groups[Key(start: start, segment: segment.value(row)), default: []].append(row)
+    }
+    var cohorts: [Cohort] = []
+    for (key, members) in groups.sorted(by: { ($0.key.start, $0.key.segment) < ($1.key.start, $1.key.segment) }) {
+      let end = min(SubscriptionReport.periodEnd(key.start, grouping), installDays.upperBound)
+      let installs = members.reduce(0) { $0 + $1.counters.installs }
+      guard installs > 0 else { continue }
+      var figures: [CohortAgeFigures] = []
+      for age in reached(by: end, today: today) {
+        var counts = CohortCounters()
+        var net = 0.0
+        var late = 0.0
+        for row in members where row.age <= age {
+          counts = counts + row.counters
+          if let rate = rate(row.currency), !row.currency.isEmpty {
+            net += Double(row.counters.net) / 1000 * rate
+            late += Double(row.counters.netAfterFirstYear) / 1000 * rate
+          }
+        }
+        let priced = currency != nil
+        figures.append(
+          CohortAgeFigures(
+            age: age, payingShare: Double(counts.payers) / Double(installs), trials: counts.trials,
+            activeSubscriptions: counts.active, netPerInstall: priced ? net / Double(installs) : nil,
+            proceedsPerInstall: priced ? ((net - late) * (1 - firstRate) + late * 0.85) / Double(installs) : nil))
+      }
+      cohorts.append(
+        Cohort(
+          start: PlacementReport.isoDay(key.start), end: PlacementReport.isoDay(end), segment: key.segment,
+          installs: installs, ages: figures))
+    }
+    return CohortReport(
+      from: PlacementReport.isoDay(installDays.lowerBound), to: PlacementReport.isoDay(installDays.upperBound),
+      by: grouping.rawValue, segment: segment.rawValue, environment: environment, currency: currency,
+      unconverted: currencies.filter { rate($0) == nil }.sorted(), cohorts: cohorts)
+  }
+
+  /// The reported ages every install of a cohort ending on `end` has reached by `today`.
+  static func reached(by end: Int64, today: Int64) -> [Int64] { ages.filter { end + $0 <= today } }
+}
