@@ -90,6 +90,31 @@ public enum ReportTables {
     return text
   }
 
+  /// One row per cohort and reached age.
+  public static func cohortRows(_ report: CohortReport) -> [[String]] {
+    var rows = [
+      ["cohort", "segment", "installs", "age", "paying", "trials", "active", "net / install", "proceeds / install"]
+    ]
+    for cohort in report.cohorts {
+      for figures in cohort.ages {
+        rows.append([
+          cohort.start == cohort.end ? cohort.start : "\(cohort.start) … \(cohort.end)", cohort.segment,
+          String(cohort.installs), String(figures.age), percent(figures.payingShare), String(figures.trials),
+          String(figures.activeSubscriptions), figures.netPerInstall.map(amount) ?? "",
+          figures.proceedsPerInstall.map(amount) ?? "",
+        ])
+      }
+    }
+    return rows
+  }
+
+  public static func cohortTable(_ report: CohortReport) -> String {
+    var title =
+      "Install cohorts (\(report.environment) money), \(report.from) … \(report.to), by \(report.by), segment \(report.segment)"
+    if let currency = report.currency { title += " (money in \(currency))" }
+    return grid(cohortRows(report), title: title)
+  }
+
   private static func verdict(_ status: String?) -> String {
     switch status {
     case "not_enough_data"?: return "not enough data"

@@ -71,6 +71,10 @@ enum CommandLineTool {
             [--placement-id ID] [--audience-id ID] [--variation-id ID] [--from DAY] [--to DAY] [--format …]
                                   active subscriptions and trials, conversions, renewals, churn,
                                   refunds, revenue, proceeds and MRR per period
+      report cohorts --app NAME [--by day|week|month] [--segment none|source|campaign|ad_group|keyword|variation|country]
+            [--environment production|sandbox] [--from DAY] [--to DAY] [--format …]
+                                  install cohorts: paying share, trials, active subscriptions and
+                                  net revenue and proceeds per install at ages 0 … 365 days
       rollups rebuild --app NAME  recompute the report figures from raw rows and say whether the
                                   live figures agreed
 
@@ -102,6 +106,7 @@ enum CommandLineTool {
       case ["report", "placement"]: try Reports.placement(&options)
       case ["report", "apple-ads"]: try Reports.appleAds(&options)
       case ["report", "subscriptions"]: try Reports.subscriptions(&options)
+      case ["report", "cohorts"]: try Reports.cohorts(&options)
       case ["rollups", "rebuild"]: try Reports.rebuild(&options)
       default: return false
       }

@@ -71,6 +71,39 @@ enum Reports {
     emit(report, format, rows: ReportTables.subscriptionRows, table: ReportTables.subscriptionTable)
   }
 
+  /// `report cohorts`: the same figures as `GET /v1/admin/stats/cohorts`.
+  static func cohorts(_ options: inout Options) throws {
+    var parameters: [String: String] = [:]
+    for name in ["by", "segment", "environment"] {
+      if let value = options.value("--\(name)", env: nil) { parameters[name] = value }
+    }
+    let request: (SubscriptionReport.Grouping, CohortReport.Segment, String)
+    do {
+      request = try CohortReport.request(parameters)
+    } catch {
+      throw Failure(error.message)
+    }
+    let explicitFrom = options.value("--from", env: nil)
+    let explicitTo = options.value("--to", env: nil)
+    let (store, app, _, format) = try open(&options)
+    defer { store.close() }
+    let now = Date()
+    let days: ClosedRange<Int64>
+    do {
+      days = try CohortReport.installDays(from: explicitFrom, to: explicitTo, now: now)
+    } catch {
+      throw Failure.missing(error.message)
+    }
+    let config = try store.currentConfig(appId: app.id).map {
+      try ConfigValidator.compile($0.document, revision: $0.revision)
+    }
+    let report = CohortReport.build(
+      installDays: days, by: request.0, segment: request.1, environment: request.2,
+      rows: try store.cohortRows(appId: app.id, installDays: days, environment: request.2),
+      reporting: config?.reporting, today: StatsDay.of(now))
+    emit(report, format, rows: ReportTables.cohortRows, table: ReportTables.cohortTable)
+  }
+
   /// Prints a report as JSON, CSV (its table's rows) or the table.
   private static func emit<Report: Encodable>(
     _ report: Report, _ format: Format, rows: (Report) -> [[String]], table: (Report) -> String

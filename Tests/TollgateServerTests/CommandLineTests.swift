@@ -243,6 +243,12 @@ struct CommandLineTests {
     #expect(weekly.by == "week" && weekly.environment == "Production" && !weekly.periods.isEmpty)
     let sandbox = try cli.run(["report", "subscriptions", "--app", "shop", "--environment", "sandbox"])
     #expect(sandbox.status == 0 && sandbox.stdout.hasPrefix("Subscriptions (Sandbox)"))
+    let cohorts = try cli.run(["report", "cohorts", "--app", "shop", "--segment", "variation", "--format", "json"])
+    #expect(cohorts.status == 0, "\(cohorts.stderr)")
+    let cohortReport = try JSONDecoder().decode(CohortReport.self, from: Data(cohorts.stdout.utf8))
+    #expect(cohortReport.cohorts.reduce(0) { $0 + $1.installs } == 3)
+    #expect(cohortReport.cohorts.map(\.segment) == ["onboarding:default:standard"])
+    #expect(try cli.run(["report", "cohorts", "--app", "shop", "--segment", "planet"]).status == 2)
     let refused = try cli.run(["report", "subscriptions", "--app", "shop", "--campaign-id", "x"])
     #expect(refused.status == 2 && refused.stderr.contains("campaign-id is a number"))
   }

@@ -68,6 +68,12 @@ public struct CohortReport: Codable, Sendable, Hashable {
     }
   }
 
+  /// Install days `from`…`to`; without `from`, the 90 days up to `to` (default today).
+  public static func installDays(from: String?, to: String?, now: Date) throws(DomainError) -> ClosedRange<Int64> {
+    let end = try ReportRange.days(from: nil, to: to, now: now).upperBound
+    return try ReportRange.days(from: from ?? PlacementReport.isoDay(end - 89), to: to, now: now)
+  }
+
   /// The grouping, segmentation and environment a request names (`by`, default `week`;
   /// `segment`, default `none`; `environment`, default `production`); `bad_parameter` otherwise.
   public static func request(_ parameters: [String: String]) throws(DomainError)

@@ -178,8 +178,7 @@ extension StatsService {
   /// month, split by a segment; each with the ages all its installs have reached.
   func cohortReport(appId: Int64, from: String?, to: String?, parameters: [String: String]) throws -> CohortReport {
     let now = time.now()
-    let end = try ReportRange.days(from: nil, to: to, now: now).upperBound
-    let days = try ReportRange.days(from: from ?? PlacementReport.isoDay(end - 89), to: to, now: now)
+    let days = try CohortReport.installDays(from: from, to: to, now: now)
     let (grouping, segment, environment) = try CohortReport.request(parameters)
     return CohortReport.build(
       installDays: days, by: grouping, segment: segment, environment: environment,
