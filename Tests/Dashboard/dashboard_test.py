@@ -314,6 +314,27 @@ try:
     check(driver.find_element(By.ID, "subscriptions-csv").is_displayed(), "a CSV download is offered")
     shoot("subscriptions")
 
+    # Cohorts: by week, organic vs Apple Ads, the demo's Sandbox money.
+    open_page("Cohorts", "Cohorts")
+    Select(driver.find_element(By.ID, "cohorts-environment")).select_by_value("sandbox")
+    wait.until(lambda d: d.execute_script(
+        "const s = document.getElementById('cohorts-environment');"
+        "return s && s.value === 'sandbox' && !document.getElementById('view').hasAttribute('aria-busy')"))
+    settle("Cohorts")
+    cohort_report = admin("GET", "/v1/admin/stats/cohorts?by=week&segment=source&environment=sandbox")[1]
+    rows = cells(driver.find_element(By.ID, "cohorts-table"))
+    check(len(rows) == len(cohort_report["cohorts"]) > 0, f"cohorts: one row per cohort and segment ({len(rows)})")
+    for row, cohort in zip(rows, cohort_report["cohorts"]):
+        by_age = {figures["age"]: figures for figures in cohort["ages"]}
+        expected = [cohort["segment"], intl("count", cohort["installs"])] + [
+            intl("money", by_age[age]["net_per_install"], cohort_report["currency"]) if age in by_age else ""
+            for age in [0, 1, 3, 7, 14, 30, 60, 90, 180, 365]]
+        check(row[1:] == expected, f"cohort {cohort['start']} {cohort['segment']}: {row[1:]} = {expected}")
+    check(any(cohort["segment"] == "apple_ads" for cohort in cohort_report["cohorts"]), "the demo's Apple Ads installs form cohorts")
+    wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 1)
+    check(True, "the LTV curves are drawn")
+    shoot("cohorts")
+
     # Configuration: mistakes are listed at their paths and nothing is applied; the fix is served.
     open_page("Configuration", "Configuration")
     before = admin("GET", "/v1/admin/app")[1]["revision"]
@@ -499,7 +520,7 @@ try:
     check(bool(driver.find_elements(By.CSS_SELECTOR, "#view .empty")), "and says where tokens come from")
     shoot("empty-overview")
     for link, title in [("Placements", "Placements"), ("Experiments", "Experiments"), ("Subscriptions", "Subscriptions"),
-                        ("Apple Ads", "Apple Ads"), ("Profiles", "Profiles"), ("Webhooks", "Webhooks")]:
+                        ("Cohorts", "Cohorts"), ("Apple Ads", "Apple Ads"), ("Profiles", "Profiles"), ("Webhooks", "Webhooks")]:
         open_page(link, title)
         check(not driver.find_elements(By.CSS_SELECTOR, "#view .error"), f"empty {link}: no error")
         if link != "Placements":

@@ -388,3 +388,74 @@ pages.subscriptions = async (view) => {
       { id: "subscriptions-table" })
       : empty("No subscriptions in this period. They appear as the SDK and the App Store's notifications send transactions."));
 };
+
+// Install cohorts: a triangle of net revenue per install by cohort and age (shaded by value),
+// and LTV curves per segment (each age over the cohorts that reached it).
+const cohortState = { by: "week", segment: "source", environment: "production" };
+forgetOnSignIn.push(() => Object.assign(cohortState, { by: "week", segment: "source", environment: "production" }));
+
+pages.cohorts = async (view) => {
+  const report = await api("/v1/admin/stats/cohorts?" + new URLSearchParams(cohortState).toString());
+  const select = (id, options, key) => {
+    const node = el("select", { id }, ...options.map(([value, label]) => el("option", { value, selected: value === cohortState[key] }, label)));
+    node.addEventListener("change", () => { cohortState[key] = node.value; route(); });
+    return node;
+  };
+  const controls = el("div", { class: "controls" },
+    el("label", { for: "cohorts-by" }, "Cohorts by"),
+    select("cohorts-by", [["day", "Day"], ["week", "Week"], ["month", "Month"]], "by"),
+    el("label", { for: "cohorts-segment" }, "Split by"),
+    select("cohorts-segment", [["none", "Nothing"], ["source", "Organic / Apple Ads"], ["campaign", "Campaign"], ["ad_group", "Ad group"],
+      ["keyword", "Keyword"], ["variation", "First paywall shown"], ["country", "Country"]], "segment"),
+    el("label", { for: "cohorts-environment" }, "Store"),
+    select("cohorts-environment", [["production", "Production"], ["sandbox", "Sandbox"]], "environment"));
+  const currency = report.currency;
+  const ages = [0, 1, 3, 7, 14, 30, 60, 90, 180, 365];
+  const amount = (value) => value === undefined || value === null || !currency ? "—" : money(value, currency);
+  const intro = el("p", { class: "hint" }, "Profiles installed from " + report.from + " to " + report.to + " (" + report.environment
+    + " money). Each cell: net revenue per install from install through that age (LTV); ages a cohort has not reached yet are empty.");
+  if (report.cohorts.length === 0) {
+    view.replaceChildren(el("h1", {}, "Cohorts"), controls, intro,
+      empty("No installs in this period. Installs are profiles the SDK creates on an app's first launch."));
+    return;
+  }
+  const top = Math.max(0, ...report.cohorts.flatMap((cohort) => cohort.ages.map((figures) => figures.net_per_install || 0)));
+  const rows = report.cohorts.map((cohort) => {
+    const byAge = Object.fromEntries(cohort.ages.map((figures) => [figures.age, figures]));
+    return [
+      el("span", { class: "nowrap" }, cohort.start === cohort.end ? dayLabel(cohort.start) : dayLabel(cohort.start) + " – " + dayLabel(cohort.end)),
+      report.segment === "none" ? null : cohort.segment, count(cohort.installs),
+      ...ages.map((age) => {
+        const figures = byAge[age];
+        if (!figures) return "";
+        const cell = el("span", { class: "heat", title: share(figures.paying_share) + " paying, "
+          + count(figures.active_subscriptions) + " active" }, amount(figures.net_per_install));
+        // Shaded by value, through the CSSOM (the page's policy allows no inline style attribute).
+        if (top > 0 && figures.net_per_install) cell.style.backgroundColor = "rgba(36, 87, 214, " + (0.08 + 0.5 * figures.net_per_install / top).toFixed(3) + ")";
+        return cell;
+      })].filter((cell) => cell !== null);
+  });
+  const columns = [["Cohort"], ...(report.segment === "none" ? [] : [["Segment"]]), ["Installs", "num"], ...ages.map((age) => ["Day " + age, "num"])];
+  // LTV per segment: for each age, net revenue over the installs of the cohorts that reached it.
+  const segments = [...new Set(report.cohorts.map((cohort) => cohort.segment))].sort();
+  const curves = segments.map((segment, index) => ({
+    label: segment, borderColor: palette[index % palette.length], backgroundColor: palette[index % palette.length], spanGaps: true,
+    data: ages.map((age) => {
+      let installs = 0;
+      let net = 0;
+      for (const cohort of report.cohorts) {
+        const figures = cohort.segment === segment && cohort.ages.find((each) => each.age === age);
+        if (figures && figures.net_per_install !== undefined) { installs += cohort.installs; net += figures.net_per_install * cohort.installs; }
+      }
+      return installs > 0 ? net / installs : null;
+    })
+  }));
+  const ltv = currency ? chart("LTV per install by age", {
+    type: "line", data: { labels: ages.map((age) => "Day " + age), datasets: curves },
+    options: { maintainAspectRatio: false, scales: { y: { beginAtZero: true, ticks: { callback: (value) => money(value, currency) } } },
+      plugins: { tooltip: { callbacks: { label: (item) => item.dataset.label + ": " + money(item.parsed.y, currency) } } } }
+  }, 280) : empty("Payers paid in several currencies: set a reporting currency with rates to compare money.");
+  view.replaceChildren(el("h1", {}, "Cohorts"), controls, intro,
+    el("section", { class: "card" }, el("h2", {}, "LTV per install by age"), ltv),
+    table("Net revenue per install by cohort and age", columns, rows, { id: "cohorts-table" }));
+};
