@@ -24,9 +24,24 @@ enum SubscriptionSeries {
         appId: app.id, AppStoreFacts(transactions: batch), at: now, derive: { _ in ProfilePurchases() })
       batch = []
     }
+    // One installed profile per subscription, created the day it starts (its cohort), a fifth
+    // of them from Apple Ads would need attribution: all organic here.
+    var starts: [Int64] = []
+    var profiles: [ProfileRecord] = []
+    for index in 0..<subscriptions {
+      let start = today - Int64.random(in: 0..<730, using: &random) * day
+      starts.append(start)
+      let created = Date(timeIntervalSince1970: Double(start) / 1000)
+      profiles.append(ProfileRecord(id: Self.profileId(index), createdAt: created, updatedAt: created))
+      if profiles.count == 5_000 {
+        _ = try store.importProfiles(appId: app.id, profiles)
+        profiles = []
+      }
+    }
+    if !profiles.isEmpty { _ = try store.importProfiles(appId: app.id, profiles) }
     for index in 0..<subscriptions {
       let original = String(5_000_000_000 + index * 100)
-      var start = today - Int64.random(in: 0..<730, using: &random) * day
+      var start = starts[index]
       let months = Int.random(in: 0..<3, using: &random) == 0 ? Int.random(in: 1...12, using: &random) : 30
       for month in 0..<months where start < today {
         let id = month == 0 ? original : String(5_000_000_000 + index * 100 + month)
@@ -36,6 +51,7 @@ enum SubscriptionSeries {
           "expiresDate": start + 30 * day, "type": TransactionPayload.autoRenewable, "signedDate": start,
           "environment": "Production", "transactionReason": month == 0 ? "PURCHASE" : "RENEWAL",
           "price": 9_990, "currency": index % 4 == 0 ? "EUR" : "USD", "storefront": index % 3 == 0 ? "DEU" : "USA",
+          "appAccountToken": Self.profileId(index),
         ]
         if index % 10 == 0 && month == 1 { json["revocationDate"] = start + 3 * day }
         let payload = try JSONDecoder().decode(
@@ -58,11 +74,24 @@ enum SubscriptionSeries {
         reporting: ReportingSettings(currency: "USD", rates: ["EUR": 1.08]))
       _ = WireCoding.encode(report)
     }
+    let year = (days.upperBound - 364)...days.upperBound
+    var cohorts: CohortReport?
+    let cohortTimings = try Timings(runs: 30) {
+      cohorts = CohortReport.build(
+        installDays: year, by: .month, segment: .country, environment: "Production",
+        rows: try store.cohortRows(appId: app.id, installDays: year, environment: "Production"),
+        reporting: ReportingSettings(currency: "USD", rates: ["EUR": 1.08]), today: days.upperBound)
+      _ = WireCoding.encode(cohorts)
+    }
     print(
       String(
         format:
-          "%d subscriptions, %d transactions over two years (seeded in %.0f s), %d active now: 90-day daily series p50 %.1f ms, p99 %.1f ms",
+          "%d subscriptions (one profile each), %d transactions over two years (seeded in %.0f s), %d active now: 90-day daily series p50 %.1f ms, p99 %.1f ms; 12-month cohort table by country (%d cohorts) p50 %.1f ms, p99 %.1f ms",
         subscriptions, transactions, seeding, report?.periods.last?.activeSubscriptions ?? 0,
-        timings.median, timings.p99))
+        timings.median, timings.p99, cohorts?.cohorts.count ?? 0, cohortTimings.median, cohortTimings.p99))
+  }
+
+  static func profileId(_ index: Int) -> String {
+    String(format: "00000000-0000-4000-8000-%012d", index)
   }
 }

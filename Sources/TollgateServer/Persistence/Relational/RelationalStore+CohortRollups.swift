@@ -19,11 +19,23 @@ extension RelationalStore {
       let entries = try WireCoding.decoder.decode(
         [CohortChange].self, from: Data(try stored.decode("changes", as: String.self).utf8))
       guard before != dimensions || entries != CohortChange.list(changes) else { return }
-      for entry in entries {
-        try bumpCohort(db, appId: appId, before, entry.where, -CohortCounters(values: entry.counters))
+      if before == dimensions {
+        // Same rows: only what changed (a renewal touches one age, not the profile's history).
+        var difference = changes
+        for entry in entries {
+          difference[entry.where, default: CohortCounters()] =
+            difference[entry.where, default: CohortCounters()] + -CohortCounters(values: entry.counters)
+        }
+        for (where_, counters) in difference { try bumpCohort(db, appId: appId, dimensions, where_, counters) }
+      } else {
+        for entry in entries {
+          try bumpCohort(db, appId: appId, before, entry.where, -CohortCounters(values: entry.counters))
+        }
+        for (where_, counters) in changes { try bumpCohort(db, appId: appId, dimensions, where_, counters) }
       }
+    } else {
+      for (where_, counters) in changes { try bumpCohort(db, appId: appId, dimensions, where_, counters) }
     }
-    for (where_, counters) in changes { try bumpCohort(db, appId: appId, dimensions, where_, counters) }
     try db.query(
       """
       INSERT INTO stats_cohort_profiles (app_id, profile_id, dimensions, changes) VALUES (?, ?, ?, ?)

@@ -21,14 +21,31 @@ extension RelationalStore {
       let entries = try WireCoding.decoder.decode(
         [SubscriptionChange].self, from: Data(try stored.decode("changes", as: String.self).utf8))
       guard before != dimensions || entries != SubscriptionChange.list(changes) else { return }
-      for entry in entries {
-        try bumpSubscriptionDay(db, appId: appId, before, entry.where, -SubscriptionCounters(values: entry.counters))
+      if before == dimensions {
+        // Same rows: only what changed (a renewal touches a day or two, not the whole history).
+        var difference = changes
+        for entry in entries {
+          difference[entry.where, default: SubscriptionCounters()] =
+            difference[entry.where, default: SubscriptionCounters()] + -SubscriptionCounters(values: entry.counters)
+        }
+        for (where_, counters) in difference {
+          try bumpSubscriptionDay(db, appId: appId, dimensions, where_, counters)
+        }
+      } else {
+        for entry in entries {
+          try bumpSubscriptionDay(
+            db, appId: appId, before, entry.where, -SubscriptionCounters(values: entry.counters))
+        }
+        for (where_, counters) in changes {
+          try bumpSubscriptionDay(db, appId: appId, dimensions, where_, counters)
+        }
       }
     } else if changes.isEmpty {
       return
-    }
-    for (where_, counters) in changes {
-      try bumpSubscriptionDay(db, appId: appId, dimensions, where_, counters)
+    } else {
+      for (where_, counters) in changes {
+        try bumpSubscriptionDay(db, appId: appId, dimensions, where_, counters)
+      }
     }
     try db.query(
       """
