@@ -91,6 +91,16 @@ struct CohortReportTests {
       .decode(CohortReport.self)
     #expect(bySource.cohorts.map(\.segment) == ["organic"] && bySource.cohorts[0].installs == 3)
     #expect(bySource.cohorts[0].ages.allSatisfy { $0.payingShare == 0 }, "no Production money in a Sandbox scenario")
+    // A storefront learned later moves the install to its country's cohort.
+    let someone = try await server.createProfile()
+    let moved = try await server.sdk(
+      "PATCH", "/v1/sdk/profiles/\(someone)", json: #"{"install":{"store_country":"FRA"}}"#)
+    #expect(moved.status == 200)
+    let today = PlacementReport.isoDay(StatsDay.of(server.time.now()))
+    let byCountry = try await server.admin(
+      "GET", "/v1/admin/stats/cohorts?segment=country&by=day&from=\(today)&to=\(today)"
+    ).decode(CohortReport.self)
+    #expect(byCountry.cohorts.map(\.segment) == ["FRA"] && byCountry.cohorts.first?.installs == 1)
     for bad in ["segment=planet", "by=year", "environment=test", "from=2026-13-01"] {
       let refused = try await server.admin("GET", "/v1/admin/stats/cohorts?\(bad)")
       #expect(refused.status == 400 && refused.errorCode == "bad_parameter", "\(bad)")

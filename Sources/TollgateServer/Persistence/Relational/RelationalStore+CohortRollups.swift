@@ -57,6 +57,19 @@ extension RelationalStore {
     try rollCohort(db, appId: appId, profile: event.profileId)
   }
 
+  /// A saved profile: its cohort changes only if its country did (one read otherwise).
+  static func rollCohortCountry(_ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord) throws {
+    if let stored = try db.query(
+      "SELECT dimensions FROM stats_cohort_profiles WHERE app_id = ? AND profile_id = ?",
+      [.integer(appId), .text(profile.id)]
+    ).first {
+      let dimensions = try WireCoding.decoder.decode(
+        CohortDimensions.self, from: Data(try stored.decode("dimensions", as: String.self).utf8))
+      guard dimensions.country != (profile.install.storeCountry ?? "") else { return }
+    }
+    try rollCohort(db, appId: appId, profile: profile.id)
+  }
+
   /// The profiles credited with these subscriptions' transactions.
   static func rollCohorts(_ db: any SQLConnection, appId: Int64, originals: [String]) throws {
     var profiles: Set<String> = []

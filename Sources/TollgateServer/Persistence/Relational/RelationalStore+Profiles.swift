@@ -135,7 +135,7 @@ extension RelationalStore {
         .text(profile.id),
       ])
     // Its country may have changed: its install cohort row follows.
-    try Self.rollCohort(db, appId: appId, profile: profile.id)
+    try Self.rollCohortCountry(db, appId: appId, profile)
   }
 
   static func profile(_ db: any SQLConnection, appId: Int64, id: String, lock: String = "") throws
