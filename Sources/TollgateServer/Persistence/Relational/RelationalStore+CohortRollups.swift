@@ -10,37 +10,14 @@ import TollgateAPI
 extension RelationalStore {
   static func rollCohort(_ db: any SQLConnection, appId: Int64, profile: String) throws {
     guard let (dimensions, changes) = try cohortFacts(db, appId: appId, profile: profile) else { return }
-    let key: [SQLValue] = [.integer(appId), .text(profile)]
-    if let stored = try db.query(
-      "SELECT dimensions, changes FROM stats_cohort_profiles WHERE app_id = ? AND profile_id = ?", key
-    ).first {
-      let before = try WireCoding.decoder.decode(
-        CohortDimensions.self, from: Data(try stored.decode("dimensions", as: String.self).utf8))
-      let entries = try WireCoding.decoder.decode(
-        [CohortChange].self, from: Data(try stored.decode("changes", as: String.self).utf8))
-      guard before != dimensions || entries != CohortChange.list(changes) else { return }
-      if before == dimensions {
-        // Same rows: only what changed (a renewal touches one age, not the profile's history).
-        var difference = changes
-        for entry in entries {
-          difference[entry.where, default: CohortCounters()] =
-            difference[entry.where, default: CohortCounters()] + -CohortCounters(values: entry.counters)
-        }
-        for (where_, counters) in difference { try bumpCohort(db, appId: appId, dimensions, where_, counters) }
-      } else {
-        for entry in entries {
-          try bumpCohort(db, appId: appId, before, entry.where, -CohortCounters(values: entry.counters))
-        }
-        for (where_, counters) in changes { try bumpCohort(db, appId: appId, dimensions, where_, counters) }
-      }
-    } else {
-      for (where_, counters) in changes { try bumpCohort(db, appId: appId, dimensions, where_, counters) }
+    let now = CohortContributionRows(dimensions: dimensions, rows: changes)
+    let before: CohortContributionRows? = try storedContribution(
+      db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile)
+    guard before != now else { return }
+    for (dimensions, where_, counters) in now.changes(from: before) {
+      try bumpCohort(db, appId: appId, dimensions, where_, counters)
     }
-    try db.query(
-      """
-      INSERT INTO stats_cohort_profiles (app_id, profile_id, dimensions, changes) VALUES (?, ?, ?, ?)
-      ON CONFLICT (app_id, profile_id) DO UPDATE SET dimensions = excluded.dimensions, changes = excluded.changes
-      """, key + [json(dimensions), json(CohortChange.list(changes))])
+    try saveContribution(db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile, now)
   }
 
   /// A flow view: the profile's cohort changes only if it is its first (or an earlier one).
@@ -154,9 +131,9 @@ extension RelationalStore {
         totals[CohortRow(dimensions: dimensions, where_: where_), default: CohortCounters()] =
           totals[CohortRow(dimensions: dimensions, where_: where_), default: CohortCounters()] + counters
       }
-      try db.query(
-        "INSERT INTO stats_cohort_profiles (app_id, profile_id, dimensions, changes) VALUES (?, ?, ?, ?)",
-        [.integer(appId), .text(profile), json(dimensions), json(CohortChange.list(changes))])
+      try saveContribution(
+        db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile,
+        CohortContributionRows(dimensions: dimensions, rows: changes))
     }
     for (row, counters) in totals { try bumpCohort(db, appId: appId, row.dimensions, row.where_, counters) }
   }
@@ -175,15 +152,8 @@ struct CohortDimensions: Codable, Hashable {
   var firstSeen: Double?
 }
 
-/// One stored change of a profile's cohort contribution (sorted: the stored text is stable).
-struct CohortChange: Codable, Hashable {
-  var `where`: CohortAge
-  var counters: [Int64]
-
-  static func list(_ changes: [CohortAge: CohortCounters]) -> [CohortChange] {
-    changes.sorted { $0.key < $1.key }.map { CohortChange(where: $0.key, counters: $0.value.values) }
-  }
-}
+/// A profile's contribution to `stats_cohorts`.
+typealias CohortContributionRows = Contribution<CohortDimensions, CohortAge, CohortCounters>
 
 private struct CohortRow: Hashable {
   var dimensions: CohortDimensions

@@ -11,48 +11,15 @@ extension RelationalStore {
   /// Recomputes one subscription's contribution and applies the difference.
   static func rollSubscription(_ db: any SQLConnection, appId: Int64, original: String) throws {
     let (dimensions, changes) = try subscriptionFacts(db, appId: appId, original: original)
-    let key: [SQLValue] = [.integer(appId), .text(original)]
-    let stored = try db.query(
-      "SELECT dimensions, changes FROM stats_subscriptions WHERE app_id = ? AND original_transaction_id = ?", key
-    ).first
-    if let stored {
-      let before = try WireCoding.decoder.decode(
-        SubscriptionDimensions.self, from: Data(try stored.decode("dimensions", as: String.self).utf8))
-      let entries = try WireCoding.decoder.decode(
-        [SubscriptionChange].self, from: Data(try stored.decode("changes", as: String.self).utf8))
-      guard before != dimensions || entries != SubscriptionChange.list(changes) else { return }
-      if before == dimensions {
-        // Same rows: only what changed (a renewal touches a day or two, not the whole history).
-        var difference = changes
-        for entry in entries {
-          difference[entry.where, default: SubscriptionCounters()] =
-            difference[entry.where, default: SubscriptionCounters()] + -SubscriptionCounters(values: entry.counters)
-        }
-        for (where_, counters) in difference {
-          try bumpSubscriptionDay(db, appId: appId, dimensions, where_, counters)
-        }
-      } else {
-        for entry in entries {
-          try bumpSubscriptionDay(
-            db, appId: appId, before, entry.where, -SubscriptionCounters(values: entry.counters))
-        }
-        for (where_, counters) in changes {
-          try bumpSubscriptionDay(db, appId: appId, dimensions, where_, counters)
-        }
-      }
-    } else if changes.isEmpty {
-      return
-    } else {
-      for (where_, counters) in changes {
-        try bumpSubscriptionDay(db, appId: appId, dimensions, where_, counters)
-      }
+    let now = SubscriptionContribution(dimensions: dimensions, rows: changes)
+    let before: SubscriptionContribution? = try storedContribution(
+      db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original)
+    guard before != now, before != nil || !changes.isEmpty else { return }
+    for (dimensions, where_, counters) in now.changes(from: before) {
+      try bumpSubscriptionDay(db, appId: appId, dimensions, where_, counters)
     }
-    try db.query(
-      """
-      INSERT INTO stats_subscriptions (app_id, original_transaction_id, dimensions, changes) VALUES (?, ?, ?, ?)
-      ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET dimensions = excluded.dimensions,
-      changes = excluded.changes
-      """, key + [json(dimensions), json(SubscriptionChange.list(changes))])
+    try saveContribution(
+      db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original, now)
   }
 
   /// A subscription's dimensions and changes from its stored transactions and notifications.
@@ -139,11 +106,9 @@ extension RelationalStore {
         totals[SubscriptionRow(dimensions: dimensions, where_: where_), default: SubscriptionCounters()] =
           totals[SubscriptionRow(dimensions: dimensions, where_: where_), default: SubscriptionCounters()] + counters
       }
-      try db.query(
-        "INSERT INTO stats_subscriptions (app_id, original_transaction_id, dimensions, changes) VALUES (?, ?, ?, ?)",
-        [
-          .integer(appId), .text(original), json(dimensions), json(SubscriptionChange.list(changes)),
-        ])
+      try saveContribution(
+        db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original,
+        SubscriptionContribution(dimensions: dimensions, rows: changes))
     }
     for (row, counters) in totals {
       try bumpSubscriptionDay(db, appId: appId, row.dimensions, row.where_, counters)
@@ -164,15 +129,8 @@ struct SubscriptionDimensions: Codable, Hashable {
   var variationId: String
 }
 
-/// One stored change of a subscription (sorted, so the stored text is the same however made).
-struct SubscriptionChange: Codable, Hashable {
-  var `where`: SubscriptionDay
-  var counters: [Int64]
-
-  static func list(_ changes: [SubscriptionDay: SubscriptionCounters]) -> [SubscriptionChange] {
-    changes.sorted { $0.key < $1.key }.map { SubscriptionChange(where: $0.key, counters: $0.value.values) }
-  }
-}
+/// A subscription's contribution to `stats_subscription_days`.
+typealias SubscriptionContribution = Contribution<SubscriptionDimensions, SubscriptionDay, SubscriptionCounters>
 
 private struct SubscriptionRow: Hashable {
   var dimensions: SubscriptionDimensions
