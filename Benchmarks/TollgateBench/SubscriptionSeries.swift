@@ -79,7 +79,8 @@ enum SubscriptionSeries {
     let cohortTimings = try Timings(runs: 30) {
       cohorts = CohortReport.build(
         installDays: year, by: .month, segment: .country, environment: "Production",
-        rows: try store.cohortRows(appId: app.id, installDays: year, environment: "Production"),
+        rows: try store.cohortRows(
+          appId: app.id, installDays: year, by: .month, segment: .country, environment: "Production"),
         reporting: ReportingSettings(currency: "USD", rates: ["EUR": 1.08]), today: days.upperBound)
       _ = WireCoding.encode(cohorts)
     }

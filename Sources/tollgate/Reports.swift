@@ -99,7 +99,8 @@ enum Reports {
     }
     let report = CohortReport.build(
       installDays: days, by: request.0, segment: request.1, environment: request.2,
-      rows: try store.cohortRows(appId: app.id, installDays: days, environment: request.2),
+      rows: try store.cohortRows(
+        appId: app.id, installDays: days, by: request.0, segment: request.1, environment: request.2),
       reporting: config?.reporting, today: StatsDay.of(now))
     emit(report, format, rows: ReportTables.cohortRows, table: ReportTables.cohortTable)
   }

@@ -45,6 +45,19 @@ public struct CohortAge: Codable, Sendable, Hashable, Comparable {
   }
 }
 
+/// What an installed profile is reported by: its install day, storefront country, Apple Ads
+/// campaign / ad group / keyword (0: organic), and the first paywall variation it was shown.
+struct CohortDimensions: Codable, Hashable {
+  var installDay: Int64
+  var country: String
+  var campaignId: Int64 = 0
+  var adGroupId: Int64 = 0
+  var keywordId: Int64 = 0
+  var variationId = ""
+  /// When that first view was received (seconds), so later views need no recomputation.
+  var firstSeen: Double?
+}
+
 /// One profile's contribution to the cohort rollup — one definition for the live rollup and the
 /// rebuild. `transactions` are every transaction credited to the profile.
 public enum CohortContribution {

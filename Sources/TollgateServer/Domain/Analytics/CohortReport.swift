@@ -49,21 +49,48 @@ public struct CohortReport: Codable, Sendable, Hashable {
   /// The ages reported, in days since install.
   public static let ages: [Int64] = [0, 1, 3, 7, 14, 30, 60, 90, 180, 365]
 
+  /// The reported age a change at `age` days first counts in (nil: after the last one). Every
+  /// reported figure sums the changes up to an age, so the rollup keeps these buckets only.
+  static func bucket(_ age: Int64) -> Int64? { ages.first { $0 >= age } }
+
+  /// Where a report over `installDays` grouped `by` reads its rows: whole periods from the
+  /// rollup of that grouping (`periods`, their first days), and the days of periods cut by the
+  /// range's edges from the daily one (`days`).
+  static func readPlan(installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping)
+    -> (periods: ClosedRange<Int64>?, days: [ClosedRange<Int64>])
+  {
+    guard grouping != .day else { return (installDays, []) }
+    let first =
+      SubscriptionReport.periodStart(installDays.lowerBound, grouping) == installDays.lowerBound
+      ? installDays.lowerBound : SubscriptionReport.periodEnd(installDays.lowerBound, grouping) + 1
+    let lastEnd =
+      SubscriptionReport.periodEnd(installDays.upperBound, grouping) == installDays.upperBound
+      ? installDays.upperBound : SubscriptionReport.periodStart(installDays.upperBound, grouping) - 1
+    guard first <= lastEnd else { return (nil, [installDays]) }
+    var days: [ClosedRange<Int64>] = []
+    if first > installDays.lowerBound { days.append(installDays.lowerBound...(first - 1)) }
+    if lastEnd < installDays.upperBound { days.append((lastEnd + 1)...installDays.upperBound) }
+    return (first...SubscriptionReport.periodStart(lastEnd, grouping), days)
+  }
+
   /// What cohorts are split by.
   public enum Segment: String, Sendable, CaseIterable {
     case none, source, campaign
     case adGroup = "ad_group"
     case keyword, variation, country
 
-    func value(_ row: CohortTotals) -> String {
+    /// The cohort of this segmentation an install with these dimensions belongs to.
+    func value(_ install: CohortDimensions) -> String {
       switch self {
       case .none: return "all"
-      case .source: return row.campaignId == 0 ? "organic" : "apple_ads"
-      case .campaign: return row.campaignId == 0 ? "organic" : String(row.campaignId)
-      case .adGroup: return row.campaignId == 0 ? "organic" : "\(row.campaignId)/\(row.adGroupId)"
-      case .keyword: return row.campaignId == 0 ? "organic" : "\(row.campaignId)/\(row.adGroupId)/\(row.keywordId)"
-      case .variation: return row.variationId.isEmpty ? "no paywall shown" : row.variationId
-      case .country: return row.country.isEmpty ? "unknown" : row.country
+      case .source: return install.campaignId == 0 ? "organic" : "apple_ads"
+      case .campaign: return install.campaignId == 0 ? "organic" : String(install.campaignId)
+      case .adGroup: return install.campaignId == 0 ? "organic" : "\(install.campaignId)/\(install.adGroupId)"
+      case .keyword:
+        return install.campaignId == 0
+          ? "organic" : "\(install.campaignId)/\(install.adGroupId)/\(install.keywordId)"
+      case .variation: return install.variationId.isEmpty ? "no paywall shown" : install.variationId
+      case .country: return install.country.isEmpty ? "unknown" : install.country
       }
     }
   }
@@ -111,8 +138,8 @@ public struct CohortReport: Codable, Sendable, Hashable {
     }
     var groups: [Key: [CohortTotals]] = [:]
     for row in rows {
-      let start = max(installDays.lowerBound, SubscriptionReport.periodStart(row.installDay, grouping))
-      groups[Key(start: start, segment: segment.value(row)), default: []].append(row)
+      let start = max(installDays.lowerBound, SubscriptionReport.periodStart(row.start, grouping))
+      groups[Key(start: start, segment: row.segment), default: []].append(row)
     }
     var cohorts: [Cohort] = []
     for (key, members) in groups.sorted(by: { ($0.key.start, $0.key.segment) < ($1.key.start, $1.key.segment) }) {

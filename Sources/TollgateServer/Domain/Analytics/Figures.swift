@@ -90,15 +90,13 @@ public struct SubscriptionDayTotals: Sendable, Hashable {
   public var counters: SubscriptionCounters
 }
 
-/// One cohort rollup row, summed over environments asked for: an install day, the installs'
-/// dimensions, a currency ("" for installs) and an age.
+/// One cohort rollup row, summed over the environments asked for: the cohort's first install
+/// day (a period's start, or the range's start when the period began before it), the segment's
+/// value, a currency ("" for installs) and a reported age (changes between two reported ages
+/// count at the later one).
 public struct CohortTotals: Sendable, Hashable {
-  public var installDay: Int64
-  public var country: String
-  public var campaignId: Int64
-  public var adGroupId: Int64
-  public var keywordId: Int64
-  public var variationId: String
+  public var start: Int64
+  public var segment: String
   public var currency: String
   public var age: Int64
   public var counters: CohortCounters

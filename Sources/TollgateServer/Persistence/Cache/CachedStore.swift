@@ -240,8 +240,12 @@ public final class CachedStore: Store {
   {
     try database.appleAdsStats(appId: appId, days: days, by: grouping)
   }
-  public func cohortRows(appId: Int64, installDays: ClosedRange<Int64>, environment: String) throws -> [CohortTotals] {
-    try database.cohortRows(appId: appId, installDays: installDays, environment: environment)
+  public func cohortRows(
+    appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
+    segment: CohortReport.Segment, environment: String
+  ) throws -> [CohortTotals] {
+    try database.cohortRows(
+      appId: appId, installDays: installDays, by: grouping, segment: segment, environment: environment)
   }
   public func subscriptionDays(appId: Int64, through: Int64, filters: SubscriptionFilters) throws
     -> [SubscriptionDayTotals]

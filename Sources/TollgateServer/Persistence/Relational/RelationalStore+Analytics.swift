@@ -110,25 +110,34 @@ extension RelationalStore {
     }
   }
 
-  public func cohortRows(appId: Int64, installDays: ClosedRange<Int64>, environment: String) throws -> [CohortTotals] {
+  public func cohortRows(
+    appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
+    segment: CohortReport.Segment, environment: String
+  ) throws -> [CohortTotals] {
+    let plan = CohortReport.readPlan(installDays: installDays, by: grouping)
     let columns = CohortCounters.columns
     return try with { db in
-      try db.query(
-        """
-        SELECT install_day, country, campaign_id, ad_group_id, keyword_id, variation_id, currency, age,
-        \(columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
-        FROM stats_cohorts WHERE app_id = ? AND install_day >= ? AND install_day <= ? AND environment IN ('', ?)
-        GROUP BY install_day, country, campaign_id, ad_group_id, keyword_id, variation_id, currency, age
-        """,
-        [.integer(appId), .integer(installDays.lowerBound), .integer(installDays.upperBound), .text(environment)]
-      ).map { row in
-        CohortTotals(
-          installDay: try row.decode("install_day"), country: try row.decode("country"),
-          campaignId: try row.decode("campaign_id"), adGroupId: try row.decode("ad_group_id"),
-          keywordId: try row.decode("keyword_id"), variationId: try row.decode("variation_id"),
-          currency: try row.decode("currency"), age: try row.decode("age"),
-          counters: CohortCounters(values: try columns.map { try row.decode($0) }))
+      func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws -> [CohortTotals] {
+        try db.query(
+          """
+          SELECT period, value, currency, age,
+          \(columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
+          FROM stats_cohort_segments WHERE app_id = ? AND segment = ? AND grain = ? AND period >= ? AND period <= ?
+          AND environment IN ('', ?) GROUP BY period, value, currency, age
+          """,
+          [
+            .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
+            .integer(periods.upperBound), .text(environment),
+          ]
+        ).map { row in
+          CohortTotals(
+            start: try row.decode("period"), segment: try row.decode("value"), currency: try row.decode("currency"),
+            age: try row.decode("age"), counters: CohortCounters(values: try columns.map { try row.decode($0) }))
+        }
       }
+      var rows = try plan.periods.map { try read(grouping, $0) } ?? []
+      for days in plan.days { rows += try read(.day, days) }
+      return rows
     }
   }
 
@@ -153,11 +162,13 @@ extension RelationalStore {
       values.append(.integer(value))
     }
     let columns = SubscriptionCounters.columns
+    // Without a filter the day's totals answer: one row per day and currency.
+    let table = conditions.count == 3 ? "stats_subscription_totals" : "stats_subscription_days"
     return try with { db in
       try db.query(
         """
         SELECT day, currency, \(columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
-        FROM stats_subscription_days WHERE \(conditions.joined(separator: " AND "))
+        FROM \(table) WHERE \(conditions.joined(separator: " AND "))
         GROUP BY day, currency ORDER BY day, currency
         """, values
       ).map { row in

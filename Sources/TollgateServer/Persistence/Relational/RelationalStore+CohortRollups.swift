@@ -1,9 +1,9 @@
 import Foundation
 import TollgateAPI
 
-/// The install-cohort rollup: per install day, the profile's dimensions (storefront country,
-/// Apple Ads campaign / ad group / keyword, first paywall variation shown), store environment,
-/// currency and age, the changes `CohortContribution` derives. Each profile's current
+/// The install-cohort rollup: per segmentation (none, source, Apple Ads campaign / ad group /
+/// keyword, first paywall variation shown, country), grouping of install days, environment,
+/// currency and reported age, the changes `CohortContribution` derives. Each profile's current
 /// contribution is kept (`stats_cohort_profiles`); when it is created or changed, first shown a
 /// flow, attributed, or credited a transaction, it is recomputed and the difference applied, so a
 /// rebuild from raw rows agrees exactly.
@@ -14,9 +14,11 @@ extension RelationalStore {
     let before: CohortContributionRows? = try storedContribution(
       db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile)
     guard before != now else { return }
+    var rows: [CohortSegmentRow: CohortCounters] = [:]
     for (dimensions, where_, counters) in now.changes(from: before) {
-      try bumpCohort(db, appId: appId, dimensions, where_, counters)
+      CohortSegmentRow.add(dimensions, where_, counters, to: &rows)
     }
+    try bumpCohortSegments(db, appId: appId, rows)
     try saveContribution(db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile, now)
   }
 
@@ -93,30 +95,26 @@ extension RelationalStore {
     }
     let transactions = try db.query(
       "SELECT payload FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key
-    ).map { try WireCoding.decoder.decode(TransactionPayload.self, from: try $0.decode("payload")) }
+    ).map { try StoredPayloads.shared.payload($0) }
     return (dimensions, CohortContribution.changes(installDay: dimensions.installDay, transactions))
   }
 
-  static func bumpCohort(
-    _ db: any SQLConnection, appId: Int64, _ dimensions: CohortDimensions, _ where_: CohortAge,
-    _ counters: CohortCounters
-  ) throws {
-    guard !counters.isZero else { return }
-    let columns = CohortCounters.columns
-    try db.query(
-      """
-      INSERT INTO stats_cohorts (app_id, install_day, country, campaign_id, ad_group_id, keyword_id, variation_id,
-      environment, currency, age, \(columns.joined(separator: ", ")))
-      VALUES (\(Array(repeating: "?", count: 10 + columns.count).joined(separator: ", ")))
-      ON CONFLICT (app_id, install_day, country, campaign_id, ad_group_id, keyword_id, variation_id, environment,
-      currency, age) DO UPDATE SET
-      \(columns.map { "\($0) = stats_cohorts.\($0) + excluded.\($0)" }.joined(separator: ", "))
-      """,
-      [
-        .integer(appId), .integer(dimensions.installDay), .text(dimensions.country), .integer(dimensions.campaignId),
-        .integer(dimensions.adGroupId), .integer(dimensions.keywordId), .text(dimensions.variationId),
-        .text(where_.environment), .text(where_.currency), .integer(where_.age),
-      ] + counters.values.map(SQLValue.integer))
+  /// Adds `rows` to `stats_cohort_segments`.
+  static func bumpCohortSegments(_ db: any SQLConnection, appId: Int64, _ rows: [CohortSegmentRow: CohortCounters])
+    throws
+  {
+    try bumpCounters(
+      db, table: "stats_cohort_segments", appId: appId,
+      keys: ["segment", "grain", "period", "value", "environment", "currency", "age"],
+      counters: CohortCounters.columns,
+      rows.sorted { $0.key < $1.key }.map { row, counters in
+        (
+          [
+            .text(row.segment), .text(row.grain), .integer(row.period), .text(row.value), .text(row.environment),
+            .text(row.currency), .integer(row.age),
+          ], counters.values
+        )
+      })
   }
 
   /// Every profile's contribution, recomputed from raw rows (the rebuild).
@@ -124,38 +122,54 @@ extension RelationalStore {
     let profiles = try db.query("SELECT id FROM profiles WHERE app_id = ?", [.integer(appId)]).map {
       try $0.decode("id", as: String.self)
     }
-    var totals: [CohortRow: CohortCounters] = [:]
+    var totals: [CohortSegmentRow: CohortCounters] = [:]
     for profile in profiles {
       guard let (dimensions, changes) = try cohortFacts(db, appId: appId, profile: profile) else { continue }
-      for (where_, counters) in changes {
-        totals[CohortRow(dimensions: dimensions, where_: where_), default: CohortCounters()] =
-          totals[CohortRow(dimensions: dimensions, where_: where_), default: CohortCounters()] + counters
-      }
+      for (where_, counters) in changes { CohortSegmentRow.add(dimensions, where_, counters, to: &totals) }
       try saveContribution(
         db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile,
         CohortContributionRows(dimensions: dimensions, rows: changes))
     }
-    for (row, counters) in totals { try bumpCohort(db, appId: appId, row.dimensions, row.where_, counters) }
+    try bumpCohortSegments(db, appId: appId, totals)
   }
 }
 
-/// What an installed profile is reported by: its install day, storefront country, Apple Ads
-/// campaign / ad group / keyword (0: organic), and the first paywall variation it was shown.
-struct CohortDimensions: Codable, Hashable {
-  var installDay: Int64
-  var country: String
-  var campaignId: Int64 = 0
-  var adGroupId: Int64 = 0
-  var keywordId: Int64 = 0
-  var variationId = ""
-  /// When that first view was received (seconds), so later views need no recomputation.
-  var firstSeen: Double?
-}
-
-/// A profile's contribution to `stats_cohorts`.
+/// A profile's contribution to the install cohorts (`stats_cohort_segments`).
 typealias CohortContributionRows = Contribution<CohortDimensions, CohortAge, CohortCounters>
 
-private struct CohortRow: Hashable {
-  var dimensions: CohortDimensions
-  var where_: CohortAge
+/// One row of `stats_cohort_segments`: a segmentation and its value, a grouping of install days
+/// and the period's first day, the environment, currency and reported age. Each change of a
+/// profile's cohort lands in one row per segmentation and grouping, so a report reads rows as
+/// many as its cohorts × ages, however many profiles and dimensions there are.
+struct CohortSegmentRow: Hashable, Comparable {
+  var segment: String
+  var grain: String
+  var period: Int64
+  var value: String
+  var environment: String
+  var currency: String
+  var age: Int64
+
+  static func < (a: Self, b: Self) -> Bool {
+    (a.segment, a.grain, a.period, a.value) != (b.segment, b.grain, b.period, b.value)
+      ? (a.segment, a.grain, a.period, a.value) < (b.segment, b.grain, b.period, b.value)
+      : (a.environment, a.currency, a.age) < (b.environment, b.currency, b.age)
+  }
+
+  /// Adds one change of a profile's contribution to every row it counts in (none after the
+  /// last reported age: no figure sums that far).
+  static func add(
+    _ install: CohortDimensions, _ where_: CohortAge, _ counters: CohortCounters, to rows: inout [Self: CohortCounters]
+  ) {
+    guard let age = CohortReport.bucket(where_.age) else { return }
+    for grouping in SubscriptionReport.Grouping.allCases {
+      let period = SubscriptionReport.periodStart(install.installDay, grouping)
+      for segment in CohortReport.Segment.allCases {
+        let row = Self(
+          segment: segment.rawValue, grain: grouping.rawValue, period: period, value: segment.value(install),
+          environment: where_.environment, currency: where_.currency, age: age)
+        rows[row] = rows[row].map { $0 + counters } ?? counters
+      }
+    }
+  }
 }

@@ -81,4 +81,24 @@ extension RelationalStore {
       ON CONFLICT (app_id, \(idColumn)) DO UPDATE SET dimensions = excluded.dimensions, changes = excluded.changes
       """, [.integer(appId), .text(id), json(contribution.dimensions), json(contribution.entries)])
   }
+
+  /// Adds counter rows to a rollup `table` whose primary key is `app_id` and `keys`, many rows a
+  /// statement (rows that net to zero are left out).
+  static func bumpCounters(
+    _ db: any SQLConnection, table: String, appId: Int64, keys: [String], counters: [String],
+    _ rows: [(key: [SQLValue], counters: [Int64])]
+  ) throws {
+    let changed = rows.filter { $0.counters.contains { $0 != 0 } }
+    let tuple = "(" + Array(repeating: "?", count: 1 + keys.count + counters.count).joined(separator: ", ") + ")"
+    for start in stride(from: 0, to: changed.count, by: 64) {
+      let chunk = changed[start..<min(start + 64, changed.count)]
+      try db.query(
+        """
+        INSERT INTO \(table) (app_id, \(keys.joined(separator: ", ")), \(counters.joined(separator: ", ")))
+        VALUES \(Array(repeating: tuple, count: chunk.count).joined(separator: ", "))
+        ON CONFLICT (app_id, \(keys.joined(separator: ", "))) DO UPDATE SET
+        \(counters.map { "\($0) = \(table).\($0) + excluded.\($0)" }.joined(separator: ", "))
+        """, chunk.flatMap { [.integer(appId)] + $0.key + $0.counters.map(SQLValue.integer) })
+    }
+  }
 }

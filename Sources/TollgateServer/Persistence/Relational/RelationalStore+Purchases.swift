@@ -40,7 +40,10 @@ extension RelationalStore {
         if let original = facts.notification?.fact.originalTransactionId, !originals.contains(original) {
           originals.append(original)
         }
-        for original in originals { try Self.rollSubscription(db, appId: appId, original: original) }
+        for original in originals {
+          try Self.rollTrial(db, appId: appId, original: original)
+          try Self.rollSubscription(db, appId: appId, original: original)
+        }
         try Self.rollCohorts(db, appId: appId, originals: originals)
         // Facts kept unowned (a notification before the SDK's transaction) join a claimant
         // that bought under the same appAccountToken.
@@ -132,7 +135,7 @@ extension RelationalStore {
       ).map { row in
         let credited = try row.decode("attr_variation", as: String.self)
         return StoredTransaction(
-          payload: try WireCoding.decoder.decode(TransactionPayload.self, from: try row.decode("payload")),
+          payload: try StoredPayloads.shared.payload(row),
           jws: try row.decode("jws"), variationId: try row.decode("variation_id"),
           creditedVariationId: credited.isEmpty ? nil : credited)
       }
@@ -152,7 +155,7 @@ extension RelationalStore {
       SELECT payload FROM app_store_transactions WHERE app_id = ? AND original_transaction_id IN
       (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?)
       """, [key[0]] + key
-    ).map { try decoder.decode(TransactionPayload.self, from: try $0.decode("payload")) }
+    ).map { try StoredPayloads.shared.payload($0) }
     let notifications = try db.query(
       """
       SELECT fact FROM app_store_notifications WHERE app_id = ? AND original_transaction_id IN
@@ -220,7 +223,7 @@ extension RelationalStore {
     else { throw StoreError.database("transaction \(payload.transactionId) vanished inside its transaction") }
     var events: [PendingWebhookEvent] = []
     if signedAt > (try existing.decode("signed_at", as: Double.self)) {
-      let old = try WireCoding.decoder.decode(TransactionPayload.self, from: try existing.decode("payload"))
+      let old = try StoredPayloads.shared.payload(existing)
       try db.query(
         "UPDATE app_store_transactions SET signed_at = ?, payload = ?, jws = ? WHERE app_id = ? AND transaction_id = ?",
         [.real(signedAt), Self.json(payload), .text(stored.jws), .integer(appId), .text(payload.transactionId)])

@@ -10,7 +10,7 @@ extension RelationalStore {
     [
       "stats_daily", "stats_revenue", "stats_viewers", "stats_purchasers", "stats_trials", "stats_aa_profiles",
       "stats_apple_ads", "stats_apple_ads_revenue", "stats_payers", "stats_payer_revenue", "stats_subscriptions",
-      "stats_subscription_days", "stats_cohort_profiles", "stats_cohorts",
+      "stats_subscription_days", "stats_subscription_totals", "stats_cohort_profiles", "stats_cohort_segments",
     ]
   }
 
@@ -44,7 +44,8 @@ extension RelationalStore {
     [
       "stats_daily": 6, "stats_revenue": 3, "stats_apple_ads": 3, "stats_apple_ads_revenue": 1,
       "stats_payer_revenue": 4, "stats_subscription_days": SubscriptionCounters.columns.count,
-      "stats_cohorts": CohortCounters.columns.count,
+      "stats_subscription_totals": SubscriptionCounters.columns.count,
+      "stats_cohort_segments": CohortCounters.columns.count,
     ]
   }
 

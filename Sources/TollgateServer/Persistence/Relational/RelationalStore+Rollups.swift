@@ -114,7 +114,6 @@ extension RelationalStore {
         db, table: "stats_purchasers", appId: appId, key, profileId: profileId, day: new.purchaseDay,
         counter: "purchasers")
     }
-    try rollTrial(db, appId: appId, original: new.originalTransactionId, key)
     if let profileId = credit.profileId {
       try rollAppleAdsPurchase(db, appId: appId, profileId: profileId, new)
     }
@@ -206,15 +205,16 @@ extension RelationalStore {
   }
 
   /// Recomputes a subscription's trial facts from all its transactions and applies the
-  /// change. The credit goes to the subscription's first transaction's paywall.
-  private static func rollTrial(_ db: any SQLConnection, appId: Int64, original: String, _ key: VariationKey) throws {
+  /// change, once per subscription a batch touched. The credit goes to the subscription's
+  /// first transaction's paywall.
+  static func rollTrial(_ db: any SQLConnection, appId: Int64, original: String) throws {
     let rows = try db.query(
       """
       SELECT payload, attr_placement, attr_audience, attr_variation FROM app_store_transactions
       WHERE app_id = ? AND original_transaction_id = ?
       """, [.integer(appId), .text(original)])
     let transactions = try rows.map {
-      try WireCoding.decoder.decode(TransactionPayload.self, from: try $0.decode("payload"))
+      try StoredPayloads.shared.payload($0)
     }
     let facts = TrialFacts.of(transactions)
     let owner = trialOwner(
@@ -306,7 +306,7 @@ extension RelationalStore {
       ).isEmpty ? 0 : 1
     let transactions = try db.query(
       "SELECT payload FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key
-    ).map { try WireCoding.decoder.decode(TransactionPayload.self, from: try $0.decode("payload")) }
+    ).map { try StoredPayloads.shared.payload($0) }
     let purchaser = transactions.contains { $0.isPurchase } ? 1 : 0
     try db.query(
       """

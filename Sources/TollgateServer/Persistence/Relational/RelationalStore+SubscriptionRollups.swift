@@ -15,9 +15,7 @@ extension RelationalStore {
     let before: SubscriptionContribution? = try storedContribution(
       db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original)
     guard before != now, before != nil || !changes.isEmpty else { return }
-    for (dimensions, where_, counters) in now.changes(from: before) {
-      try bumpSubscriptionDay(db, appId: appId, dimensions, where_, counters)
-    }
+    try bumpSubscriptionDays(db, appId: appId, now.changes(from: before))
     try saveContribution(
       db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original, now)
   }
@@ -36,7 +34,7 @@ extension RelationalStore {
     for row in rows {
       transactions.append(
         (
-          try WireCoding.decoder.decode(TransactionPayload.self, from: try row.decode("payload")),
+          try StoredPayloads.shared.payload(row),
           VariationKey(
             placement: try row.decode("attr_placement"), audience: try row.decode("attr_audience"),
             variation: try row.decode("attr_variation")), try row.decode("attr_profile")
@@ -70,27 +68,46 @@ extension RelationalStore {
     return (dimensions, SubscriptionTimeline.changes(transactions.map(\.0), failures: failures))
   }
 
-  static func bumpSubscriptionDay(
-    _ db: any SQLConnection, appId: Int64, _ dimensions: SubscriptionDimensions, _ where_: SubscriptionDay,
-    _ counters: SubscriptionCounters
+  /// Adds changes to `stats_subscription_days` and to the day's totals over every dimension
+  /// (`stats_subscription_totals`, what an unfiltered report reads).
+  static func bumpSubscriptionDays(
+    _ db: any SQLConnection, appId: Int64, _ changes: [(SubscriptionDimensions, SubscriptionDay, SubscriptionCounters)]
   ) throws {
-    guard !counters.isZero else { return }
-    let columns = SubscriptionCounters.columns
-    try db.query(
-      """
-      INSERT INTO stats_subscription_days (app_id, environment, day, product_id, currency, storefront, campaign_id,
-      ad_group_id, keyword_id, placement_id, audience_id, variation_id, \(columns.joined(separator: ", ")))
-      VALUES (\(Array(repeating: "?", count: 12 + columns.count).joined(separator: ", ")))
-      ON CONFLICT (app_id, environment, day, product_id, currency, storefront, campaign_id, ad_group_id, keyword_id,
-      placement_id, audience_id, variation_id) DO UPDATE SET
-      \(columns.map { "\($0) = stats_subscription_days.\($0) + excluded.\($0)" }.joined(separator: ", "))
-      """,
-      [
-        .integer(appId), .text(where_.environment), .integer(where_.day), .text(where_.product),
-        .text(where_.currency), .text(dimensions.storefront), .integer(dimensions.campaignId),
-        .integer(dimensions.adGroupId), .integer(dimensions.keywordId), .text(dimensions.placementId),
-        .text(dimensions.audienceId), .text(dimensions.variationId),
-      ] + counters.values.map(SQLValue.integer))
+    // Summed first: one statement must not name a row twice.
+    var rows: [SubscriptionRow: SubscriptionCounters] = [:]
+    var totals: [SubscriptionTotalsRow: SubscriptionCounters] = [:]
+    for (dimensions, where_, counters) in changes {
+      let row = SubscriptionRow(dimensions: dimensions, where_: where_)
+      rows[row] = rows[row].map { $0 + counters } ?? counters
+      let total = SubscriptionTotalsRow(environment: where_.environment, day: where_.day, currency: where_.currency)
+      totals[total] = totals[total].map { $0 + counters } ?? counters
+    }
+    try bumpCounters(
+      db, table: "stats_subscription_days", appId: appId,
+      keys: [
+        "environment", "day", "product_id", "currency", "storefront", "campaign_id", "ad_group_id", "keyword_id",
+        "placement_id", "audience_id", "variation_id",
+      ], counters: SubscriptionCounters.columns,
+      rows.sorted { ($0.key.where_, $0.key.dimensions.variationId) < ($1.key.where_, $1.key.dimensions.variationId) }
+        .map { row, counters in
+          let (dimensions, where_) = (row.dimensions, row.where_)
+          return
+            (
+              [
+                .text(where_.environment), .integer(where_.day), .text(where_.product), .text(where_.currency),
+                .text(dimensions.storefront), .integer(dimensions.campaignId), .integer(dimensions.adGroupId),
+                .integer(dimensions.keywordId), .text(dimensions.placementId), .text(dimensions.audienceId),
+                .text(dimensions.variationId),
+              ], counters.values
+            )
+        })
+    try bumpCounters(
+      db, table: "stats_subscription_totals", appId: appId, keys: ["environment", "day", "currency"],
+      counters: SubscriptionCounters.columns,
+      totals.sorted {
+        ($0.key.environment, $0.key.day, $0.key.currency) < ($1.key.environment, $1.key.day, $1.key.currency)
+      }
+      .map { row, counters in ([.text(row.environment), .integer(row.day), .text(row.currency)], counters.values) })
   }
 
   /// Every subscription's contribution, recomputed from raw rows (the rebuild).
@@ -110,9 +127,7 @@ extension RelationalStore {
         db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original,
         SubscriptionContribution(dimensions: dimensions, rows: changes))
     }
-    for (row, counters) in totals {
-      try bumpSubscriptionDay(db, appId: appId, row.dimensions, row.where_, counters)
-    }
+    try bumpSubscriptionDays(db, appId: appId, totals.map { ($0.key.dimensions, $0.key.where_, $0.value) })
   }
 }
 
@@ -135,4 +150,10 @@ typealias SubscriptionContribution = Contribution<SubscriptionDimensions, Subscr
 private struct SubscriptionRow: Hashable {
   var dimensions: SubscriptionDimensions
   var where_: SubscriptionDay
+}
+
+private struct SubscriptionTotalsRow: Hashable {
+  var environment: String
+  var day: Int64
+  var currency: String
 }

@@ -20,7 +20,10 @@ public protocol AnalyticsRepository: Sendable {
   func subscriptionDays(appId: Int64, through: Int64, filters: SubscriptionFilters) throws -> [SubscriptionDayTotals]
 
   /// The cohort rollup's rows for profiles installed on `installDays`, money of `environment`.
-  func cohortRows(appId: Int64, installDays: ClosedRange<Int64>, environment: String) throws -> [CohortTotals]
+  func cohortRows(
+    appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
+    segment: CohortReport.Segment, environment: String
+  ) throws -> [CohortTotals]
 
   /// Every rollup row of the app as text lines (rows that netted out to zero left out), sorted.
   func rollupSnapshot(appId: Int64) throws -> [String]

@@ -28,6 +28,7 @@ enum Migrations {
     Migration(
       version: 8, name: "0008_subscription_days", sql: sqliteTypes(subscriptionDays), rebuildsRollups: true),
     Migration(version: 9, name: "0009_install_cohorts", sql: sqliteTypes(installCohorts), rebuildsRollups: true),
+    Migration(version: 10, name: "0010_report_summaries", sql: sqliteTypes(reportSummaries), rebuildsRollups: true),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -42,6 +43,7 @@ enum Migrations {
     Migration(
       version: 7, name: "0007_subscription_days", sql: postgresTypes(subscriptionDays), rebuildsRollups: true),
     Migration(version: 8, name: "0008_install_cohorts", sql: postgresTypes(installCohorts), rebuildsRollups: true),
+    Migration(version: 9, name: "0009_report_summaries", sql: postgresTypes(reportSummaries), rebuildsRollups: true),
   ]
 
   static let sqliteInitial = """
@@ -490,6 +492,53 @@ enum Migrations {
       net_after_first_year {INT} NOT NULL DEFAULT 0,
       PRIMARY KEY (app_id, install_day, country, campaign_id, ad_group_id, keyword_id, variation_id, environment,
         currency, age)
+    );
+    """
+
+  /// Rollups shaped like the reports read them, so a report reads as many rows as it shows:
+  /// install cohorts per segmentation and grouping of install days, at the reported ages only
+  /// (replacing the per-dimension cohort rows), and the subscription changes of each day summed
+  /// over every dimension (what an unfiltered subscription report reads).
+  static let reportSummaries = """
+    DROP TABLE stats_cohorts;
+    CREATE TABLE stats_cohort_segments (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      segment TEXT NOT NULL,
+      grain TEXT NOT NULL,
+      period {INT} NOT NULL,
+      value TEXT NOT NULL,
+      environment TEXT NOT NULL,
+      currency TEXT NOT NULL,
+      age {INT} NOT NULL,
+      installs {INT} NOT NULL DEFAULT 0,
+      payers {INT} NOT NULL DEFAULT 0,
+      trials {INT} NOT NULL DEFAULT 0,
+      active_delta {INT} NOT NULL DEFAULT 0,
+      net {INT} NOT NULL DEFAULT 0,
+      net_after_first_year {INT} NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, segment, grain, period, value, environment, currency, age)
+    );
+    CREATE TABLE stats_subscription_totals (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      environment TEXT NOT NULL,
+      day {INT} NOT NULL,
+      currency TEXT NOT NULL,
+      active_delta {INT} NOT NULL DEFAULT 0,
+      trials_delta {INT} NOT NULL DEFAULT 0,
+      new_trials {INT} NOT NULL DEFAULT 0,
+      trial_conversions {INT} NOT NULL DEFAULT 0,
+      new_paid {INT} NOT NULL DEFAULT 0,
+      renewals {INT} NOT NULL DEFAULT 0,
+      expirations {INT} NOT NULL DEFAULT 0,
+      refunds {INT} NOT NULL DEFAULT 0,
+      billing_retries {INT} NOT NULL DEFAULT 0,
+      grace_periods {INT} NOT NULL DEFAULT 0,
+      gross {INT} NOT NULL DEFAULT 0,
+      refunded {INT} NOT NULL DEFAULT 0,
+      gross_after_first_year {INT} NOT NULL DEFAULT 0,
+      refunded_after_first_year {INT} NOT NULL DEFAULT 0,
+      mrr_delta {INT} NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, environment, day, currency)
     );
     """
 

@@ -182,7 +182,8 @@ extension StatsService {
     let (grouping, segment, environment) = try CohortReport.request(parameters)
     return CohortReport.build(
       installDays: days, by: grouping, segment: segment, environment: environment,
-      rows: try store.cohortRows(appId: appId, installDays: days, environment: environment),
+      rows: try store.cohortRows(
+        appId: appId, installDays: days, by: grouping, segment: segment, environment: environment),
       reporting: try configs.entry(appId: appId)?.config.reporting, today: StatsDay.of(now))
   }
 }
