@@ -28,13 +28,18 @@ enum BenchCommand {
         try SubscriptionSeries.run(
           database: options["--database"] ?? "subscriptions.sqlite",
           subscriptions: Int(options["--subscriptions"] ?? "") ?? 100_000)
+      case "analytics":
+        try AnalyticsAtScale.run(
+          database: options["--database"] ?? "analytics.sqlite",
+          profiles: Int(options["--profiles"] ?? "") ?? 1_000_000,
+          subscriptions: Int(options["--subscriptions"] ?? "") ?? 100_000)
       case "montecarlo":
         MonteCarlo.run()
       case "sdk":
         try await FirstLaunch.run(config: options["--config"] ?? "examples/sample-config.json")
       default:
         FileHandle.standardError.write(
-          Data("usage: tollgate-bench seed|attribution|stats|subscriptions|montecarlo|sdk [options]\n".utf8))
+          Data("usage: tollgate-bench seed|attribution|stats|subscriptions|analytics|montecarlo|sdk [options]\n".utf8))
         return 2
       }
       return 0

@@ -331,6 +331,11 @@ public struct PlacementReport: Codable, Sendable, Hashable {
   }
 
   static func isoDay(_ day: Int64) -> String {
-    StatsDay.date(day).formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day())
+    let date = StatsDay.civil(day)
+    func padded(_ number: Int64, _ width: Int) -> String {
+      let digits = String(number)
+      return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+    return "\(padded(date.year, 4))-\(padded(date.month, 2))-\(padded(date.day, 2))"
   }
 }

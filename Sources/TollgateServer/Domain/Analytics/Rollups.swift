@@ -7,6 +7,28 @@ public enum StatsDay {
     milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
   }
   public static func date(_ day: Int64) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400) }
+
+  /// The Gregorian calendar date of a day number, by integer arithmetic (reports turn thousands
+  /// of days into dates and months; a `Calendar` call each took most of a report's time).
+  static func civil(_ day: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    let shifted = day + 719_468  // days since 0000-03-01: leap days fall at the end of a year
+    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+    let dayOfEra = shifted - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let marchMonth = (5 * dayOfYear + 2) / 153
+    let month = marchMonth < 10 ? marchMonth + 3 : marchMonth - 9
+    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, dayOfYear - (153 * marchMonth + 2) / 5 + 1)
+  }
+
+  /// The day number of a Gregorian calendar date (`civil`'s inverse).
+  static func of(year: Int64, month: Int64, day: Int64) -> Int64 {
+    let marchYear = month <= 2 ? year - 1 : year
+    let era = (marchYear >= 0 ? marchYear : marchYear - 399) / 400
+    let yearOfEra = marchYear - era * 400
+    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+    return era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
+  }
 }
 
 /// Which paywall a purchase is credited to: the variation the SDK named, else the last flow

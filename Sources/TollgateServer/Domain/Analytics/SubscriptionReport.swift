@@ -174,9 +174,8 @@ public struct SubscriptionReport: Codable, Sendable, Hashable {
     case .day: return day
     case .week: return day - ((day + 3) % 7 + 7) % 7
     case .month:
-      var calendar = Calendar(identifier: .gregorian)
-      calendar.timeZone = TimeZone(identifier: "UTC")!
-      return StatsDay.of(calendar.dateInterval(of: .month, for: StatsDay.date(day))!.start)
+      let date = StatsDay.civil(day)
+      return StatsDay.of(year: date.year, month: date.month, day: 1)
     }
   }
 
@@ -188,11 +187,10 @@ public struct SubscriptionReport: Codable, Sendable, Hashable {
       let weekday = ((day + 3) % 7 + 7) % 7  // 0 = Monday
       return day + (6 - weekday)
     case .month:
-      var calendar = Calendar(identifier: .gregorian)
-      calendar.timeZone = TimeZone(identifier: "UTC")!
-      let date = StatsDay.date(day)
-      let next = calendar.date(byAdding: .month, value: 1, to: calendar.dateInterval(of: .month, for: date)!.start)!
-      return StatsDay.of(next) - 1
+      let date = StatsDay.civil(day)
+      return date.month == 12
+        ? StatsDay.of(year: date.year + 1, month: 1, day: 1) - 1
+        : StatsDay.of(year: date.year, month: date.month + 1, day: 1) - 1
     }
   }
 }
