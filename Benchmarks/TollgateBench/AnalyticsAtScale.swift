@@ -19,9 +19,16 @@ enum AnalyticsAtScale {
       #"{"flows":[\#(flows.joined(separator: ","))],"audiences":[{"id":"everyone","rule":{}}],"placements":[{"id":"onboarding","targets":[{"audience":"everyone","experiment":{"name":"paywall test","variations":[\#(weights.joined(separator: ","))]}}],"default":"v0"}]}"#
   }
 
-  static func run(database: String, profiles: Int, subscriptions: Int) throws {
+  /// `existing`: the name of an app an earlier run loaded, to measure its reports again.
+  static func run(database: String, profiles: Int, subscriptions: Int, existing: String?) throws {
     let store = try StoreLocation.open(database, connections: 2)
     defer { store.close() }
+    if let existing {
+      guard let app = try store.app(named: existing) else { throw StoreError.database("no app \(existing)") }
+      let compiled = try ConfigValidator.compile(Data(config().utf8), revision: 1)
+      try measure(store, app: app, compiled: compiled, now: Date())
+      return
+    }
     let app = try KeyIssuer(store: store).issue(appName: "analytics-\(UUID().uuidString.prefix(6))").app
     let compiled = try ConfigImporter(store: store).apply(Data(config().utf8), appId: app.id)
     let now = Date()
@@ -76,7 +83,17 @@ enum AnalyticsAtScale {
     let rebuilding = ContinuousClock.now
     try store.rebuildRollups(appId: app.id)
     let rebuilt = rebuilding.duration(to: .now)
+    func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) }
+    emit(
+      String(
+        format:
+          "%d profiles, %d subscriptions, %d transactions, %d flow views loaded in %.0f s; rollups rebuilt in %.0f s (app %@)",
+        profiles, subscriptions, transactions, profiles, seconds(loaded), seconds(rebuilt), app.name))
+    try measure(store, app: app, compiled: compiled, now: now)
+  }
 
+  /// Times each report over the loaded app.
+  static func measure(_ store: any Store, app: AppRecord, compiled: CompiledConfig, now: Date) throws {
     let days = try ReportRange.days(from: nil, to: nil, now: now)
     let ninety = (days.upperBound - 89)...days.upperBound
     let reporting = ReportingSettings(currency: "USD", rates: ["EUR": 1.08])
@@ -92,7 +109,8 @@ enum AnalyticsAtScale {
     let filteredTimings = try Timings(runs: 20) {
       let totals = try store.subscriptionDays(appId: app.id, through: ninety.upperBound, filters: filters)
       _ = WireCoding.encode(
-        SubscriptionReport.build(days: ninety, by: .day, environment: "Production", totals: totals, reporting: reporting))
+        SubscriptionReport.build(
+          days: ninety, by: .day, environment: "Production", totals: totals, reporting: reporting))
     }
     let year = (days.upperBound - 364)...days.upperBound
     var cohorts: [String: (Timings, Int)] = [:]
@@ -116,19 +134,20 @@ enum AnalyticsAtScale {
       _ = WireCoding.encode(experiment)
     }
     let viewers = experiment?.audiences.flatMap(\.variations).reduce(Int64(0)) { $0 + $1.uniqueViewers } ?? 0
-    func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) }
-    func figure(_ timings: Timings) -> String { String(format: "p50 %.1f ms, p99 %.1f ms", timings.median, timings.p99) }
+    func figure(_ timings: Timings) -> String {
+      String(format: "p50 %.1f ms, p99 %.1f ms", timings.median, timings.p99)
+    }
     emit(
-      String(
-        format: "%d profiles, %d subscriptions, %d transactions, %d flow views loaded in %.0f s; rollups rebuilt in %.0f s",
-        profiles, subscriptions, transactions, profiles, seconds(loaded), seconds(rebuilt)))
-    emit("  90-day subscription series (all, \(series?.periods.last?.activeSubscriptions ?? 0) active): \(figure(seriesTimings))")
+      "  90-day subscription series (all, \(series?.periods.last?.activeSubscriptions ?? 0) active): \(figure(seriesTimings))"
+    )
     emit("  90-day subscription series filtered by one campaign: \(figure(filteredTimings))")
     for segment in ["none", "country", "campaign", "keyword"] {
       guard let (timings, count) = cohorts[segment] else { continue }
       emit("  12-month cohort table by month, segment \(segment) (\(count) cohorts): \(figure(timings))")
     }
-    emit("  experiment report, 30 days (\(viewers) viewers, 4 variations, revenue Monte Carlo): \(figure(experimentTimings))")
+    emit(
+      "  experiment report, 30 days (\(viewers) viewers, 4 variations, revenue Monte Carlo): \(figure(experimentTimings))"
+    )
   }
 
   /// One subscription's transactions from `start` until it churns or reaches today.

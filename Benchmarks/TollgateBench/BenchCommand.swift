@@ -32,7 +32,7 @@ enum BenchCommand {
         try AnalyticsAtScale.run(
           database: options["--database"] ?? "analytics.sqlite",
           profiles: Int(options["--profiles"] ?? "") ?? 1_000_000,
-          subscriptions: Int(options["--subscriptions"] ?? "") ?? 100_000)
+          subscriptions: Int(options["--subscriptions"] ?? "") ?? 100_000, existing: options["--app"])
       case "montecarlo":
         MonteCarlo.run()
       case "sdk":

@@ -73,26 +73,23 @@ extension RelationalStore {
     guard
       let row = try db.query("SELECT created_at, install FROM profiles WHERE app_id = ? AND id = ?", key).first
     else { return nil }
-    let install = try WireCoding.decoder.decode(InstallMeta.self, from: try row.decode("install"))
-    var dimensions = CohortDimensions(
-      installDay: StatsDay.of(Date(timeIntervalSince1970: try row.decode("created_at"))),
-      country: install.storeCountry ?? "")
-    if let ads = try db.query(
-      "SELECT campaign_id, ad_group_id, keyword_id FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?", key
-    ).first {
-      dimensions.campaignId = try ads.decode("campaign_id")
-      dimensions.adGroupId = try ads.decode("ad_group_id")
-      dimensions.keywordId = try ads.decode("keyword_id")
+    let ads = try db.query(
+      "SELECT day, campaign_id, ad_group_id, keyword_id FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?", key
+    ).first.map { row in
+      AppleAdsKey(
+        day: try row.decode("day"), campaign: try row.decode("campaign_id"), adGroup: try row.decode("ad_group_id"),
+        keyword: try row.decode("keyword_id"))
     }
-    if let first = try db.query(
+    let firstView = try db.query(
       """
-      SELECT variation_id, received_at FROM events WHERE app_id = ? AND profile_id = ?
+      SELECT variation_id, received_at, seq FROM events WHERE app_id = ? AND profile_id = ?
       ORDER BY received_at, seq LIMIT 1
       """, key
-    ).first {
-      dimensions.variationId = try first.decode("variation_id")
-      dimensions.firstSeen = try first.decode("received_at")
+    ).first.map { row in
+      FirstView(
+        variation: try row.decode("variation_id"), at: try row.decode("received_at"), seq: try row.decode("seq"))
     }
+    let dimensions = try cohortDimensions(row, ads: ads, firstView: firstView)
     let transactions = try db.query(
       "SELECT payload FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key
     ).map { try StoredPayloads.shared.payload($0) }
@@ -100,6 +97,25 @@ extension RelationalStore {
   }
 
   /// Adds `rows` to `stats_cohort_segments`.
+  /// A profile's cohort dimensions from its row (`created_at`, `install`), Apple Ads keyword and
+  /// first flow view.
+  static func cohortDimensions(_ profile: SQLRow, ads: AppleAdsKey?, firstView: FirstView?) throws -> CohortDimensions {
+    let install = try WireCoding.decoder.decode(InstallMeta.self, from: try profile.decode("install"))
+    var dimensions = CohortDimensions(
+      installDay: StatsDay.of(Date(timeIntervalSince1970: try profile.decode("created_at"))),
+      country: install.storeCountry ?? "")
+    if let ads {
+      dimensions.campaignId = ads.campaign
+      dimensions.adGroupId = ads.adGroup
+      dimensions.keywordId = ads.keyword
+    }
+    if let firstView {
+      dimensions.variationId = firstView.variation
+      dimensions.firstSeen = firstView.at
+    }
+    return dimensions
+  }
+
   static func bumpCohortSegments(_ db: any SQLConnection, appId: Int64, _ rows: [CohortSegmentRow: CohortCounters])
     throws
   {
@@ -117,19 +133,30 @@ extension RelationalStore {
       })
   }
 
-  /// Every profile's contribution, recomputed from raw rows (the rebuild).
-  static func rebuildCohorts(_ db: any SQLConnection, appId: Int64) throws {
-    let profiles = try db.query("SELECT id FROM profiles WHERE app_id = ?", [.integer(appId)]).map {
-      try $0.decode("id", as: String.self)
-    }
+  /// Every profile's contribution, recomputed from the rebuild's reading of the raw rows: the
+  /// transactions credited to each profile, its Apple Ads keyword and first flow view, and (read
+  /// here) the profiles themselves.
+  static func rebuildCohorts(
+    _ db: any SQLConnection, appId: Int64, _ byProfile: [String: [TransactionPayload]], ads: [String: AppleAdsKey],
+    firstViews: [String: FirstView]
+  ) throws {
     var totals: [CohortSegmentRow: CohortCounters] = [:]
-    for profile in profiles {
-      guard let (dimensions, changes) = try cohortFacts(db, appId: appId, profile: profile) else { continue }
+    var contributions: [[SQLValue]] = []
+    for row in try db.query("SELECT id, created_at, install FROM profiles WHERE app_id = ?", [.integer(appId)]) {
+      let profile = try row.decode("id", as: String.self)
+      let dimensions = try cohortDimensions(row, ads: ads[profile], firstView: firstViews[profile])
+      let changes = CohortContribution.changes(installDay: dimensions.installDay, byProfile[profile] ?? [])
       for (where_, counters) in changes { CohortSegmentRow.add(dimensions, where_, counters, to: &totals) }
-      try saveContribution(
-        db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile,
-        CohortContributionRows(dimensions: dimensions, rows: changes))
+      let contribution = CohortContributionRows(dimensions: dimensions, rows: changes)
+      contributions.append([.integer(appId), .text(profile), json(contribution.dimensions), json(contribution.entries)])
+      if contributions.count == 20_000 {
+        try insertRows(
+          db, table: "stats_cohort_profiles", columns: "app_id, profile_id, dimensions, changes", contributions)
+        contributions = []
+      }
     }
+    try insertRows(
+      db, table: "stats_cohort_profiles", columns: "app_id, profile_id, dimensions, changes", contributions)
     try bumpCohortSegments(db, appId: appId, totals)
   }
 }

@@ -68,21 +68,27 @@ extension RelationalStore {
     var purchasers: [ProfileKey: (VariationKey, Int64)] = [:]
     var payers: [PayerKey: (key: VariationKey, day: Int64, net: Int64)] = [:]
 
+    var firstViews: [String: FirstView] = [:]
+
     for row in try db.query(
-      "SELECT placement_id, audience_id, variation_id, profile_id, received_at FROM events WHERE app_id = ?", app)
+      "SELECT placement_id, audience_id, variation_id, profile_id, received_at, seq FROM events WHERE app_id = ?", app)
     {
       let key = VariationKey(
         placement: try row.decode("placement_id"), audience: try row.decode("audience_id"),
         variation: try row.decode("variation_id"))
-      let day = StatsDay.of(try row.decode("received_at"))
+      let receivedAt = try row.decode("received_at", as: Double.self)
+      let day = StatsDay.of(Date(timeIntervalSince1970: receivedAt))
       daily[DayKey(key: key, day: day), default: [:]]["impressions", default: 0] += 1
-      let viewer = ProfileKey(variation: key.variation, profile: try row.decode("profile_id"))
+      let profile = try row.decode("profile_id", as: String.self)
+      let view = FirstView(variation: key.variation, at: receivedAt, seq: try row.decode("seq"))
+      if firstViews[profile].map({ (view.at, view.seq) < ($0.at, $0.seq) }) ?? true { firstViews[profile] = view }
+      let viewer = ProfileKey(variation: key.variation, profile: profile)
       if let known = viewers[viewer], known.1 <= day { continue }
       viewers[viewer] = (key, day)
     }
     for (_, (key, day)) in viewers { daily[DayKey(key: key, day: day), default: [:]]["viewers", default: 0] += 1 }
 
-    var byOriginal: [String: [(TransactionPayload, VariationKey)]] = [:]
+    var byOriginal: [String: [(TransactionPayload, VariationKey, String?)]] = [:]
     var byProfile: [String: [TransactionPayload]] = [:]
     for row in try db.query(
       """
@@ -118,56 +124,54 @@ extension RelationalStore {
         known.net += payload.revocationDay == nil ? price : 0
         payers[payer] = known
       }
-      byOriginal[payload.originalTransactionId, default: []].append((payload, key))
+      byOriginal[payload.originalTransactionId, default: []].append((payload, key, profile))
       if let profile { byProfile[profile, default: []].append(payload) }
     }
     for (_, (key, day)) in purchasers {
       daily[DayKey(key: key, day: day), default: [:]]["purchasers", default: 0] += 1
     }
 
+    var trials: [[SQLValue]] = []
     for (original, transactions) in byOriginal {
       let facts = TrialFacts.of(transactions.map(\.0))
       guard let trialDay = facts.trialDay else { continue }
-      let owner = Self.trialOwner(transactions)
+      let owner = Self.trialOwner(transactions.map { ($0.0, $0.1) })
       daily[DayKey(key: owner, day: trialDay), default: [:]]["trials", default: 0] += 1
       if let day = facts.convertedDay {
         daily[DayKey(key: owner, day: day), default: [:]]["trial_conversions", default: 0] += 1
       }
-      try db.query(
-        """
-        INSERT INTO stats_trials (app_id, original_transaction_id, placement_id, audience_id, variation_id,
-        trial_day, converted_day) VALUES (?, ?, ?, ?, ?, ?, ?)
-        """,
+      trials.append(
         app + [
           .text(original), .text(owner.placement), .text(owner.audience), .text(owner.variation),
-          .integer(trialDay),
-          facts.convertedDay.map(SQLValue.integer) ?? .null,
+          .integer(trialDay), facts.convertedDay.map(SQLValue.integer) ?? .null,
         ])
     }
+    try Self.insertRows(
+      db, table: "stats_trials",
+      columns: "app_id, original_transaction_id, placement_id, audience_id, variation_id, trial_day, converted_day",
+      trials)
 
     for (table, map) in [("stats_viewers", viewers), ("stats_purchasers", purchasers)] {
-      for (who, (key, day)) in map {
-        try db.query(
-          """
-          INSERT INTO \(table) (app_id, variation_id, profile_id, placement_id, audience_id, first_day)
-          VALUES (?, ?, ?, ?, ?, ?)
-          """,
+      try Self.insertRows(
+        db, table: table, columns: "app_id, variation_id, profile_id, placement_id, audience_id, first_day",
+        map.map { who, first in
           app + [
-            .text(who.variation), .text(who.profile), .text(key.placement), .text(key.audience), .integer(day),
-          ])
-      }
+            .text(who.variation), .text(who.profile), .text(first.0.placement), .text(first.0.audience),
+            .integer(first.1),
+          ]
+        })
     }
     var payerRevenue: [MoneyKey: PayerMoments] = [:]
-    for (payer, figures) in payers {
-      try db.query(
-        """
-        INSERT INTO stats_payers (app_id, variation_id, profile_id, currency, placement_id, audience_id,
-        first_day, net) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """,
+    try Self.insertRows(
+      db, table: "stats_payers",
+      columns: "app_id, variation_id, profile_id, currency, placement_id, audience_id, first_day, net",
+      payers.map { payer, figures in
         app + [
           .text(payer.variation), .text(payer.profile), .text(payer.currency), .text(figures.key.placement),
           .text(figures.key.audience), .integer(figures.day), .integer(figures.net),
-        ])
+        ]
+      })
+    for (payer, figures) in payers {
       let group = MoneyKey(key: figures.key, day: figures.day, currency: payer.currency)
       payerRevenue[group, default: PayerMoments()] =
         payerRevenue[group, default: PayerMoments()]
@@ -185,6 +189,8 @@ extension RelationalStore {
         refunded: figures.refunded, transactions: figures.transactions)
     }
 
+    var adsRows: [[SQLValue]] = []
+    var ads: [String: AppleAdsKey] = [:]
     let reported = Set(
       try db.query("SELECT profile_id FROM first_launch_reports WHERE app_id = ? AND aa_flow_in_time = 1", app)
         .map { try $0.decode("profile_id", as: String.self) })
@@ -201,25 +207,31 @@ extension RelationalStore {
       let transactions = byProfile[profile] ?? []
       let inTime: Int64 = reported.contains(profile) ? 1 : 0
       let purchaser: Int64 = transactions.contains { $0.isPurchase } ? 1 : 0
-      try db.query(
-        """
-        INSERT INTO stats_aa_profiles (app_id, profile_id, day, campaign_id, ad_group_id, keyword_id, flow_in_time,
-        purchaser) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """,
+      adsRows.append(
         app + [
           .text(profile), .integer(group.day), .integer(group.campaign), .integer(group.adGroup),
           .integer(group.keyword), .integer(inTime), .integer(purchaser),
         ])
+      ads[profile] = group
       try Self.bumpAppleAds(db, appId: appId, group, installs: 1, flowInTime: inTime, purchasers: purchaser)
       for transaction in transactions {
         try Self.bumpAppleAdsRevenue(
           db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
       }
     }
-    // After the Apple Ads profiles: a subscription is reported under its profile's campaign.
-    try rebuildSubscriptions(db, appId: appId)
-    try rebuildCohorts(db, appId: appId)
+    try Self.insertRows(
+      db, table: "stats_aa_profiles",
+      columns: "app_id, profile_id, day, campaign_id, ad_group_id, keyword_id, flow_in_time, purchaser", adsRows)
+    try rebuildSubscriptions(db, appId: appId, byOriginal, ads: ads)
+    try rebuildCohorts(db, appId: appId, byProfile, ads: ads, firstViews: firstViews)
   }
+}
+
+/// A profile's first flow view, as the rebuild finds it.
+struct FirstView {
+  var variation: String
+  var at: Double
+  var seq: Int64
 }
 
 /// Rebuild map keys.

@@ -51,19 +51,32 @@ extension RelationalStore {
         grace: try row.decode("subtype", as: String?.self) == "GRACE_PERIOD"
       )
     }
+    return try subscriptionContribution(transactions, failures: failures) { profile in
+      try db.query(
+        "SELECT day, campaign_id, ad_group_id, keyword_id FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
+        [.integer(appId), .text(profile)]
+      ).first.map { row in
+        AppleAdsKey(
+          day: try row.decode("day"), campaign: try row.decode("campaign_id"), adGroup: try row.decode("ad_group_id"),
+          keyword: try row.decode("keyword_id"))
+      }
+    }
+  }
+
+  /// A subscription's dimensions — its first transaction's storefront and paywall, its profile's
+  /// Apple Ads keyword (`ads`) — and its changes.
+  static func subscriptionContribution(
+    _ transactions: [(TransactionPayload, VariationKey, String?)], failures: [(day: Int64, grace: Bool)],
+    ads: (String) throws -> AppleAdsKey?
+  ) rethrows -> (SubscriptionDimensions, [SubscriptionDay: SubscriptionCounters]) {
     let first = transactions.min { ($0.0.purchaseDate, $0.0.transactionId) < ($1.0.purchaseDate, $1.0.transactionId) }
     var dimensions = SubscriptionDimensions(
       storefront: first?.0.storefront ?? "", placementId: first?.1.placement ?? "",
       audienceId: first?.1.audience ?? "", variationId: first?.1.variation ?? "")
-    if let profile = first?.2,
-      let row = try db.query(
-        "SELECT campaign_id, ad_group_id, keyword_id FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
-        [.integer(appId), .text(profile)]
-      ).first
-    {
-      dimensions.campaignId = try row.decode("campaign_id")
-      dimensions.adGroupId = try row.decode("ad_group_id")
-      dimensions.keywordId = try row.decode("keyword_id")
+    if let profile = first?.2, let group = try ads(profile) {
+      dimensions.campaignId = group.campaign
+      dimensions.adGroupId = group.adGroup
+      dimensions.keywordId = group.keyword
     }
     return (dimensions, SubscriptionTimeline.changes(transactions.map(\.0), failures: failures))
   }
@@ -110,23 +123,43 @@ extension RelationalStore {
       .map { row, counters in ([.text(row.environment), .integer(row.day), .text(row.currency)], counters.values) })
   }
 
-  /// Every subscription's contribution, recomputed from raw rows (the rebuild).
-  static func rebuildSubscriptions(_ db: any SQLConnection, appId: Int64) throws {
-    let originals = try db.query(
-      "SELECT DISTINCT original_transaction_id FROM app_store_transactions WHERE app_id = ?", [.integer(appId)]
-    ).map { try $0.decode("original_transaction_id", as: String.self) }
+  /// Every subscription's contribution, recomputed from the rebuild's reading of the raw rows:
+  /// the app's transactions by subscription, its Apple Ads profiles, and (read here) the failed
+  /// renewals Apple notified.
+  static func rebuildSubscriptions(
+    _ db: any SQLConnection, appId: Int64, _ byOriginal: [String: [(TransactionPayload, VariationKey, String?)]],
+    ads: [String: AppleAdsKey]
+  ) throws {
+    var failures: [String: [(day: Int64, grace: Bool)]] = [:]
+    for row in try db.query(
+      """
+      SELECT original_transaction_id, signed_at, subtype FROM app_store_notifications
+      WHERE app_id = ? AND notification_type = 'DID_FAIL_TO_RENEW' AND original_transaction_id IS NOT NULL
+      """, [.integer(appId)])
+    {
+      failures[try row.decode("original_transaction_id"), default: []].append(
+        (
+          day: StatsDay.of(Date(timeIntervalSince1970: try row.decode("signed_at"))),
+          grace: try row.decode("subtype", as: String?.self) == "GRACE_PERIOD"
+        ))
+    }
     var totals: [SubscriptionRow: SubscriptionCounters] = [:]
-    for original in originals {
-      let (dimensions, changes) = try subscriptionFacts(db, appId: appId, original: original)
+    var contributions: [[SQLValue]] = []
+    for (original, transactions) in byOriginal {
+      let (dimensions, changes) = subscriptionContribution(transactions, failures: failures[original] ?? []) {
+        ads[$0]
+      }
       guard !changes.isEmpty else { continue }
       for (where_, counters) in changes {
-        totals[SubscriptionRow(dimensions: dimensions, where_: where_), default: SubscriptionCounters()] =
-          totals[SubscriptionRow(dimensions: dimensions, where_: where_), default: SubscriptionCounters()] + counters
+        let row = SubscriptionRow(dimensions: dimensions, where_: where_)
+        totals[row] = totals[row].map { $0 + counters } ?? counters
       }
-      try saveContribution(
-        db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original,
-        SubscriptionContribution(dimensions: dimensions, rows: changes))
+      let contribution = SubscriptionContribution(dimensions: dimensions, rows: changes)
+      contributions.append(
+        [.integer(appId), .text(original), json(contribution.dimensions), json(contribution.entries)])
     }
+    try insertRows(
+      db, table: "stats_subscriptions", columns: "app_id, original_transaction_id, dimensions, changes", contributions)
     try bumpSubscriptionDays(db, appId: appId, totals.map { ($0.key.dimensions, $0.key.where_, $0.value) })
   }
 }
