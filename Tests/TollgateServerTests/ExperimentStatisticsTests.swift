@@ -52,6 +52,40 @@ struct ExperimentStatisticsTests {
     }
   }
 
+  @Test("large experiments: the distribution function carried along the grid agrees with the continued fraction")
+  func carriedDistribution() {
+    let cases: [[(viewers: Int64, purchasers: Int64)]] = [
+      [(10_000, 412), (10_000, 455), (9_800, 430), (10_100, 401)],
+      [(40_000, 1_210), (39_000, 1_300)],
+      [(150, 9), (120_000, 7_400), (2_000, 130)],
+      [(1_000_000, 31_000), (1_000_000, 31_400), (999_000, 30_950)],
+    ]
+    for arms in cases {
+      // The integral with the continued fraction at every grid point, as it was computed before.
+      let parameters = arms.map { ConversionStatistics.posterior(viewers: $0.viewers, purchasers: $0.purchasers) }
+      var exact: [Double] = []
+      for (index, (a, b)) in parameters.enumerated() {
+        let low = BetaDistribution.quantile(1e-9, a, b)
+        let width = (BetaDistribution.quantile(1 - 1e-9, a, b) - low) / 4_000
+        var sum = 0.0
+        for step in 0...4_000 {
+          let x = low + Double(step) * width
+          var value = BetaDistribution.density(x, a, b)
+          for (other, (c, d)) in parameters.enumerated() where other != index {
+            value *= BetaDistribution.cumulative(x, c, d)
+          }
+          sum += (step == 0 || step == 4_000 ? 1 : (step % 2 == 1 ? 4 : 2)) * value
+        }
+        exact.append(sum * width / 3)
+      }
+      let total = exact.reduce(0, +)
+      let fast = ConversionStatistics.probabilityToBeBest(arms)
+      for (got, expected) in zip(fast, exact.map { $0 / total }) {
+        #expect(abs(got - expected) < 1e-9, "\(arms): \(fast) vs \(exact.map { $0 / total })")
+      }
+    }
+  }
+
   @Test("revenue converts into the reporting currency only with configured rates")
   func conversion() {
     let reporting = ReportingSettings(currency: "USD", rates: ["EUR": 1.5])
