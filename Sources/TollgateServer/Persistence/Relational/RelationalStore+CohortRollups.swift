@@ -8,22 +8,28 @@ import TollgateAPI
 /// flow, attributed, or credited a transaction, it is recomputed and the difference applied, so a
 /// rebuild from raw rows agrees exactly.
 extension RelationalStore {
-  static func rollCohort(_ db: any SQLConnection, appId: Int64, profile: String) throws {
+  /// Recomputes one profile's contribution and applies the difference — at once, or with
+  /// `pending`'s other changes when the operation ends.
+  static func rollCohort(_ db: any SQLConnection, appId: Int64, profile: String, pending: PendingRollups? = nil)
+    throws
+  {
     guard let (dimensions, changes) = try cohortFacts(db, appId: appId, profile: profile) else { return }
     let now = CohortContributionRows(dimensions: dimensions, rows: changes)
     let before: CohortContributionRows? = try storedContribution(
       db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile)
     guard before != now else { return }
-    var rows: [CohortSegmentRow: CohortCounters] = [:]
+    let batch = pending ?? PendingRollups()
     for (dimensions, where_, counters) in now.changes(from: before) {
-      CohortSegmentRow.add(dimensions, where_, counters, to: &rows)
+      CohortSegmentRow.add(dimensions, where_, counters, to: &batch.cohorts)
     }
-    try bumpCohortSegments(db, appId: appId, rows)
+    if pending == nil { try write(batch, db, appId: appId) }
     try saveContribution(db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile, now)
   }
 
   /// A flow view: the profile's cohort changes only if it is its first (or an earlier one).
-  static func rollCohortView(_ db: any SQLConnection, appId: Int64, _ event: EventRecord) throws {
+  static func rollCohortView(_ db: any SQLConnection, appId: Int64, _ event: EventRecord, pending: PendingRollups)
+    throws
+  {
     let stored = try db.query(
       "SELECT dimensions FROM stats_cohort_profiles WHERE app_id = ? AND profile_id = ?",
       [.integer(appId), .text(event.profileId)]
@@ -33,7 +39,7 @@ extension RelationalStore {
         CohortDimensions.self, from: Data(try stored.decode("dimensions", as: String.self).utf8))
       if let first = dimensions.firstSeen, first <= event.receivedAt.timeIntervalSince1970 { return }
     }
-    try rollCohort(db, appId: appId, profile: event.profileId)
+    try rollCohort(db, appId: appId, profile: event.profileId, pending: pending)
   }
 
   /// A saved profile: its cohort changes only if its country did (one read otherwise).
@@ -50,7 +56,9 @@ extension RelationalStore {
   }
 
   /// The profiles credited with these subscriptions' transactions.
-  static func rollCohorts(_ db: any SQLConnection, appId: Int64, originals: [String]) throws {
+  static func rollCohorts(_ db: any SQLConnection, appId: Int64, originals: [String], pending: PendingRollups)
+    throws
+  {
     var profiles: Set<String> = []
     for original in originals {
       for row in try db.query(
@@ -62,7 +70,7 @@ extension RelationalStore {
         profiles.insert(try row.decode("attr_profile"))
       }
     }
-    for profile in profiles.sorted() { try rollCohort(db, appId: appId, profile: profile) }
+    for profile in profiles.sorted() { try rollCohort(db, appId: appId, profile: profile, pending: pending) }
   }
 
   /// A profile's cohort dimensions and changes from its row, attribution, first view and transactions.
@@ -198,5 +206,26 @@ struct CohortSegmentRow: Hashable, Comparable {
         rows[row] = rows[row].map { $0 + counters } ?? counters
       }
     }
+  }
+}
+
+/// Rollup changes gathered over one store operation and written once, before it commits: a
+/// batch that changes the same rollup row many times (a thousand profiles installed the same day,
+/// a thousand renewals on one day) writes it once. On PostgreSQL every update of a row inside one
+/// transaction leaves a version the next update must step over, so row by row a large batch
+/// slowed quadratically.
+final class PendingRollups {
+  var cohorts: [CohortSegmentRow: CohortCounters] = [:]
+  var subscriptionDays: [SubscriptionRow: SubscriptionCounters] = [:]
+}
+
+extension RelationalStore {
+  /// Writes what `pending` gathered and empties it.
+  static func write(_ pending: PendingRollups, _ db: any SQLConnection, appId: Int64) throws {
+    try bumpCohortSegments(db, appId: appId, pending.cohorts)
+    try bumpSubscriptionDays(
+      db, appId: appId, pending.subscriptionDays.map { ($0.key.dimensions, $0.key.where_, $0.value) })
+    pending.cohorts = [:]
+    pending.subscriptionDays = [:]
   }
 }

@@ -7,6 +7,7 @@ extension RelationalStore {
     try with { db in
       try db.transaction {
         var inserted = 0
+        let pending = PendingRollups()
         for event in events {
           try db.query(
             """
@@ -22,8 +23,9 @@ extension RelationalStore {
           guard db.changes == 1 else { continue }
           inserted += 1
           try Self.rollImpression(db, appId: appId, event)
-          try Self.rollCohortView(db, appId: appId, event)
+          try Self.rollCohortView(db, appId: appId, event, pending: pending)
         }
+        try Self.write(pending, db, appId: appId)
         return inserted
       }
     }

@@ -28,15 +28,18 @@ extension RelationalStore {
     try with { db in
       try db.transaction {
         var inserted = 0
+        let pending = PendingRollups()
         for profile in profiles {
           try db.query(
             """
             INSERT INTO profiles (app_id, \(SQLColumns.profile)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app_id, id) DO NOTHING
             """, [.integer(appId)] + Self.values(profile))
-          if db.changes == 1 { try Self.rollCohort(db, appId: appId, profile: profile.id) }
-          inserted += db.changes
+          guard db.changes == 1 else { continue }
+          inserted += 1
+          try Self.rollCohort(db, appId: appId, profile: profile.id, pending: pending)
         }
+        try Self.write(pending, db, appId: appId)
         return inserted
       }
     }

@@ -40,11 +40,13 @@ extension RelationalStore {
         if let original = facts.notification?.fact.originalTransactionId, !originals.contains(original) {
           originals.append(original)
         }
+        let pending = PendingRollups()
         for original in originals {
           try Self.rollTrial(db, appId: appId, original: original)
-          try Self.rollSubscription(db, appId: appId, original: original)
+          try Self.rollSubscription(db, appId: appId, original: original, pending: pending)
         }
-        try Self.rollCohorts(db, appId: appId, originals: originals)
+        try Self.rollCohorts(db, appId: appId, originals: originals, pending: pending)
+        try Self.write(pending, db, appId: appId)
         // Facts kept unowned (a notification before the SDK's transaction) join a claimant
         // that bought under the same appAccountToken.
         if facts.claimant != nil {

@@ -9,13 +9,22 @@ import TollgateAPI
 /// arrival order never changes the figures, and a rebuild from raw rows must agree exactly.
 extension RelationalStore {
   /// Recomputes one subscription's contribution and applies the difference.
-  static func rollSubscription(_ db: any SQLConnection, appId: Int64, original: String) throws {
+  static func rollSubscription(
+    _ db: any SQLConnection, appId: Int64, original: String, pending: PendingRollups? = nil
+  ) throws {
     let (dimensions, changes) = try subscriptionFacts(db, appId: appId, original: original)
     let now = SubscriptionContribution(dimensions: dimensions, rows: changes)
     let before: SubscriptionContribution? = try storedContribution(
       db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original)
     guard before != now, before != nil || !changes.isEmpty else { return }
-    try bumpSubscriptionDays(db, appId: appId, now.changes(from: before))
+    if let pending {
+      for (dimensions, where_, counters) in now.changes(from: before) {
+        let row = SubscriptionRow(dimensions: dimensions, where_: where_)
+        pending.subscriptionDays[row] = pending.subscriptionDays[row].map { $0 + counters } ?? counters
+      }
+    } else {
+      try bumpSubscriptionDays(db, appId: appId, now.changes(from: before))
+    }
     try saveContribution(
       db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original, now)
   }
@@ -180,7 +189,9 @@ struct SubscriptionDimensions: Codable, Hashable {
 /// A subscription's contribution to `stats_subscription_days`.
 typealias SubscriptionContribution = Contribution<SubscriptionDimensions, SubscriptionDay, SubscriptionCounters>
 
-private struct SubscriptionRow: Hashable {
+/// One row of `stats_subscription_days`: a subscription's dimensions and a change's day, product,
+/// currency and environment.
+struct SubscriptionRow: Hashable {
   var dimensions: SubscriptionDimensions
   var where_: SubscriptionDay
 }
