@@ -99,7 +99,7 @@ enum AnalyticsAtScale {
     let reporting = ReportingSettings(currency: "USD", rates: ["EUR": 1.08])
     var series: SubscriptionReport?
     let seriesTimings = try Timings(runs: 50) {
-      let totals = try store.subscriptionDays(appId: app.id, through: ninety.upperBound, filters: SubscriptionFilters())
+      let totals = try store.subscriptionDays(appId: app.id, days: ninety, filters: SubscriptionFilters())
       series = SubscriptionReport.build(
         days: ninety, by: .day, environment: "Production", totals: totals, reporting: reporting)
       _ = WireCoding.encode(series)
@@ -107,7 +107,7 @@ enum AnalyticsAtScale {
     var filters = SubscriptionFilters()
     filters.campaignId = 103
     let filteredTimings = try Timings(runs: 20) {
-      let totals = try store.subscriptionDays(appId: app.id, through: ninety.upperBound, filters: filters)
+      let totals = try store.subscriptionDays(appId: app.id, days: ninety, filters: filters)
       _ = WireCoding.encode(
         SubscriptionReport.build(
           days: ninety, by: .day, environment: "Production", totals: totals, reporting: reporting))

@@ -68,7 +68,7 @@ enum SubscriptionSeries {
     let ninety = (days.upperBound - 89)...days.upperBound
     var report: SubscriptionReport?
     let timings = try Timings(runs: 30) {
-      let totals = try store.subscriptionDays(appId: app.id, through: ninety.upperBound, filters: SubscriptionFilters())
+      let totals = try store.subscriptionDays(appId: app.id, days: ninety, filters: SubscriptionFilters())
       report = SubscriptionReport.build(
         days: ninety, by: .day, environment: "Production", totals: totals,
         reporting: ReportingSettings(currency: "USD", rates: ["EUR": 1.08]))

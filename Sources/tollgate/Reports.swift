@@ -66,7 +66,7 @@ enum Reports {
     }
     let report = SubscriptionReport.build(
       days: days, by: grouping, environment: filters.environment,
-      totals: try store.subscriptionDays(appId: app.id, through: days.upperBound, filters: filters),
+      totals: try store.subscriptionDays(appId: app.id, days: days, filters: filters),
       reporting: config?.reporting)
     emit(report, format, rows: ReportTables.subscriptionRows, table: ReportTables.subscriptionTable)
   }

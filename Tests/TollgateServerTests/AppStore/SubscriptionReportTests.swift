@@ -75,6 +75,17 @@ struct SubscriptionReportTests {
     // Totals over the range: every paid transaction once.
     let gross = report.periods.compactMap(\.gross).reduce(0, +)
     #expect(abs(gross - (9.99 * 3 + 59.99)) < 1e-9)
+    // A range starting later opens with the stocks accumulated before it.
+    for (from, filter) in [(8.0, ""), (40.0, ""), (40.0, "&product_id=pro_monthly")] {
+      let later = try await harness.server.admin(
+        "GET",
+        "/v1/admin/stats/subscriptions?environment=sandbox&from=\(Self.iso(from))&to=\(Self.iso(70))\(filter)"
+      ).decode(SubscriptionReport.self)
+      let whole = try await harness.server.admin(
+        "GET", "/v1/admin/stats/subscriptions?environment=sandbox&from=\(Self.iso(0))&to=\(Self.iso(70))\(filter)"
+      ).decode(SubscriptionReport.self)
+      #expect(later.periods == Array(whole.periods.dropFirst(Int(from))), "from day \(from)\(filter)")
+    }
   }
 
   @Test("by month and filtered by product; production holds none of these sandbox purchases; bad parameters are 400")

@@ -247,10 +247,10 @@ public final class CachedStore: Store {
     try database.cohortRows(
       appId: appId, installDays: installDays, by: grouping, segment: segment, environment: environment)
   }
-  public func subscriptionDays(appId: Int64, through: Int64, filters: SubscriptionFilters) throws
+  public func subscriptionDays(appId: Int64, days: ClosedRange<Int64>, filters: SubscriptionFilters) throws
     -> [SubscriptionDayTotals]
   {
-    try database.subscriptionDays(appId: appId, through: through, filters: filters)
+    try database.subscriptionDays(appId: appId, days: days, filters: filters)
   }
   public func rollupSnapshot(appId: Int64) throws -> [String] { try database.rollupSnapshot(appId: appId) }
   public func rebuildRollups(appId: Int64) throws { try database.rebuildRollups(appId: appId) }

@@ -141,11 +141,11 @@ extension RelationalStore {
     }
   }
 
-  public func subscriptionDays(appId: Int64, through: Int64, filters: SubscriptionFilters) throws
+  public func subscriptionDays(appId: Int64, days: ClosedRange<Int64>, filters: SubscriptionFilters) throws
     -> [SubscriptionDayTotals]
   {
-    var conditions = ["app_id = ?", "environment = ?", "day <= ?"]
-    var values: [SQLValue] = [.integer(appId), .text(filters.environment), .integer(through)]
+    var conditions = ["app_id = ?", "environment = ?"]
+    var values: [SQLValue] = [.integer(appId), .text(filters.environment)]
     let texts: [(String, String?)] = [
       ("product_id", filters.productId), ("storefront", filters.storefront), ("placement_id", filters.placementId),
       ("audience_id", filters.audienceId), ("variation_id", filters.variationId),
@@ -163,19 +163,35 @@ extension RelationalStore {
     }
     let columns = SubscriptionCounters.columns
     // Without a filter the day's totals answer: one row per day and currency.
-    let table = conditions.count == 3 ? "stats_subscription_totals" : "stats_subscription_days"
+    let table = conditions.count == 2 ? "stats_subscription_totals" : "stats_subscription_days"
+    let filter = conditions.joined(separator: " AND ")
     return try with { db in
-      try db.query(
+      // Before the range only the stocks matter (active subscriptions, trials, MRR): summed in
+      // one row per currency, dated the day before the range.
+      let stocks = ["active_delta", "trials_delta", "mrr_delta"]
+      let opening = try db.query(
         """
-        SELECT day, currency, \(columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
-        FROM \(table) WHERE \(conditions.joined(separator: " AND "))
-        GROUP BY day, currency ORDER BY day, currency
-        """, values
+        SELECT currency, \(stocks.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
+        FROM \(table) WHERE \(filter) AND day < ? GROUP BY currency ORDER BY currency
+        """, values + [.integer(days.lowerBound)]
       ).map { row in
-        SubscriptionDayTotals(
-          day: try row.decode("day"), currency: try row.decode("currency"),
-          counters: SubscriptionCounters(values: try columns.map { try row.decode($0) }))
+        var counters = SubscriptionCounters()
+        counters.active = try row.decode("active_delta")
+        counters.trials = try row.decode("trials_delta")
+        counters.mrr = try row.decode("mrr_delta")
+        return SubscriptionDayTotals(day: days.lowerBound - 1, currency: try row.decode("currency"), counters: counters)
       }
+      return try opening
+        + db.query(
+          """
+          SELECT day, currency, \(columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
+          FROM \(table) WHERE \(filter) AND day >= ? AND day <= ? GROUP BY day, currency ORDER BY day, currency
+          """, values + [.integer(days.lowerBound), .integer(days.upperBound)]
+        ).map { row in
+          SubscriptionDayTotals(
+            day: try row.decode("day"), currency: try row.decode("currency"),
+            counters: SubscriptionCounters(values: try columns.map { try row.decode($0) }))
+        }
     }
   }
 

@@ -15,9 +15,11 @@ public protocol AnalyticsRepository: Sendable {
   /// Apple Ads counters over a range of install days, grouped as asked, from the rollups.
   func appleAdsStats(appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping) throws -> [AppleAdsCounts]
 
-  /// The filtered subscriptions' changes per day and currency, from the first day through
-  /// `through` (stocks such as active subscriptions are sums from the beginning).
-  func subscriptionDays(appId: Int64, through: Int64, filters: SubscriptionFilters) throws -> [SubscriptionDayTotals]
+  /// The filtered subscriptions' changes per day and currency over `days`, preceded by one row
+  /// per currency dated the day before holding only the stocks (active subscriptions, trials,
+  /// MRR) summed from the beginning.
+  func subscriptionDays(appId: Int64, days: ClosedRange<Int64>, filters: SubscriptionFilters) throws
+    -> [SubscriptionDayTotals]
 
   /// The cohort rollup's rows for profiles installed on `installDays`, money of `environment`.
   func cohortRows(

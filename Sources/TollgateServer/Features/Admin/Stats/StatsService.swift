@@ -168,7 +168,7 @@ extension StatsService {
   {
     let days = try ReportRange.days(from: from, to: to, now: time.now())
     let (grouping, filters) = try SubscriptionReport.request(parameters)
-    let totals = try store.subscriptionDays(appId: appId, through: days.upperBound, filters: filters)
+    let totals = try store.subscriptionDays(appId: appId, days: days, filters: filters)
     return SubscriptionReport.build(
       days: days, by: grouping, environment: filters.environment, totals: totals,
       reporting: try configs.entry(appId: appId)?.config.reporting)
