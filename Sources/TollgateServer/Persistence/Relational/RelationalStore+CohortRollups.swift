@@ -208,24 +208,3 @@ struct CohortSegmentRow: Hashable, Comparable {
     }
   }
 }
-
-/// Rollup changes gathered over one store operation and written once, before it commits: a
-/// batch that changes the same rollup row many times (a thousand profiles installed the same day,
-/// a thousand renewals on one day) writes it once. On PostgreSQL every update of a row inside one
-/// transaction leaves a version the next update must step over, so row by row a large batch
-/// slowed quadratically.
-final class PendingRollups {
-  var cohorts: [CohortSegmentRow: CohortCounters] = [:]
-  var subscriptionDays: [SubscriptionRow: SubscriptionCounters] = [:]
-}
-
-extension RelationalStore {
-  /// Writes what `pending` gathered and empties it.
-  static func write(_ pending: PendingRollups, _ db: any SQLConnection, appId: Int64) throws {
-    try bumpCohortSegments(db, appId: appId, pending.cohorts)
-    try bumpSubscriptionDays(
-      db, appId: appId, pending.subscriptionDays.map { ($0.key.dimensions, $0.key.where_, $0.value) })
-    pending.cohorts = [:]
-    pending.subscriptionDays = [:]
-  }
-}

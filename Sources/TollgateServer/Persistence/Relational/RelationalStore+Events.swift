@@ -22,7 +22,7 @@ extension RelationalStore {
             ])
           guard db.changes == 1 else { continue }
           inserted += 1
-          try Self.rollImpression(db, appId: appId, event)
+          try Self.rollImpression(db, appId: appId, event, pending: pending)
           try Self.rollCohortView(db, appId: appId, event, pending: pending)
         }
         try Self.write(pending, db, appId: appId)

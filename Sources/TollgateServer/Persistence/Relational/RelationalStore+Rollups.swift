@@ -8,10 +8,14 @@ import TollgateAPI
 /// the same rows from raw facts independently; both must agree exactly.
 extension RelationalStore {
   /// A newly recorded `flow_shown` event.
-  static func rollImpression(_ db: any SQLConnection, appId: Int64, _ event: EventRecord) throws {
+  /// A flow shown: an impression, and a viewer when it is the profile's first view of the
+  /// variation (or earlier than the one known). The day's counters go to `pending`.
+  static func rollImpression(_ db: any SQLConnection, appId: Int64, _ event: EventRecord, pending: PendingRollups)
+    throws
+  {
     let day = StatsDay.of(event.receivedAt)
     let key = VariationKey(placement: event.placementId, audience: event.audienceId, variation: event.variationId)
-    try bump(db, appId: appId, key, day: day, impressions: 1)
+    pending.addDaily(key, day: day, impressions: 1)
     let known = try db.query(
       "SELECT first_day FROM stats_viewers WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
       [.integer(appId), .text(event.variationId), .text(event.profileId)]
@@ -21,7 +25,7 @@ extension RelationalStore {
       try db.query(
         "UPDATE stats_viewers SET first_day = ? WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
         [.integer(day), .integer(appId), .text(event.variationId), .text(event.profileId)])
-      try bump(db, appId: appId, key, day: known, viewers: -1)
+      pending.addDaily(key, day: known, viewers: -1)
     } else {
       try db.query(
         """
@@ -33,7 +37,7 @@ extension RelationalStore {
           .text(event.audienceId), .integer(day),
         ])
     }
-    try bump(db, appId: appId, key, day: day, viewers: 1)
+    pending.addDaily(key, day: day, viewers: 1)
   }
 
   /// Which paywall gets the credit for a transaction first stored now.
