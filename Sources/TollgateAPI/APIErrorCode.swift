@@ -52,6 +52,14 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   case invalidConfig = "invalid_config"
   /// Webhook secrets cannot be sealed: the server has no secrets key.
   case secretsKeyMissing = "secrets_key_missing"
+  /// Apple Ads credentials were sent for an app whose configuration has no `apple_ads_api`.
+  case appleAdsNotConfigured = "apple_ads_not_configured"
+  /// The Apple Ads private key is not a PEM P-256 (prime256v1) private key.
+  case invalidPrivateKey = "invalid_private_key"
+  /// A spend file has rows that cannot be read; `details` names each.
+  case invalidSpendFile = "invalid_spend_file"
+  /// No Apple Ads credentials were uploaded for this app.
+  case credentialsNotFound = "credentials_not_found"
   /// Signed App Store data arrived for an app whose configuration has no `app_store`.
   case appStoreNotConfigured = "app_store_not_configured"
   /// Not a compact JWS.
@@ -84,13 +92,14 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case .missingCredentials, .invalidCredentials, .keyRevoked: 401
     case .forbidden: 403
     case .routeNotFound, .profileNotFound, .placementNotFound, .configNotFound, .appNotFound, .keyNotFound,
-      .revisionNotFound, .webhookNotFound, .deliveryNotFound, .chartNotInstalled:
+      .revisionNotFound, .webhookNotFound, .deliveryNotFound, .chartNotInstalled, .credentialsNotFound:
       404
     case .methodNotAllowed: 405
     case .customerUserIdTaken, .lastSecretKey: 409
     case .payloadTooLarge: 413
     case .unsupportedMediaType: 415
-    case .validationFailed, .invalidConfig, .secretsKeyMissing, .appStoreNotConfigured, .malformedJWS,
+    case .validationFailed, .invalidConfig, .secretsKeyMissing, .appStoreNotConfigured, .appleAdsNotConfigured,
+      .invalidPrivateKey, .invalidSpendFile, .malformedJWS,
       .invalidSignature, .untrustedCertificate, .bundleMismatch, .environmentNotAllowed:
       422
     case .rateLimited: 429

@@ -6,23 +6,41 @@ public enum ReportTables {
   public static func appleAdsRows(_ report: AppleAdsReport) -> [[String]] {
     var rows = [
       [
-        "campaign", "ad group", "keyword", "installs", "AA flow in time", "share", "purchasers", "conversion",
-        "revenue",
+        "campaign", "ad group", "keyword", "installs", "Apple installs", "gap", "AA flow in time", "purchasers",
+        "conversion", "trials", "spend", "CPI", "net revenue", "proceeds", "ROAS", "ROAS d7", "ROAS d30", "payback",
       ]
     ]
+    func named(_ id: Int64?, _ name: String?) -> String {
+      guard let id else { return "" }
+      return name.map { "\($0) (\(id))" } ?? String(id)
+    }
+    func ratio(_ value: Double?) -> String { value.map { String(format: "%.2f×", $0) } ?? "" }
     for row in report.rows {
+      let spend = row.spend
       rows.append([
-        String(row.campaignId), row.adGroupId.map(String.init) ?? "",
-        row.keywordId.map { $0 == 0 ? "(search match)" : String($0) } ?? "", String(row.installs),
-        String(row.aaFlowInTime), percent(row.aaFlowInTimeShare), String(row.purchasers), percent(row.conversionRate),
-        money(row.revenue, row.reporting),
+        named(row.campaignId, row.campaignName), named(row.adGroupId, row.adGroupName),
+        row.keywordId.map { $0 == 0 ? "(search match)" : named($0, row.keyword) } ?? "", String(row.installs),
+        spend.map { String($0.appleInstalls) } ?? "", spend.map { String($0.installGap) } ?? "",
+        "\(row.aaFlowInTime) (\(percent(row.aaFlowInTimeShare)))", String(row.purchasers), percent(row.conversionRate),
+        spend.map { String($0.trials) } ?? "",
+        spend.map { figures in
+          figures.total.map(amount)
+            ?? figures.byCurrency.sorted { $0.key < $1.key }.map { "\(amount($0.value)) \($0.key)" }.joined(
+              separator: " + ")
+        } ?? "",
+        spend?.cpi.map(amount) ?? "", spend?.netRevenue.map(amount) ?? money(row.revenue, row.reporting),
+        spend?.proceeds.map(amount) ?? "", ratio(spend?.roas), ratio(spend?.roasDay7), ratio(spend?.roasDay30),
+        spend.map { $0.paybackDay.map { "day \($0)" } ?? "not yet" } ?? "",
       ])
     }
     return rows
   }
 
   public static func appleAdsTable(_ report: AppleAdsReport) -> String {
-    grid(appleAdsRows(report), title: "Apple Ads by \(report.by), installs \(report.from) … \(report.to)")
+    var title = "Apple Ads by \(report.by), installs \(report.from) … \(report.to)"
+    if let currency = report.currency { title += ", money in \(currency)" }
+    if !report.unconverted.isEmpty { title += " (no rate for \(report.unconverted.joined(separator: ", ")))" }
+    return grid(appleAdsRows(report), title: title)
   }
 
   public static func json<T: Encodable>(_ value: T) -> String {

@@ -9,16 +9,16 @@ import TollgateServer
 public final class StoreKitSigner: @unchecked Sendable {
   /// The chain's root certificate (PEM): what `--app-store-root-ca` takes.
   public let rootPEM: String
-  let leafKey: PrivateKey
+  let leafKey: ECKey
   let chain: [X509Certificate]
 
   /// A new chain. `appleNames` gives the certificates Apple's subject names (the forgery a
   /// verifier must refuse on the root's bytes alone).
   public init(appleNames: Bool = true, validFrom: Date = Date(timeIntervalSince1970: 1_600_000_000)) throws {
     let until = validFrom.addingTimeInterval(60 * 60 * 24 * 365 * 30)
-    let rootKey = try PrivateKey.generateP256()
-    let intermediateKey = try PrivateKey.generateP256()
-    let leafKey = try PrivateKey.generateP256()
+    let rootKey = try ECKey.generateP256()
+    let intermediateKey = try ECKey.generateP256()
+    let leafKey = try ECKey.generateP256()
     let names =
       appleNames
       ? (
@@ -38,7 +38,7 @@ public final class StoreKitSigner: @unchecked Sendable {
     self.leafKey = leafKey
     self.chain = [leaf, intermediate, root]
     self.rootPEM = Self.pem(root.der)
-    self.keysPEM = [rootKey.pem, intermediateKey.pem, leafKey.pem]
+    self.keysPEM = [rootKey.privatePEM, intermediateKey.privatePEM, leafKey.privatePEM]
   }
 
   /// The chain's private keys (root, intermediate, leaf), PEM: `save(to:)` writes them.
@@ -46,8 +46,8 @@ public final class StoreKitSigner: @unchecked Sendable {
 
   /// Loads a chain written by `save(to:)`.
   public init(directory: URL) throws {
-    let leafKey = try PrivateKey(
-      pem: try String(contentsOf: directory.appendingPathComponent("leaf-key.pem"), encoding: .utf8))
+    let leafKey = try ECKey(
+      privatePEM: try String(contentsOf: directory.appendingPathComponent("leaf-key.pem"), encoding: .utf8))
     var chain: [X509Certificate] = []
     for name in ["leaf", "intermediate", "root"] {
       let data = try Data(contentsOf: directory.appendingPathComponent("\(name).pem"))
@@ -69,7 +69,8 @@ public final class StoreKitSigner: @unchecked Sendable {
       try Self.pem(certificate.der).write(
         to: directory.appendingPathComponent("\(name).pem"), atomically: true, encoding: .utf8)
     }
-    try leafKey.pem.write(to: directory.appendingPathComponent("leaf-key.pem"), atomically: true, encoding: .utf8)
+    try leafKey.privatePEM.write(
+      to: directory.appendingPathComponent("leaf-key.pem"), atomically: true, encoding: .utf8)
   }
 
   /// The chain as `x5c` (standard base64 DER: leaf, intermediate, root).
@@ -109,7 +110,7 @@ public final class StoreKitSigner: @unchecked Sendable {
   }
 
   static func certificate(
-    subject: String, issuer: X509Certificate?, issuerKey: PrivateKey, key: PrivateKey, serial: Int, from: Date,
+    subject: String, issuer: X509Certificate?, issuerKey: ECKey, key: ECKey, serial: Int, from: Date,
     until: Date, authority: Bool, oid: String?
   ) throws -> X509Certificate {
     guard let x509 = X509_new() else { throw StoreKitSignerError("X509_new failed") }
@@ -162,60 +163,4 @@ public final class StoreKitSigner: @unchecked Sendable {
 public struct StoreKitSignerError: Error, CustomStringConvertible {
   public let description: String
   init(_ description: String) { self.description = description }
-}
-
-/// An EC private key held by OpenSSL.
-final class PrivateKey: @unchecked Sendable {
-  let pointer: OpaquePointer
-
-  init(owning pointer: OpaquePointer) { self.pointer = pointer }
-
-  /// A new P-256 key.
-  static func generateP256() throws -> PrivateKey {
-    guard let key = tg_EVP_EC_gen_P256() else { throw StoreKitSignerError("EC key generation failed") }
-    return PrivateKey(owning: key)
-  }
-
-  /// Reads a PEM private key.
-  convenience init(pem: String) throws {
-    guard let bio = BIO_new(BIO_s_mem()) else { throw StoreKitSignerError("BIO_new failed") }
-    defer { BIO_free(bio) }
-    _ = pem.withCString { BIO_write(bio, $0, Int32(strlen($0))) }
-    guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
-      throw StoreKitSignerError("not a PEM private key")
-    }
-    self.init(owning: key)
-  }
-
-  deinit { EVP_PKEY_free(pointer) }
-
-  /// PKCS#8 PEM.
-  var pem: String {
-    guard let bio = BIO_new(BIO_s_mem()) else { return "" }
-    defer { BIO_free(bio) }
-    guard PEM_write_bio_PrivateKey(bio, pointer, nil, nil, 0, nil, nil) == 1 else { return "" }
-    var bytes: UnsafeMutablePointer<CChar>?
-    let length = tg_BIO_get_mem_data(bio, &bytes)
-    guard length > 0, let bytes else { return "" }
-    return String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
-  }
-
-  /// ES256 over `message`, as JOSE's raw `r || s`.
-  func signES256(_ message: Data) throws -> Data {
-    guard let context = EVP_MD_CTX_new() else { throw StoreKitSignerError("EVP_MD_CTX_new failed") }
-    defer { EVP_MD_CTX_free(context) }
-    guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pointer) == 1 else {
-      throw StoreKitSignerError("EVP_DigestSignInit failed")
-    }
-    var length = 0
-    var der = [UInt8](repeating: 0, count: 80)
-    length = der.count
-    let status = message.withUnsafeBytes { msg in
-      EVP_DigestSign(context, &der, &length, msg.bindMemory(to: UInt8.self).baseAddress, msg.count)
-    }
-    guard status == 1, let raw = SignedDataVerifier.rawSignature(der: Data(der[..<length])) else {
-      throw StoreKitSignerError("EVP_DigestSign failed")
-    }
-    return raw
-  }
 }

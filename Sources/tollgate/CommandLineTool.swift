@@ -15,6 +15,10 @@ enum CommandLineTool {
           --threads N             worker threads           (TOLLGATE_THREADS, default: cores, min 2)
           --log-level LEVEL       debug|info|warn|error    (TOLLGATE_LOG_LEVEL, default info)
           --apple-ads-url URL     Apple's attribution API  (TOLLGATE_APPLE_ADS_URL, default Apple's)
+          --apple-ads-api-url URL Apple Ads Campaign Management API, spend and names
+                                  (TOLLGATE_APPLE_ADS_API_URL, default https://api.searchads.apple.com/api/v5/)
+          --apple-id-url URL      Apple's OAuth service; the token endpoint is auth/oauth2/token under it
+                                  (TOLLGATE_APPLE_ID_URL, default https://appleid.apple.com/)
           --profile-cache N       profiles kept in memory (TOLLGATE_PROFILE_CACHE, default 100000;
                                   0 turns it off; on PostgreSQL kept coherent with LISTEN/NOTIFY)
           --secrets-key KEY|FILE  seals webhook signing secrets (TOLLGATE_SECRETS_KEY; default:
@@ -65,7 +69,8 @@ enum CommandLineTool {
                                   conversion, revenue and probability to be best per audience
                                   and variation (UTC days YYYY-MM-DD; default the last 30 days)
       report apple-ads --app NAME [--by campaign|ad_group|keyword] [--from DAY] [--to DAY] [--format …]
-                                  installs, first-launch targeting, purchasers and revenue
+                                  installs, first-launch targeting, purchasers and revenue; with
+                                  imported spend: names, spend, CPI, ROAS (to date, day 7, day 30), payback
       report subscriptions --app NAME [--by day|week|month] [--environment production|sandbox]
             [--product-id ID] [--storefront USA] [--campaign-id N] [--ad-group-id N] [--keyword-id N]
             [--placement-id ID] [--audience-id ID] [--variation-id ID] [--from DAY] [--to DAY] [--format …]
@@ -75,6 +80,16 @@ enum CommandLineTool {
             [--environment production|sandbox] [--from DAY] [--to DAY] [--format …]
                                   install cohorts: paying share, trials, active subscriptions and
                                   net revenue and proceeds per install at ages 0 … 365 days
+      apple-ads credentials --app NAME --key FILE
+                                  seal the Apple Ads API private key (PEM, P-256) in the database and
+                                  import spend at once; the configuration needs apple_ads_api first
+      apple-ads status --app NAME the spend importer: credentials (fingerprint, last used), last run,
+                                  next run, failure
+      apple-ads import --app NAME import now (also after a failure was fixed)
+      spend import FILE.csv --app NAME
+                                  upsert spend rows from a CSV file (day, campaign_id, campaign_name,
+                                  ad_group_id, ad_group_name, keyword_id, keyword, spend, currency,
+                                  installs); importing the same file twice changes nothing
       rollups rebuild --app NAME  recompute the report figures from raw rows and say whether the
                                   live figures agreed
 
@@ -108,6 +123,10 @@ enum CommandLineTool {
       case ["report", "subscriptions"]: try Reports.subscriptions(&options)
       case ["report", "cohorts"]: try Reports.cohorts(&options)
       case ["rollups", "rebuild"]: try Reports.rebuild(&options)
+      case ["apple-ads", "credentials"]: try SpendCommands.credentials(&options)
+      case ["apple-ads", "status"]: try SpendCommands.status(&options)
+      case ["apple-ads", "import"]: try SpendCommands.runNow(&options)
+      case ["spend", "import"]: try SpendCommands.importFile(&options)
       default: return false
       }
       return true
@@ -137,6 +156,17 @@ enum CommandLineTool {
       }
       appleURL = url
     }
+    func url(_ option: String, env: String, default value: URL) throws -> URL {
+      guard let text = options.value(option, env: env) else { return value }
+      guard let url = URL(string: text.hasSuffix("/") ? text : text + "/"),
+        url.scheme == "http" || url.scheme == "https"
+      else { throw Failure("\(option) takes an http(s) URL") }
+      return url
+    }
+    let adsAPIURL = try url(
+      "--apple-ads-api-url", env: "TOLLGATE_APPLE_ADS_API_URL", default: CampaignManagementClient.appleAPIURL)
+    let appleIDURL = try url(
+      "--apple-id-url", env: "TOLLGATE_APPLE_ID_URL", default: CampaignManagementClient.appleIDURL)
     let cacheText = options.value("--profile-cache", env: "TOLLGATE_PROFILE_CACHE") ?? "100000"
     guard let profileCache = Int(cacheText), profileCache >= 0 else {
       throw Failure("--profile-cache takes a number of profiles (0 turns the cache off)")
@@ -197,6 +227,7 @@ enum CommandLineTool {
     configuration.http = settings
     configuration.logger = logger
     configuration.apple = AppleAdsClient(url: appleURL)
+    configuration.campaignManagement = CampaignManagementClient(apiURL: adsAPIURL, idURL: appleIDURL)
     configuration.appStoreVerifier = verifier
     configuration.secrets = secrets
     configuration.rateLimits = limits

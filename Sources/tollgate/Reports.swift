@@ -35,9 +35,8 @@ enum Reports {
     let config = try store.currentConfig(appId: app.id).map {
       try ConfigValidator.compile($0.document, revision: $0.revision)
     }
-    let report = AppleAdsReport.build(
-      days: days, by: grouping, counts: try store.appleAdsStats(appId: app.id, days: days, by: grouping), config: config
-    )
+    let report = try AppleAdsReportQuery.report(
+      store: store, appId: app.id, days: days, by: grouping, config: config, today: StatsDay.of(Date()))
     emit(report, format, rows: ReportTables.appleAdsRows, table: ReportTables.appleAdsTable)
   }
 

@@ -17,6 +17,8 @@ public final class Server: Sendable {
   private let attributionInterval: TimeInterval?
   /// How often the webhook outbox is looked at (nil: tests drive the worker).
   private let webhookInterval: TimeInterval?
+  /// How often due spend imports are looked for (nil: tests drive the importer).
+  private let spendImportInterval: TimeInterval?
 
   /// Wires the service to an HTTP server; nothing listens until `start()`.
   public init(store: any Store, configuration: ServerConfiguration) {
@@ -24,6 +26,7 @@ public final class Server: Sendable {
     let logger = configuration.logger
     self.webhookInterval = configuration.webhookInterval
     self.attributionInterval = configuration.attributionInterval
+    self.spendImportInterval = configuration.spendImportInterval
     self.service = service
     self.store = store
     self.logger = logger
@@ -83,6 +86,11 @@ public final class Server: Sendable {
       service.webhooks.start(interval: webhookInterval)
       service.webhooks.kick()
     }
+    if let spendImportInterval {
+      service.spendImporter.start(interval: spendImportInterval)
+      // A run an earlier process left unfinished resumes once its lease runs out.
+      service.spendImporter.kick()
+    }
     return port
   }
 
@@ -95,6 +103,7 @@ public final class Server: Sendable {
     }
     service.attribution.stop()
     service.webhooks.stop()
+    service.spendImporter.stop()
     service.finishWaits()
     http.shutdown()
     store.close()

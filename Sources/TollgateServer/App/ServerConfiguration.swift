@@ -18,6 +18,12 @@ public struct ServerConfiguration: Sendable {
   public var attributionInterval: TimeInterval? = 0.5
   /// How long `POST …/attribution/apple-ads` waits for Apple before answering 202.
   public var attributionBudget: TimeInterval = 1.5
+  /// Apple Ads' Campaign Management API (spend, names): Apple's, or a stand-in.
+  public var campaignManagement: any CampaignManagementAPI = CampaignManagementClient()
+  /// How the spend importer pages, leases and backs off.
+  public var spendImportPolicy = SpendImportPolicy()
+  /// How often due spend imports are looked for (nil: tests drive the importer).
+  public var spendImportInterval: TimeInterval? = 60
   /// Verifies Apple-signed transactions and notifications.
   public var appStoreVerifier = SignedDataVerifier()
   /// Seals webhook signing secrets (nil: webhooks cannot get secrets).

@@ -14,6 +14,8 @@ public final class Service: Sendable {
   public let attribution: AttributionWorker
   /// Delivers the webhook outbox.
   public let webhooks: WebhookWorker
+  /// Imports Apple Ads spend in the background.
+  public let spendImporter: SpendImporter
   /// Long polls waiting for a profile to change.
   let waits: ProfileWaits
   private let configs: ConfigCache
@@ -40,6 +42,10 @@ public final class Service: Sendable {
       allowsTestAttribution: { currentConfig($0)?.allowTestAttribution ?? false },
       webhooks: { currentConfig($0)?.webhooks ?? [] },
       onChange: { profile, appId in waits.changed(.init(appId: appId, profileId: profile.id)) })
+    let spendImporter = SpendImporter(
+      store: store, api: configuration.campaignManagement, secrets: configuration.secrets, time: time, logger: logger,
+      policy: configuration.spendImportPolicy, settings: { currentConfig($0)?.appleAdsAPI },
+      webhooks: { currentConfig($0)?.webhooks ?? [] })
 
     // The rules.
     let profiles = ProfileService(
@@ -90,6 +96,11 @@ public final class Service: Sendable {
       metrics: metrics
     ).register(on: &router)
     KeysController(auth: auth, keys: KeyService(store: store, time: time)).register(on: &router)
+    AppleAdsSpendController(
+      auth: auth,
+      spend: AppleAdsSpendService(
+        store: store, configs: configs, secrets: configuration.secrets, importer: spendImporter, time: time)
+    ).register(on: &router)
 
     var middleware: [any Middleware] = [MetricsMiddleware(metrics: metrics, logger: logger)]
     if configuration.dashboard { middleware.append(Dashboard()) }
@@ -101,6 +112,7 @@ public final class Service: Sendable {
     self.waits = waits
     self.attribution = attribution
     self.webhooks = webhooks
+    self.spendImporter = spendImporter
   }
 
   /// Answers one request; never throws: every failure becomes a JSON error response.

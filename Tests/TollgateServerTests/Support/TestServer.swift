@@ -76,7 +76,8 @@ final class TestServer: Sendable {
     sandbox: AppleAdsSandbox = AppleAdsSandbox(), attributionBudget: TimeInterval = 0.3,
     store givenStore: (any Store)? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
     webhookSender: any WebhookSending = URLSessionWebhookSender(), profileCache: Int = 0,
-    rateLimits: RateLimits = RateLimits(), mode: Mode = .live
+    rateLimits: RateLimits = RateLimits(), mode: Mode = .live, campaignAPI: URL? = nil,
+    spendImportPolicy: SpendImportPolicy = SpendImportPolicy()
   ) throws {
     self.mode = mode
     self.sandbox = sandbox
@@ -106,6 +107,12 @@ final class TestServer: Sendable {
     configuration.webhookSender = webhookSender
     configuration.webhookInterval = nil
     configuration.rateLimits = rateLimits
+    if let campaignAPI {
+      configuration.campaignManagement = CampaignManagementClient(
+        apiURL: campaignAPI.appendingPathComponent("api/v5/"), idURL: campaignAPI)
+    }
+    configuration.spendImportPolicy = spendImportPolicy
+    configuration.spendImportInterval = nil
     server = Server(store: store, configuration: configuration)
     port = try server.start()
   }

@@ -163,7 +163,7 @@ public struct CohortReport: Codable, Sendable, Hashable {
           CohortAgeFigures(
             age: age, payingShare: Double(counts.payers) / Double(installs), trials: counts.trials,
             activeSubscriptions: counts.active, netPerInstall: priced ? net / Double(installs) : nil,
-            proceedsPerInstall: priced ? ((net - late) * (1 - firstRate) + late * 0.85) / Double(installs) : nil))
+            proceedsPerInstall: priced ? proceeds(net: net, late: late, firstRate: firstRate) / Double(installs) : nil))
       }
       cohorts.append(
         Cohort(
@@ -174,6 +174,12 @@ public struct CohortReport: Codable, Sendable, Hashable {
       from: PlacementReport.isoDay(installDays.lowerBound), to: PlacementReport.isoDay(installDays.upperBound),
       by: grouping.rawValue, segment: segment.rawValue, environment: environment, currency: currency,
       unconverted: currencies.filter { rate($0) == nil }.sorted(), cohorts: cohorts)
+  }
+
+  /// What the developer keeps of `net`: Apple's commission is `firstRate` (30 % or 15 %) on
+  /// money in a subscriber's first paid year, 15 % on `late`, the money after it.
+  static func proceeds(net: Double, late: Double, firstRate: Double) -> Double {
+    (net - late) * (1 - firstRate) + late * 0.85
   }
 
   /// The reported ages every install of a cohort ending on `end` has reached by `today`.

@@ -29,6 +29,21 @@ public enum StatsDay {
     let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
     return era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
   }
+
+  /// `YYYY-MM-DD`.
+  static func isoDay(_ day: Int64) -> String { PlacementReport.isoDay(day) }
+
+  /// The day number of a `YYYY-MM-DD` date; nil for anything else (a 31st of April too).
+  static func parseISODay(_ text: String) -> Int64? {
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+      parts.allSatisfy({ $0.allSatisfy { ("0"..."9").contains($0) } }),
+      let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+      (1...12).contains(month), (1...31).contains(day)
+    else { return nil }
+    let number = of(year: year, month: month, day: day)
+    return civil(number) == (year, month, day) ? number : nil
+  }
 }
 
 /// Which paywall a purchase is credited to: the variation the SDK named, else the last flow

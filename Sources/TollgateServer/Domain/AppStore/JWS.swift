@@ -4,16 +4,16 @@ import Foundation
 /// yet trusted: nothing here says who signed it.
 package struct CompactJWS {
   /// The protected header's JSON bytes.
-  let header: Data
+  package let header: Data
   /// The payload's bytes.
-  let payload: Data
+  package let payload: Data
   /// The signature's bytes.
-  let signature: Data
+  package let signature: Data
   /// `header.payload` as sent: what the signature covers.
-  let signingInput: Data
+  package let signingInput: Data
 
   /// Splits and base64url-decodes; nil unless there are exactly three decodable parts.
-  init?(_ text: String) {
+  package init?(_ text: String) {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3,
       let header = Self.base64URLDecode(parts[0]),

@@ -123,8 +123,13 @@ public struct SignedDataVerifier: Sendable {
 
   /// ES256: ECDSA over P-256 with SHA-256; JOSE sends the signature as raw `r || s`.
   static func verifyES256(signature: Data, over message: Data, key certificate: X509Certificate) -> Bool {
-    guard signature.count == 64, let key = X509_get0_pubkey(certificate.pointer),
-      EVP_PKEY_get_base_id(key) == EVP_PKEY_EC, curveName(of: key) == "prime256v1",
+    guard let key = X509_get0_pubkey(certificate.pointer) else { return false }
+    return verifyES256(signature: signature, over: message, publicKey: key)
+  }
+
+  /// ES256 with a key OpenSSL holds; false unless it is a P-256 EC key.
+  static func verifyES256(signature: Data, over message: Data, publicKey key: OpaquePointer) -> Bool {
+    guard signature.count == 64, EVP_PKEY_get_base_id(key) == EVP_PKEY_EC, curveName(of: key) == "prime256v1",
       let der = derSignature(rawRS: signature), let context = EVP_MD_CTX_new()
     else { return false }
     defer { EVP_MD_CTX_free(context) }

@@ -69,6 +69,8 @@ public struct CompiledConfig: Sendable {
   public internal(set) var accessLevels: [AccessLevelDefinition] = []
   /// `reporting`: one currency for revenue figures, with the operator's rates.
   public internal(set) var reporting: ReportingSettings?
+  /// `apple_ads_api`: the Campaign Management API identifiers spend is imported with.
+  public internal(set) var appleAdsAPI: AppleAdsAPISettings?
   /// `webhooks`: where events about purchases and attribution go.
   public internal(set) var webhooks: [WebhookConfig] = []
   /// `settings.access_level_sharing`.

@@ -30,7 +30,7 @@ public enum ConfigValidator {
   }
 
   /// The validation state: problems found so far.
-  private struct Validation {
+  struct Validation {
     var problems: [APIError.Detail] = []
     var rules = RuleCompiler()
 
@@ -94,7 +94,9 @@ public enum ConfigValidator {
       guard
         let root = object(
           json, at: "$", required: ["flows", "placements"],
-          optional: ["audiences", "settings", "app_store", "access_levels", "reporting", "webhooks"])
+          optional: [
+            "audiences", "settings", "app_store", "access_levels", "reporting", "webhooks", "apple_ads_api",
+          ])
       else { return nil }
       var allowTestAttribution = false
       var sharing = AccessLevelSharing.transfer
@@ -117,6 +119,7 @@ public enum ConfigValidator {
       }
       let appStore = root["app_store"].flatMap { appStoreSettings($0) }
       let reporting = root["reporting"].flatMap { reportingSettings($0) }
+      let appleAdsAPI = root["apple_ads_api"].flatMap { appleAdsAPISettings($0) }
       var webhooks: [WebhookConfig] = []
       for (index, item) in array(root["webhooks"], at: "$.webhooks").enumerated() {
         let path = "$.webhooks[\(index)]"
@@ -324,6 +327,7 @@ public enum ConfigValidator {
       config.accessLevels = accessLevels
       config.accessLevelSharing = sharing
       config.reporting = reporting
+      config.appleAdsAPI = appleAdsAPI
       config.webhooks = webhooks
       return config
     }

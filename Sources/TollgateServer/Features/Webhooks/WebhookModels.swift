@@ -13,6 +13,8 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Codable {
   case nonSubscriptionPurchased = "non_subscription_purchased"
   case accessLevelUpdated = "access_level_updated"
   case attributionApplied = "attribution_applied"
+  /// The Apple Ads spend importer stopped (bad credentials, no access to the organization).
+  case appleAdsImportFailed = "apple_ads.import_failed"
 }
 
 /// A webhook of the configuration (`webhooks`).

@@ -29,6 +29,7 @@ enum Migrations {
       version: 8, name: "0008_subscription_days", sql: sqliteTypes(subscriptionDays), rebuildsRollups: true),
     Migration(version: 9, name: "0009_install_cohorts", sql: sqliteTypes(installCohorts), rebuildsRollups: true),
     Migration(version: 10, name: "0010_report_summaries", sql: sqliteTypes(reportSummaries), rebuildsRollups: true),
+    Migration(version: 11, name: "0011_apple_ads_spend", sql: sqliteTypes(appleAdsSpend)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -44,6 +45,7 @@ enum Migrations {
       version: 7, name: "0007_subscription_days", sql: postgresTypes(subscriptionDays), rebuildsRollups: true),
     Migration(version: 8, name: "0008_install_cohorts", sql: postgresTypes(installCohorts), rebuildsRollups: true),
     Migration(version: 9, name: "0009_report_summaries", sql: postgresTypes(reportSummaries), rebuildsRollups: true),
+    Migration(version: 10, name: "0010_apple_ads_spend", sql: postgresTypes(appleAdsSpend)),
   ]
 
   static let sqliteInitial = """
@@ -539,6 +541,62 @@ enum Migrations {
       refunded_after_first_year {INT} NOT NULL DEFAULT 0,
       mrr_delta {INT} NOT NULL DEFAULT 0,
       PRIMARY KEY (app_id, environment, day, currency)
+    );
+    """
+
+  /// Apple Ads spend per day and entity (campaign, ad group, keyword), the entities' names, the
+  /// sealed Campaign Management API key and the importer's durable job.
+  static let appleAdsSpend = """
+    CREATE TABLE apple_ads_spend (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      level TEXT NOT NULL,
+      day {INT} NOT NULL,
+      campaign_id {INT} NOT NULL,
+      ad_group_id {INT} NOT NULL,
+      keyword_id {INT} NOT NULL,
+      currency TEXT NOT NULL,
+      spend {INT} NOT NULL,
+      impressions {INT} NOT NULL,
+      taps {INT} NOT NULL,
+      tap_installs {INT} NOT NULL,
+      total_installs {INT} NOT NULL,
+      source TEXT NOT NULL,
+      updated_at {REAL} NOT NULL,
+      PRIMARY KEY (app_id, level, day, campaign_id, ad_group_id, keyword_id)
+    );
+    CREATE INDEX apple_ads_spend_days ON apple_ads_spend(app_id, day);
+    CREATE TABLE apple_ads_names (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      level TEXT NOT NULL,
+      entity_id {INT} NOT NULL,
+      name TEXT NOT NULL,
+      updated_at {REAL} NOT NULL,
+      PRIMARY KEY (app_id, level, entity_id)
+    );
+    CREATE TABLE apple_ads_credentials (
+      app_id {INT} NOT NULL PRIMARY KEY REFERENCES apps(id),
+      sealed_key TEXT NOT NULL,
+      key_fingerprint TEXT NOT NULL,
+      created_at {REAL} NOT NULL,
+      last_used_at {REAL}
+    );
+    CREATE TABLE apple_ads_imports (
+      app_id {INT} NOT NULL PRIMARY KEY REFERENCES apps(id),
+      status TEXT NOT NULL,
+      next_run_at {REAL} NOT NULL,
+      lease_owner TEXT,
+      lease_until {REAL} NOT NULL DEFAULT 0,
+      run_first_day {INT},
+      run_last_day {INT},
+      cursor_day {INT},
+      backfilled {INT} NOT NULL DEFAULT 0,
+      attempts {INT} NOT NULL DEFAULT 0,
+      rows_imported {INT} NOT NULL DEFAULT 0,
+      last_run_at {REAL},
+      last_success_at {REAL},
+      last_error TEXT,
+      failure TEXT,
+      updated_at {REAL} NOT NULL
     );
     """
 

@@ -47,9 +47,9 @@ final class StatsService: Sendable {
     guard let grouping = AppleAdsGrouping(rawValue: name ?? AppleAdsGrouping.campaign.rawValue) else {
       throw DomainError(.badParameter, "by is campaign, ad_group or keyword.")
     }
-    let counts = try store.appleAdsStats(appId: appId, days: days, by: grouping)
-    return AppleAdsReport.build(
-      days: days, by: grouping, counts: counts, config: try configs.entry(appId: appId)?.config)
+    return try AppleAdsReportQuery.report(
+      store: store, appId: appId, days: days, by: grouping, config: try configs.entry(appId: appId)?.config,
+      today: StatsDay.of(time.now()))
   }
 
   /// The overview: the app, its placements, revenue today / 7 / 30 days, the attribution

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Reads what the Apple Ads report joins — attribution counts, imported spend and names, the
+/// cohort rollup's money — for the admin route and `tollgate report apple-ads` alike.
+public enum AppleAdsReportQuery {
+  /// The report over install days `days`, grouped `by`, as of `today`.
+  public static func report(
+    store: any Store, appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping, config: CompiledConfig?,
+    today: Int64
+  ) throws -> AppleAdsReport {
+    let segment: CohortReport.Segment
+    switch grouping {
+    case .campaign: segment = .campaign
+    case .adGroup: segment = .adGroup
+    case .keyword: segment = .keyword
+    }
+    return AppleAdsReport.build(
+      days: days, by: grouping, counts: try store.appleAdsStats(appId: appId, days: days, by: grouping),
+      spend: try store.spendFigures(appId: appId, days: days), names: try store.adsEntityNames(appId: appId),
+      cohorts: try store.cohortRows(
+        appId: appId, installDays: days, by: .day, segment: segment, environment: "Production"),
+      config: config, today: today)
+  }
+}

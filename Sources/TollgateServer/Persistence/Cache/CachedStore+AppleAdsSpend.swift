@@ -1,0 +1,47 @@
+import Foundation
+
+/// Spend, credentials and the import job never touch cached profiles: straight to the database.
+extension CachedStore {
+  public func saveAdsCredentials(appId: Int64, sealedKey: String, keyFingerprint: String, at: Date) throws {
+    try database.saveAdsCredentials(appId: appId, sealedKey: sealedKey, keyFingerprint: keyFingerprint, at: at)
+  }
+  public func deleteAdsCredentials(appId: Int64) throws -> Bool { try database.deleteAdsCredentials(appId: appId) }
+  public func adsCredentials(appId: Int64) throws -> StoredAdsCredentials? {
+    try database.adsCredentials(appId: appId)
+  }
+  public func markAdsCredentialsUsed(appId: Int64, at: Date) throws {
+    try database.markAdsCredentialsUsed(appId: appId, at: at)
+  }
+  public func claimSpendImport(now: Date, leaseUntil: Date, owner: String) throws -> SpendImportJob? {
+    try database.claimSpendImport(now: now, leaseUntil: leaseUntil, owner: owner)
+  }
+  public func beginSpendImportRun(appId: Int64, owner: String, days: ClosedRange<Int64>, at: Date) throws -> Bool {
+    try database.beginSpendImportRun(appId: appId, owner: owner, days: days, at: at)
+  }
+  public func renewSpendImportLease(appId: Int64, owner: String, until: Date) throws -> Bool {
+    try database.renewSpendImportLease(appId: appId, owner: owner, until: until)
+  }
+  public func storeSpendWindow(
+    appId: Int64, owner: String, days: ClosedRange<Int64>, figures: [SpendFigure], names: [AdsEntityName],
+    leaseUntil: Date, at: Date
+  ) throws -> Bool {
+    try database.storeSpendWindow(
+      appId: appId, owner: owner, days: days, figures: figures, names: names, leaseUntil: leaseUntil, at: at)
+  }
+  public func finishSpendImport(
+    appId: Int64, owner: String, _ outcome: SpendImportOutcome, webhooks: [WebhookConfig], at: Date
+  ) throws {
+    try database.finishSpendImport(appId: appId, owner: owner, outcome, webhooks: webhooks, at: at)
+  }
+  public func requestSpendImport(appId: Int64, at: Date) throws -> Bool {
+    try database.requestSpendImport(appId: appId, at: at)
+  }
+  public func spendImportJob(appId: Int64) throws -> SpendImportJob? { try database.spendImportJob(appId: appId) }
+  public func importSpendFile(appId: Int64, figures: [SpendFigure], names: [AdsEntityName], at: Date) throws {
+    try database.importSpendFile(appId: appId, figures: figures, names: names, at: at)
+  }
+  public func spendFigures(appId: Int64, days: ClosedRange<Int64>) throws -> [SpendFigure] {
+    try database.spendFigures(appId: appId, days: days)
+  }
+  public func adsEntityNames(appId: Int64) throws -> [AdsEntityName] { try database.adsEntityNames(appId: appId) }
+}

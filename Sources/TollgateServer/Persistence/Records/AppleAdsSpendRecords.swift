@@ -1,0 +1,115 @@
+import Foundation
+
+/// The level of an Apple Ads report row.
+public enum SpendLevel: String, Sendable, Hashable, CaseIterable, Codable {
+  case campaign
+  case adGroup = "ad_group"
+  case keyword
+}
+
+/// What Apple Ads reports for one entity on one UTC day: spend in the organization's currency
+/// (thousandths of a unit, as revenue is kept) and Apple's own counts.
+public struct SpendFigure: Sendable, Hashable, Codable {
+  public var level: SpendLevel
+  public var day: Int64
+  public var campaignId: Int64
+  /// 0 on campaign rows.
+  public var adGroupId: Int64
+  /// 0 unless a keyword row.
+  public var keywordId: Int64
+  public var currency: String
+  public var spend: Int64
+  public var impressions: Int64
+  public var taps: Int64
+  /// Installs after a tap within Apple's 30-day window: what AdServices attribution can match.
+  public var tapInstalls: Int64
+  /// Tap-through and view-through installs.
+  public var totalInstalls: Int64
+
+  /// A figure.
+  public init(
+    level: SpendLevel, day: Int64, campaignId: Int64, adGroupId: Int64 = 0, keywordId: Int64 = 0, currency: String,
+    spend: Int64, impressions: Int64 = 0, taps: Int64 = 0, tapInstalls: Int64 = 0, totalInstalls: Int64 = 0
+  ) {
+    self.level = level
+    self.day = day
+    self.campaignId = campaignId
+    self.adGroupId = adGroupId
+    self.keywordId = keywordId
+    self.currency = currency
+    self.spend = spend
+    self.impressions = impressions
+    self.taps = taps
+    self.tapInstalls = tapInstalls
+    self.totalInstalls = totalInstalls
+  }
+}
+
+/// The name Apple Ads gives a campaign, an ad group or a keyword (its text), latest first: an
+/// entity keeps its id when renamed, so it keeps one row.
+public struct AdsEntityName: Sendable, Hashable, Codable {
+  public var level: SpendLevel
+  public var id: Int64
+  public var name: String
+
+  /// A name.
+  public init(level: SpendLevel, id: Int64, name: String) {
+    self.level = level
+    self.id = id
+    self.name = name
+  }
+}
+
+/// Where spend rows came from: the importer replaces its own rows of the days it re-reads; a
+/// file import overwrites the rows it names.
+public enum SpendSource: String, Sendable {
+  case api
+  case file
+}
+
+/// The sealed private key of an app's Campaign Management API credentials.
+public struct StoredAdsCredentials: Sendable, Hashable {
+  /// AES-256-GCM under the secrets key.
+  public var sealedKey: String
+  /// SHA-256 of the public key (hex): says which key is in use without revealing anything.
+  public var keyFingerprint: String
+  public var createdAt: Date
+  public var lastUsedAt: Date?
+}
+
+/// An app's import job: scheduled, or stopped on a failure only new credentials (or an
+/// operator's "run now") clear. `cursorDay` is where a run in progress resumes.
+public struct SpendImportJob: Sendable, Hashable {
+  public enum Status: String, Sendable {
+    case scheduled
+    case failed
+  }
+  public var appId: Int64
+  public var status: Status
+  public var nextRunAt: Date
+  public var leaseOwner: String?
+  public var leaseUntil: Date
+  public var runFirstDay: Int64?
+  public var runLastDay: Int64?
+  public var cursorDay: Int64?
+  /// The first full backfill finished.
+  public var backfilled: Bool
+  /// Consecutive failed attempts (the back-off grows with them).
+  public var attempts: Int64
+  public var rowsImported: Int64
+  public var lastRunAt: Date?
+  public var lastSuccessAt: Date?
+  public var lastError: String?
+  /// `credentials`, `configuration`, `api` when stopped.
+  public var failure: String?
+}
+
+/// How a claimed import ended.
+public enum SpendImportOutcome: Sendable, Hashable {
+  /// The run finished: the next one is due at `next`.
+  case completed(next: Date)
+  /// A transient failure (429, 5xx, no connection): try again at `next`, the run's progress kept.
+  case retry(next: Date, error: String)
+  /// Stopped until the credentials change: `failure` is its kind.
+  case failed(failure: String, error: String)
+}

@@ -1,0 +1,73 @@
+import Foundation
+import TollgateAPI
+import TollgateCommandLine
+import TollgateServer
+
+/// `tollgate apple-ads credentials|status|import` and `tollgate spend import`: the Apple Ads
+/// spend import from the command line, on the database directly (a running server picks up
+/// new credentials and run requests at its next pass, within a minute).
+enum SpendCommands {
+  /// Opens the database, the secrets key and the app named by `--app`.
+  static func open(_ options: inout Options) throws -> (any Store, AppRecord, AppleAdsSpendService) {
+    let databasePath = options.databasePath
+    let box = try CommandLineTool.secretsBox(&options, databasePath: databasePath)
+    let (store, app) = try Operations.open(&options)
+    return (store, app, AppleAdsSpendService(store: store, secrets: box, importer: nil, time: SystemTimeSource()))
+  }
+
+  static func credentials(_ options: inout Options) throws {
+    let file = try options.required("--key")
+    let (store, app, service) = try open(&options)
+    defer { store.close() }
+    try options.finish()
+    let pem: String
+    do { pem = try String(contentsOfFile: file, encoding: .utf8) } catch { throw Failure("cannot read \(file)") }
+    let status = try service.saveCredentials(appId: app.id, privateKey: pem, by: "cli")
+    print(
+      "sealed the Apple Ads API key of \(app.name) (public key SHA-256 \(status.credentials?.keyFingerprint ?? "")); spend imports at the server's next pass"
+    )
+  }
+
+  static func status(_ options: inout Options) throws {
+    let (store, app, service) = try open(&options)
+    defer { store.close() }
+    try options.finish()
+    let status = try service.status(appId: app.id)
+    print("apple_ads_api configured: \(status.configured ? "yes, org \(status.orgId.map(String.init) ?? "")" : "no")")
+    if let credentials = status.credentials {
+      print(
+        "credentials: key \(credentials.keyFingerprint.prefix(16))…, uploaded \(credentials.uploadedAt), last used \(credentials.lastUsedAt ?? "never")"
+      )
+    } else {
+      print("credentials: none (tollgate apple-ads credentials --app \(app.name) --key FILE)")
+    }
+    guard let importer = status.importer else { return }
+    print("importer: \(importer.status)\(importer.failure.map { " (\($0))" } ?? "")")
+    if let run = importer.run { print("  run in progress: \(run.from) … \(run.to), next day \(run.nextDay)") }
+    print("  last run \(importer.lastRunAt ?? "never"), last success \(importer.lastSuccessAt ?? "never")")
+    if let next = importer.nextRunAt { print("  next run \(next)") }
+    if let error = importer.lastError { print("  last error: \(error)") }
+    print("  rows imported: \(importer.rowsImported)")
+  }
+
+  static func runNow(_ options: inout Options) throws {
+    let (store, app, service) = try open(&options)
+    defer { store.close() }
+    try options.finish()
+    _ = try service.runNow(appId: app.id, by: "cli")
+    print("the import of \(app.name) is due now: a running server starts it within a minute")
+  }
+
+  static func importFile(_ options: inout Options) throws {
+    guard let file = options.positional() else { throw Failure("spend import needs a FILE.csv") }
+    let (store, app, service) = try open(&options)
+    defer { store.close() }
+    try options.finish()
+    let data: Data
+    do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch { throw Failure("cannot read \(file)") }
+    let summary = try service.importFile(appId: app.id, data: data, by: "cli")
+    print(
+      "imported \(summary.rows) spend rows into \(app.name): \(summary.from ?? "-") … \(summary.to ?? "-"), \(summary.currencies.joined(separator: ", "))"
+    )
+  }
+}
