@@ -64,10 +64,13 @@ public final class AppleAdsCampaignSandbox: Sendable {
     /// The organization's currency: every `localSpend` is in it.
     public var currency: String
     public var campaigns: [Campaign]
+    /// Every daily figure is multiplied by it (the demo's install volume needs more than 1).
+    public var volume: Int64
     public init(
       clientId: String, teamId: String, keyId: String, publicKeyPEM: String, orgId: Int64, currency: String,
-      campaigns: [Campaign] = AppleAdsCampaignSandbox.demoCampaigns
+      campaigns: [Campaign] = AppleAdsCampaignSandbox.demoCampaigns, volume: Int64 = 1
     ) {
+      self.volume = volume
       self.clientId = clientId
       self.teamId = teamId
       self.keyId = keyId
@@ -197,14 +200,14 @@ public final class AppleAdsCampaignSandbox: Sendable {
           level: .adGroup, day: day, campaignId: campaign.id, adGroupId: group.id, currency: client.currency, spend: 0)
         var parts = group.keywords.map { keyword in
           Self.figure(
-            seed: [keyword.id, day, Int64(version)],
+            seed: [keyword.id, day, Int64(version)], volume: client.volume,
             SpendFigure(
               level: .keyword, day: day, campaignId: campaign.id, adGroupId: group.id, keywordId: keyword.id,
               currency: client.currency, spend: 0))
         }
         result += parts
         if group.searchMatch {
-          parts.append(Self.figure(seed: [group.id, day, Int64(version), 7], groupTotal))
+          parts.append(Self.figure(seed: [group.id, day, Int64(version), 7], volume: client.volume, groupTotal))
         }
         for part in parts { Self.add(part, to: &groupTotal) }
         result.append(groupTotal)
@@ -224,7 +227,7 @@ public final class AppleAdsCampaignSandbox: Sendable {
   }
 
   /// Deterministic daily figures from a seed: spend in cents (as Apple's amounts have two decimals).
-  private static func figure(seed: [Int64], _ base: SpendFigure) -> SpendFigure {
+  private static func figure(seed: [Int64], volume: Int64, _ base: SpendFigure) -> SpendFigure {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for value in seed {
       for shift in stride(from: 0, to: 64, by: 8) {
@@ -232,11 +235,11 @@ public final class AppleAdsCampaignSandbox: Sendable {
       }
     }
     var figure = base
-    figure.impressions = Int64(200 + hash % 800)
-    figure.taps = Int64(10 + (hash >> 10) % 40)
-    figure.tapInstalls = Int64(2 + (hash >> 20) % 8)
-    figure.totalInstalls = figure.tapInstalls + Int64((hash >> 30) % 3)
-    figure.spend = Int64(500 + (hash >> 40) % 2_500) * 10
+    figure.impressions = Int64(200 + hash % 800) * volume
+    figure.taps = Int64(10 + (hash >> 10) % 40) * volume
+    figure.tapInstalls = Int64(2 + (hash >> 20) % 8) * volume
+    figure.totalInstalls = figure.tapInstalls + Int64((hash >> 30) % 3) * volume
+    figure.spend = Int64(500 + (hash >> 40) % 2_500) * 10 * volume
     return figure
   }
 

@@ -30,6 +30,21 @@ enum Demo {
       try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: configPath))) as? [String: Any]
       ?? [:]
     document["webhooks"] = [["id": "backend", "url": receiver.url.absoluteString, "events": ["*"]]]
+    // Apple Ads spend comes from a stand-in of the Campaign Management API that knows the
+    // public half of a key made here, for the days the simulated installs cover.
+    let adsKey = try ECKey.generateP256()
+    let adsClient = AppleAdsCampaignSandbox.Client(
+      clientId: "SEARCHADS.demo-client", teamId: "SEARCHADS.demo-team", keyId: "demo-key",
+      publicKeyPEM: adsKey.publicPEM,
+      orgId: 40_669_820, currency: "USD", volume: 4)
+    let campaignAPI = AppleAdsCampaignSandbox()
+    campaignAPI.register(adsClient)
+    let campaignURL = try campaignAPI.start()
+    defer { campaignAPI.stop() }
+    document["apple_ads_api"] = [
+      "org_id": adsClient.orgId, "client_id": adsClient.clientId, "team_id": adsClient.teamId,
+      "key_id": adsClient.keyId, "backfill_days": Int(DemoRevenue.spreadDays),
+    ]
     let secrets =
       try keep.map {
         try SecretBox.load(
@@ -58,6 +73,9 @@ enum Demo {
     serverConfiguration.logger = Logger(level: .error)
     serverConfiguration.apple = AppleAdsClient(url: appleURL)
     serverConfiguration.attributionInterval = 0.1
+    serverConfiguration.campaignManagement = CampaignManagementClient(
+      apiURL: campaignURL.appendingPathComponent("api/v5/"), idURL: campaignURL)
+    serverConfiguration.spendImportInterval = nil
     serverConfiguration.appStoreVerifier = try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8))
     serverConfiguration.secrets = secrets
     serverConfiguration.rateLimits.perAddress = "off"
@@ -102,8 +120,21 @@ enum Demo {
     try await revenue.run(installs: installs)
     let report = try await revenue.admin("/v1/admin/stats/placements/onboarding", as: PlacementReport.self)
     say("\n$ tollgate report placement onboarding --app demo\n" + ReportTables.table(report))
-    let campaigns = try await revenue.admin("/v1/admin/stats/apple-ads?by=keyword", as: AppleAdsReport.self)
-    say("\n$ tollgate report apple-ads --app demo --by keyword\n" + ReportTables.appleAdsTable(campaigns))
+    say("\n6. The Apple Ads API key is sealed in the database; spend, names and Apple's installs are imported")
+    time.set(behind: 0)
+    _ = try AppleAdsSpendService(store: store, secrets: secrets, importer: nil, time: time).saveCredentials(
+      appId: keys.app.id, privateKey: adsKey.privatePEM, by: "demo")
+    while await server.service.spendImporter.processDue() > 0 {}
+    let status = try await revenue.admin("/v1/admin/apple-ads/status", as: AppleAdsStatus.self)
+    say(
+      "$ tollgate apple-ads status --app demo\nimporter: \(status.importer?.status ?? "none"), \(status.importer?.rowsImported ?? 0) rows imported, last success \(status.importer?.lastSuccessAt ?? "never")\(status.importer?.lastError.map { ", last error: " + $0 } ?? "")"
+    )
+    // The demo's purchases are signed for the Sandbox store.
+    let campaigns = try await revenue.admin(
+      "/v1/admin/stats/apple-ads?by=keyword&environment=sandbox", as: AppleAdsReport.self)
+    say(
+      "\n$ tollgate report apple-ads --app demo --by keyword --environment sandbox\n"
+        + ReportTables.appleAdsTable(campaigns))
 
     while await server.service.webhooks.processDue() > 0 {}
     let events = receiver.events

@@ -68,7 +68,8 @@ enum CommandLineTool {
       report placement ID --app NAME [--from DAY] [--to DAY] [--format table|json|csv]
                                   conversion, revenue and probability to be best per audience
                                   and variation (UTC days YYYY-MM-DD; default the last 30 days)
-      report apple-ads --app NAME [--by campaign|ad_group|keyword] [--from DAY] [--to DAY] [--format …]
+      report apple-ads --app NAME [--by campaign|ad_group|keyword] [--environment production|sandbox]
+            [--from DAY] [--to DAY] [--format …]
                                   installs, first-launch targeting, purchasers and revenue; with
                                   imported spend: names, spend, CPI, ROAS (to date, day 7, day 30), payback
       report subscriptions --app NAME [--by day|week|month] [--environment production|sandbox]

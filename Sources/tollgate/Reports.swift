@@ -30,13 +30,15 @@ enum Reports {
     guard let grouping = AppleAdsGrouping(rawValue: name) else {
       throw Failure("--by is campaign, ad_group or keyword")
     }
+    let environment = try AppleAdsReportQuery.environment(options.value("--environment", env: nil))
     let (store, app, days, format) = try open(&options)
     defer { store.close() }
     let config = try store.currentConfig(appId: app.id).map {
       try ConfigValidator.compile($0.document, revision: $0.revision)
     }
     let report = try AppleAdsReportQuery.report(
-      store: store, appId: app.id, days: days, by: grouping, config: config, today: StatsDay.of(Date()))
+      store: store, appId: app.id, days: days, by: grouping, environment: environment, config: config,
+      today: StatsDay.of(Date()))
     emit(report, format, rows: ReportTables.appleAdsRows, table: ReportTables.appleAdsTable)
   }
 

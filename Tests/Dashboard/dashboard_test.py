@@ -276,23 +276,59 @@ try:
     no_dialog("experiments")
     shoot("experiments-xss")
 
-    # Apple Ads: by campaign, then by keyword.
+    # Apple Ads: by campaign, then by keyword, with the demo's imported spend (Sandbox money).
     open_page("Apple Ads", "Apple Ads")
+    Select(driver.find_element(By.ID, "apple-ads-environment")).select_by_value("sandbox")
+    wait.until(lambda d: Select(d.find_element(By.ID, "apple-ads-environment")).first_selected_option.get_attribute("value") == "sandbox")
+    settle("Apple Ads")
     for by in ["campaign", "keyword"]:
         if by != "campaign":
             Select(driver.find_element(By.ID, "apple-ads-by")).select_by_value(by)
-            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#apple-ads-table th")) == 8)
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#apple-ads-table th")) == 14)
             settle("Apple Ads")
         rows = cells(driver.find_element(By.ID, "apple-ads-table"))
-        api_rows = admin("GET", "/v1/admin/stats/apple-ads?by=" + by)[1]["rows"]
+        report = admin("GET", "/v1/admin/stats/apple-ads?environment=sandbox&by=" + by)[1]
+        api_rows = report["rows"]
         check(len(rows) == len(api_rows) and len(rows) > 0, f"by {by}: {len(rows)} rows = {len(api_rows)}")
         width = 1 if by == "campaign" else 3
         for row, expected in zip(rows, api_rows):
-            check(row[0] == str(expected["campaign_id"]) and row[width] == intl("count", expected["installs"])
-                  and row[width + 2] == intl("count", expected["purchasers"]),
+            check(row[0].endswith("(" + str(expected["campaign_id"]) + ")") or row[0] == str(expected["campaign_id"]),
+                  f"by {by}: campaign {row[0]}")
+            check(row[width] == intl("count", expected["installs"]) and row[width + 2] == intl("count", expected["purchasers"]),
                   f"by {by}: campaign {row[0]} installs {row[width]} purchasers {row[width + 2]}")
+            spend = expected.get("spend")
+            if spend:
+                check(spaces(row[width + 5]) == intl("money", spend["total"], report["currency"]),
+                      f"by {by}: {row[0]} spend {row[width + 5]}")
+                check(row[width + 4] == intl("count", spend["apple_installs"]), f"by {by}: {row[0]} Apple installs {row[width + 4]}")
+                payback = "day " + str(spend["payback_day"]) if spend.get("payback_day") is not None else "not yet"
+                check(row[width + 10] == payback, f"by {by}: {row[0]} payback {row[width + 10]}")
+        check(any(row.get("campaign_name") for row in api_rows), f"by {by}: names imported from Apple Ads")
         if by == "campaign":
+            wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 1)
+            check(True, "the payback curves are drawn")
             shoot("apple-ads")
+    # Sorted by spend, the highest first.
+    Select(driver.find_element(By.ID, "apple-ads-sort")).select_by_value("spend")
+    settle("Apple Ads")
+    report = admin("GET", "/v1/admin/stats/apple-ads?environment=sandbox&by=keyword")[1]
+    by_spend = sorted(report["rows"], key=lambda row: -(row["spend"]["total"] if row.get("spend") else -1))
+    first = cells(driver.find_element(By.ID, "apple-ads-table"))[0]
+    keyword = "search match" if by_spend[0]["keyword_id"] == 0 else "(" + str(by_spend[0]["keyword_id"]) + ")"
+    check(first[0].endswith("(" + str(by_spend[0]["campaign_id"]) + ")") and first[2].endswith(keyword),
+          f"sorted by spend: {first[:3]} first")
+    # The import card: the key is write-only, the status is the API's.
+    status = admin("GET", "/v1/admin/apple-ads/status")[1]
+    check("private_key" not in json.dumps(status) and "PRIVATE KEY" not in json.dumps(status), "the status carries no key")
+    card = driver.find_element(By.ID, "apple-ads-import").text
+    check(status["credentials"]["key_fingerprint"][:12] in card and "Importer: scheduled" in card, "the import card shows the key's fingerprint and the importer")
+    check(driver.find_element(By.ID, "apple-ads-key").get_attribute("value") == "", "the key field is empty: keys are never shown")
+    driver.find_element(By.ID, "apple-ads-key").send_keys("not a key")
+    driver.find_element(By.ID, "apple-ads-key-save").click()
+    wait.until(lambda d: d.find_element(By.ID, "apple-ads-key-message").text != "")
+    check("PEM" in driver.find_element(By.ID, "apple-ads-key-message").text, "a bad key is refused with the server's message")
+    check(admin("GET", "/v1/admin/apple-ads/status")[1]["credentials"] == status["credentials"], "the refused key changed nothing")
+    shoot("apple-ads-keyword")
 
     # Subscriptions: the demo's purchases are signed for the Sandbox store.
     open_page("Subscriptions", "Subscriptions")

@@ -118,7 +118,7 @@ pages.placements = async (view) => {
 
 // Which placement and range the experiments page shows.
 const experimentState = { placement: null, days: 30 };
-forgetOnSignIn.push(() => { experimentState.placement = null; experimentState.days = 30; appleAdsState.by = "campaign"; });
+forgetOnSignIn.push(() => { experimentState.placement = null; experimentState.days = 30; appleAdsState.by = "campaign"; appleAdsState.sort = "ids"; appleAdsState.environment = "production"; });
 
 function isoDaysAgo(days) {
   return new Date(Date.now() - days * 86400000).toISOString().slice(0, 10);
@@ -275,31 +275,137 @@ function conversionChart(audience, days, report, known) {
   }));
 }
 
-const appleAdsState = { by: "campaign" };
+const appleAdsState = { by: "campaign", sort: "ids", environment: "production" };
+
+// Spend figures of a row in the report's currency (or per currency when none converts them all).
+const ratioText = (value) => value === undefined || value === null ? "—" : numbers.format(Math.round(value * 100) / 100) + "×";
+function spendText(report, spend) {
+  if (!spend) return "—";
+  if (report.currency && spend.total !== undefined && spend.total !== null) return money(spend.total, report.currency);
+  return moneyList(spend.by_currency);
+}
+const inCurrency = (report, value) => value === undefined || value === null || !report.currency ? "—" : money(value, report.currency);
+
+// The importer: configured, the key (write-only: never shown), last and next run, failure.
+function appleAdsImportCard(status) {
+  const lines = [];
+  if (!status.configured) {
+    lines.push(el("p", {}, "Spend import is off: add apple_ads_api {org_id, client_id, team_id, key_id} to the configuration, then upload the key below."));
+  } else {
+    lines.push(el("p", {}, "Organization " + status.org_id + ". Key: " + (status.credentials
+      ? "configured (SHA-256 " + status.credentials.key_fingerprint.slice(0, 12) + "…), uploaded " + when(status.credentials.uploaded_at) + ", last used " + when(status.credentials.last_used_at)
+      : "not uploaded")));
+  }
+  const importer = status.importer;
+  if (importer) {
+    const state = importer.status === "failed" ? "stopped (" + importer.failure + ")" : importer.status;
+    lines.push(el("p", { id: "apple-ads-import-status" }, "Importer: " + state + ". Last run " + when(importer.last_run_at)
+      + ", last success " + when(importer.last_success_at) + (importer.next_run_at ? ", next run " + when(importer.next_run_at) : "")
+      + (importer.run ? ", run in progress " + importer.run.from + " … " + importer.run.to + " (next day " + importer.run.next_day + ")" : "") + "."));
+    if (importer.last_error) lines.push(el("p", { class: "error" }, "Last error: " + importer.last_error));
+  }
+  const key = el("textarea", { id: "apple-ads-key", class: "key", rows: "4", spellcheck: "false", autocomplete: "off",
+    placeholder: "-----BEGIN EC PRIVATE KEY-----", "aria-label": "Apple Ads API private key (PEM)" });
+  const message = el("p", { id: "apple-ads-key-message", class: "error", role: "status" });
+  const save = el("button", { type: "button", id: "apple-ads-key-save" }, "Save key");
+  save.addEventListener("click", async () => {
+    save.disabled = true;
+    try {
+      await api("/v1/admin/apple-ads/credentials", "POST", { private_key: key.value });
+      key.value = "";
+      route();
+    } catch (error) {
+      message.textContent = error.message;
+      save.disabled = false;
+    }
+  });
+  const run = el("button", { type: "button", class: "secondary", id: "apple-ads-run" }, "Import now");
+  run.disabled = !status.credentials;
+  run.addEventListener("click", async () => {
+    run.disabled = true;
+    await api("/v1/admin/apple-ads/import", "POST").catch((error) => { message.textContent = error.message; });
+    route();
+  });
+  return el("section", { class: "card", id: "apple-ads-import", "aria-label": "Spend import" },
+    el("h2", {}, "Spend import"), ...lines,
+    el("label", { for: "apple-ads-key" }, "Private key (PEM, P-256) — sealed on the server, never shown again"), key,
+    el("div", { class: "controls" }, save, run), message);
+}
 
 pages["apple-ads"] = async (view) => {
-  const report = await api("/v1/admin/stats/apple-ads?by=" + appleAdsState.by);
-  const by = el("select", { id: "apple-ads-by" }, ...[["campaign", "Campaign"], ["ad_group", "Ad group"], ["keyword", "Keyword"]].map(([value, label]) =>
-    el("option", { value, selected: value === appleAdsState.by }, label)));
-  by.addEventListener("change", () => { appleAdsState.by = by.value; route(); });
+  const [report, status] = await Promise.all([
+    api("/v1/admin/stats/apple-ads?by=" + appleAdsState.by + "&environment=" + appleAdsState.environment), api("/v1/admin/apple-ads/status")]);
+  const select = (id, options, value, set) => {
+    const node = el("select", { id }, ...options.map(([key, label]) => el("option", { value: key, selected: key === value }, label)));
+    node.addEventListener("change", () => { set(node.value); route(); });
+    return node;
+  };
+  const by = select("apple-ads-by", [["campaign", "Campaign"], ["ad_group", "Ad group"], ["keyword", "Keyword"]],
+    appleAdsState.by, (value) => { appleAdsState.by = value; });
+  const environment = select("apple-ads-environment", [["production", "Production"], ["sandbox", "Sandbox"]],
+    appleAdsState.environment, (value) => { appleAdsState.environment = value; });
+  const withSpend = report.rows.some((row) => row.spend);
+  const sort = select("apple-ads-sort", [["ids", "Campaign"], ["installs", "Installs"], ["spend", "Spend"], ["cpi", "CPI"], ["roas", "ROAS"]],
+    appleAdsState.sort, (value) => { appleAdsState.sort = value; });
+  const key = {
+    installs: (row) => row.installs, spend: (row) => row.spend ? row.spend.total || 0 : -1,
+    cpi: (row) => row.spend && row.spend.cpi !== undefined ? -row.spend.cpi : -Infinity, roas: (row) => row.spend && row.spend.roas !== undefined ? row.spend.roas : -1,
+  }[appleAdsState.sort];
+  const sorted = key ? [...report.rows].sort((a, b) => key(b) - key(a)) : report.rows;
+  const named = (id, name) => name ? name + " (" + id + ")" : String(id);
   const columns = [["Campaign"]];
   if (report.by !== "campaign") columns.push(["Ad group"]);
   if (report.by === "keyword") columns.push(["Keyword"]);
-  columns.push(["Installs", "num"], ["AA flow in time", "num"], ["Purchasers", "num"], ["Conversion", "num"], ["Revenue", "num"]);
-  const rows = report.rows.map((row) => {
-    const cells = [String(row.campaign_id)];
-    if (report.by !== "campaign") cells.push(String(row.ad_group_id));
-    if (report.by === "keyword") cells.push(row.keyword_id === 0 ? "search match" : String(row.keyword_id));
-    cells.push(count(row.installs), share(row.aa_flow_in_time_share), count(row.purchasers), share(row.conversion_rate), revenueText(row));
+  columns.push(["Installs", "num"], ["AA flow in time", "num"], ["Purchasers", "num"], ["Conversion", "num"]);
+  // With spend, proceeds of the cohort stand where gross revenue stood.
+  if (withSpend) columns.push(["Apple installs", "num"], ["Spend", "num"], ["CPI", "num"], ["Proceeds", "num"], ["ROAS", "num"], ["ROAS d30", "num"], ["Payback", "num"]);
+  else columns.push(["Revenue", "num"]);
+  const rows = sorted.map((row) => {
+    const cells = [withSpend ? named(row.campaign_id, row.campaign_name) : String(row.campaign_id)];
+    if (report.by !== "campaign") cells.push(withSpend ? named(row.ad_group_id, row.ad_group_name) : String(row.ad_group_id));
+    if (report.by === "keyword") cells.push(row.keyword_id === 0 ? "search match" : withSpend ? named(row.keyword_id, row.keyword) : String(row.keyword_id));
+    cells.push(count(row.installs), share(row.aa_flow_in_time_share), count(row.purchasers), share(row.conversion_rate));
+    if (!withSpend) cells.push(revenueText(row));
+    else {
+      const spend = row.spend;
+      cells.push(spend ? count(spend.apple_installs) : "—", spendText(report, spend), spend ? inCurrency(report, spend.cpi) : "—",
+        spend ? inCurrency(report, spend.proceeds) : "—", spend ? ratioText(spend.roas) : "—", spend ? ratioText(spend.roas_day_30) : "—",
+        spend ? (spend.payback_day !== undefined && spend.payback_day !== null ? "day " + spend.payback_day : "not yet") : "—");
+    }
     return cells;
   });
+  // Cumulative proceeds per attributed install by cohort age against what an install cost.
+  let curve = null;
+  const curved = report.rows.filter((row) => row.spend && row.spend.curve.length);
+  if (withSpend && report.by === "campaign" && curved.length && report.currency) {
+    const palette = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2"];
+    const datasets = curved.flatMap((row, index) => [
+      { label: named(row.campaign_id, row.campaign_name) + ": proceeds per install", data: row.spend.curve.map((point) => ({ x: point.age, y: point.proceeds_per_install })),
+        borderColor: palette[index % palette.length], tension: 0.2 },
+      { label: named(row.campaign_id, row.campaign_name) + ": CPI", data: row.spend.curve.map((point) => ({ x: point.age, y: point.spend_per_install })),
+        borderColor: palette[index % palette.length], borderDash: [6, 4], pointRadius: 0 },
+    ]);
+    curve = el("section", { class: "card", "aria-label": "Payback curves" }, el("h2", {}, "Payback: proceeds per install against CPI (" + report.currency + ")"),
+      chart("Cumulative proceeds per attributed install by cohort age, and spend per attributed install, per campaign", {
+        type: "line", data: { datasets },
+        options: { maintainAspectRatio: false, parsing: true, scales: { x: { type: "linear", title: { display: true, text: "Days since install" } },
+          y: { beginAtZero: true, title: { display: true, text: report.currency } } } },
+      }, 280));
+  }
+  const notes = [];
+  if (withSpend && report.unconverted.length) notes.push(el("p", { class: "hint" }, "No rate for " + report.unconverted.join(", ") + ": left out of converted figures."));
   view.replaceChildren(el("h1", {}, "Apple Ads"),
-    el("div", { class: "controls" }, el("label", { for: "apple-ads-by" }, "Group by"), by),
+    el("div", { class: "controls" }, el("label", { for: "apple-ads-by" }, "Group by"), by, el("label", { for: "apple-ads-sort" }, "Sort by"), sort,
+      el("label", { for: "apple-ads-environment" }, "Store"), environment),
     el("p", { class: "hint" }, "Installs attributed by Apple from " + report.from + " to " + report.to
-      + ". AA flow in time: installs whose first launch showed the Apple Ads-targeted paywall before the timeout."),
+      + ". AA flow in time: installs whose first launch showed the Apple Ads-targeted paywall before the timeout."
+      + (withSpend ? " Spend, Apple installs and CPI as Apple Ads reports them; ROAS is net revenue ÷ spend; payback is the first cohort age whose proceeds reached spend." : "")),
+    ...notes,
     rows.length
       ? table("Apple Ads " + report.by, columns, rows, { id: "apple-ads-table" })
-      : empty("No attributed installs in the last 30 days. They appear once the SDK sends an install's AdServices token and Apple attributes it to a campaign."));
+      : empty("No attributed installs in the last 30 days. They appear once the SDK sends an install's AdServices token and Apple attributes it to a campaign."),
+    ...(curve ? [curve] : []),
+    appleAdsImportCard(status));
 };
 
 // Subscriptions over time: what `GET /v1/admin/stats/subscriptions` answers, as a chart, a

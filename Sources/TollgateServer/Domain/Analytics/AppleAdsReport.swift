@@ -227,6 +227,8 @@ public struct AppleAdsReport: Codable, Sendable, Hashable {
       let figures = money(age: age, include: matured)
       let spendMatured = converted(ledger.totals(key, include: matured).spend)
       atAge[age] = (figures.net, figures.proceeds, spendMatured)
+      // Install days without spend (before the import's first day) say nothing of payback.
+      guard spendMatured.map({ $0 > 0 }) ?? true else { continue }
       curve.append(
         .init(
           age: age, proceedsPerInstall: figures.installs > 0 ? figures.proceeds / Double(figures.installs) : nil,

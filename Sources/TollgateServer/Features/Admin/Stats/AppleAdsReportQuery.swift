@@ -3,10 +3,20 @@ import Foundation
 /// Reads what the Apple Ads report joins — attribution counts, imported spend and names, the
 /// cohort rollup's money — for the admin route and `tollgate report apple-ads` alike.
 public enum AppleAdsReportQuery {
-  /// The report over install days `days`, grouped `by`, as of `today`.
+  /// The store environment a request names (`production`, the default, or `sandbox`).
+  public static func environment(_ name: String?) throws(DomainError) -> String {
+    switch name ?? "production" {
+    case "production": return "Production"
+    case "sandbox": return "Sandbox"
+    default: throw DomainError(.badParameter, "environment is production or sandbox.")
+    }
+  }
+
+  /// The report over install days `days`, grouped `by`, with cohort money of `environment`
+  /// (`Production` or `Sandbox`), as of `today`.
   public static func report(
-    store: any Store, appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping, config: CompiledConfig?,
-    today: Int64
+    store: any Store, appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping,
+    environment: String = "Production", config: CompiledConfig?, today: Int64
   ) throws -> AppleAdsReport {
     let segment: CohortReport.Segment
     switch grouping {
@@ -18,7 +28,7 @@ public enum AppleAdsReportQuery {
       days: days, by: grouping, counts: try store.appleAdsStats(appId: appId, days: days, by: grouping),
       spend: try store.spendFigures(appId: appId, days: days), names: try store.adsEntityNames(appId: appId),
       cohorts: try store.cohortRows(
-        appId: appId, installDays: days, by: .day, segment: segment, environment: "Production"),
+        appId: appId, installDays: days, by: .day, segment: segment, environment: environment),
       config: config, today: today)
   }
 }

@@ -30,7 +30,8 @@ struct StatsController: Sendable {
       let appId = try auth.appId(for: request, needs: .secretKey)
       return .json(
         try stats.appleAdsReport(
-          appId: appId, from: request.query["from"], to: request.query["to"], by: request.query["by"]))
+          appId: appId, from: request.query["from"], to: request.query["to"], by: request.query["by"],
+          environment: request.query["environment"]))
     }
 
     router.add("GET", "/v1/admin/stats/subscriptions") { request in

@@ -42,13 +42,16 @@ final class StatsService: Sendable {
   }
 
   /// Installs, first-launch targeting, purchasers and revenue by campaign, ad group or keyword.
-  func appleAdsReport(appId: Int64, from: String?, to: String?, by name: String?) throws -> AppleAdsReport {
+  func appleAdsReport(appId: Int64, from: String?, to: String?, by name: String?, environment: String? = nil) throws
+    -> AppleAdsReport
+  {
     let days = try ReportRange.days(from: from, to: to, now: time.now())
     guard let grouping = AppleAdsGrouping(rawValue: name ?? AppleAdsGrouping.campaign.rawValue) else {
       throw DomainError(.badParameter, "by is campaign, ad_group or keyword.")
     }
     return try AppleAdsReportQuery.report(
-      store: store, appId: appId, days: days, by: grouping, config: try configs.entry(appId: appId)?.config,
+      store: store, appId: appId, days: days, by: grouping,
+      environment: try AppleAdsReportQuery.environment(environment), config: try configs.entry(appId: appId)?.config,
       today: StatsDay.of(time.now()))
   }
 
