@@ -18,7 +18,9 @@ public struct Options {
     if let first = arguments.first, !first.hasPrefix("-") {
       command = [first]
       index = 1
-      if ["keys", "report", "rollups", "config"].contains(first), arguments.count > 1, !arguments[1].hasPrefix("-") {
+      if ["keys", "report", "rollups", "config", "apple-ads", "spend"].contains(first), arguments.count > 1,
+        !arguments[1].hasPrefix("-")
+      {
         command.append(arguments[1])
         index = 2
       }

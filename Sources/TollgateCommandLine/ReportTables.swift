@@ -21,7 +21,8 @@ public enum ReportTables {
         named(row.campaignId, row.campaignName), named(row.adGroupId, row.adGroupName),
         row.keywordId.map { $0 == 0 ? "(search match)" : named($0, row.keyword) } ?? "", String(row.installs),
         spend.map { String($0.appleInstalls) } ?? "", spend.map { String($0.installGap) } ?? "",
-        "\(row.aaFlowInTime) (\(percent(row.aaFlowInTimeShare)))", String(row.purchasers), percent(row.conversionRate),
+        row.aaFlowInTimeShare.map { "\(row.aaFlowInTime) (\(percent($0)))" } ?? String(row.aaFlowInTime),
+        String(row.purchasers), percent(row.conversionRate),
         spend.map { String($0.trials) } ?? "",
         spend.map { figures in
           figures.total.map(amount)

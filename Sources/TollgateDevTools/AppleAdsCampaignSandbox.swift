@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 import TollgateServer
@@ -121,6 +122,7 @@ public final class AppleAdsCampaignSandbox: Sendable {
   private let http: Mutex<HTTPServer?> = Mutex(nil)
   private let clock: @Sendable () -> Date
   private let pageCap: Mutex<Int> = Mutex(1_000)
+  private let delay: Mutex<TimeInterval> = Mutex(0)
 
   /// A stand-in; `clock` is its "now" (what tokens expire against and what "today" is).
   public init(clock: @escaping @Sendable () -> Date = { Date() }) { self.clock = clock }
@@ -169,6 +171,13 @@ public final class AppleAdsCampaignSandbox: Sendable {
   public var maximumPageSize: Int {
     get { pageCap.withLock { $0 } }
     set { pageCap.withLock { $0 = newValue } }
+  }
+
+  /// How long each report answer takes (the connection is suspended, no thread waits): a
+  /// process test kills the server between pages.
+  public var answerDelay: TimeInterval {
+    get { delay.withLock { $0 } }
+    set { delay.withLock { $0 = newValue } }
   }
 
   /// The report paths called so far, in order.
@@ -261,7 +270,12 @@ public final class AppleAdsCampaignSandbox: Sendable {
     } else if parts.count != 4 {
       return Self.apiError(404, "NOT_FOUND", "No such resource")
     }
-    return report(request, level: level, campaignId: campaignId)
+    let response = report(request, level: level, campaignId: campaignId)
+    let wait = answerDelay
+    guard wait > 0 else { return response }
+    let deferred = DeferredResponse()
+    DispatchQueue.global().asyncAfter(deadline: .now() + wait) { deferred.complete(response) }
+    return .deferred(deferred)
   }
 
   private func token(_ request: Request) -> Response {

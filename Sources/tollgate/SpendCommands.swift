@@ -7,17 +7,24 @@ import TollgateServer
 /// spend import from the command line, on the database directly (a running server picks up
 /// new credentials and run requests at its next pass, within a minute).
 enum SpendCommands {
-  /// Opens the database, the secrets key and the app named by `--app`.
-  static func open(_ options: inout Options) throws -> (any Store, AppRecord, AppleAdsSpendService) {
+  /// Opens the database and the app named by `--app`, and the secrets key when `sealing`.
+  static func open(_ options: inout Options, sealing: Bool = false) throws -> (
+    any Store, AppRecord, AppleAdsSpendService
+  ) {
+    let name = try options.required("--app")
     let databasePath = options.databasePath
-    let box = try CommandLineTool.secretsBox(&options, databasePath: databasePath)
-    let (store, app) = try Operations.open(&options)
+    let box = sealing ? try CommandLineTool.secretsBox(&options, databasePath: databasePath) : nil
+    let store = try StoreLocation.open(databasePath, connections: 1)
+    guard let app = try store.app(named: name) else {
+      store.close()
+      throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
+    }
     return (store, app, AppleAdsSpendService(store: store, secrets: box, importer: nil, time: SystemTimeSource()))
   }
 
   static func credentials(_ options: inout Options) throws {
     let file = try options.required("--key")
-    let (store, app, service) = try open(&options)
+    let (store, app, service) = try open(&options, sealing: true)
     defer { store.close() }
     try options.finish()
     let pem: String

@@ -14,18 +14,20 @@ struct SpendHarness {
   let server: TestServer
   let key: ECKey
   let client: AppleAdsCampaignSandbox.Client
+  /// The stand-in's base URL.
+  let base: URL
 
-  init(policy: SpendImportPolicy = SpendImportPolicy(), currency: String = "USD") throws {
+  init(policy: SpendImportPolicy = SpendImportPolicy(), currency: String = "USD", store: (any Store)? = nil) throws {
     let time = ManualTime()
     self.time = time
     standIn = AppleAdsCampaignSandbox(clock: { time.now() })
-    let base = try standIn.start()
+    base = try standIn.start()
     key = try ECKey.generateP256()
     client = AppleAdsCampaignSandbox.Client(
       clientId: "SEARCHADS.test-client", teamId: "SEARCHADS.test-team", keyId: "test-key-1",
       publicKeyPEM: key.publicPEM, orgId: 40_669_820, currency: currency)
     standIn.register(client)
-    server = try TestServer(time: time, campaignAPI: base, spendImportPolicy: policy)
+    server = try TestServer(time: time, store: store, campaignAPI: base, spendImportPolicy: policy)
   }
 
   func stop() {

@@ -45,7 +45,7 @@ public struct AppleAdsRow: Codable, Sendable, Hashable {
 public struct AppleAdsSpendFigures: Codable, Sendable, Hashable {
   /// Spend by currency, in its units, as Apple reported it.
   public var byCurrency: [String: Double]
-  /// Spend in the report's currency (nil when a currency has no rate).
+  /// Spend in the report's currency; currencies without a rate are left out (the report lists them in `unconverted`).
   public var total: Double?
   public var impressions: Int64
   public var taps: Int64
