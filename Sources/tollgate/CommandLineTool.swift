@@ -21,7 +21,7 @@ enum CommandLineTool {
                                   (TOLLGATE_APPLE_ID_URL, default https://appleid.apple.com/)
           --profile-cache N       profiles kept in memory (TOLLGATE_PROFILE_CACHE, default 100000;
                                   0 turns it off; on PostgreSQL kept coherent with LISTEN/NOTIFY)
-          --secrets-key KEY|FILE  seals webhook signing secrets (TOLLGATE_SECRETS_KEY; default:
+          --secrets-key KEY|FILE  seals webhook signing secrets and the Apple Ads API key (TOLLGATE_SECRETS_KEY; default:
                                   secrets.key beside the SQLite file, created on first use)
           --app-store-root-ca FILE trust this root instead of Apple Root CA - G3 for signed
                                   transactions and notifications (TOLLGATE_APP_STORE_ROOT_CA;
