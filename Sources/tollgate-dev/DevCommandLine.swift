@@ -26,6 +26,12 @@ enum DevCommandLine {
       apple-ads-sandbox [--host 127.0.0.1] [--port 8081]
                                   a local stand-in for Apple's attribution API, scripted by
                                   token (sbx|campaign=N|delay_ms=N|not_found=K|…): tests only
+      apple-ads-api-sandbox --public-key FILE [--client-id ID] [--team-id ID] [--key-id ID]
+            [--org-id N] [--currency USD] [--host 127.0.0.1] [--port 8082]
+                                  a local stand-in for Apple Ads' Campaign Management API and
+                                  Apple's token endpoint: checks client secrets against the
+                                  public key in FILE, serves the demo campaigns' daily spend
+                                  (the campaigns the attribution stand-in's demo tokens name)
     """
 
   /// Runs a command; returns the process exit status.
@@ -39,6 +45,7 @@ enum DevCommandLine {
         try options.finish()
         try await Demo.run(configPath: config, installs: installs, keep: keep)
       case ["apple-ads-sandbox"]: try await appleAdsSandbox(&options)
+      case ["apple-ads-api-sandbox"]: try await campaignSandbox(&options)
       case ["storekit-sign"]: try storeKitSign(&options)
       default: return false
       }
@@ -54,6 +61,35 @@ enum DevCommandLine {
     let url = try sandbox.start(host: host, port: port)
     say("Apple Ads stand-in (for tests and demos only) at \(url)")
     say("start the server with: tollgate serve --apple-ads-url \(url)")
+    _ = await Signals.next([SIGINT, SIGTERM])
+    sandbox.stop()
+  }
+
+  static func campaignSandbox(_ options: inout Options) async throws {
+    let keyFile = try options.required("--public-key")
+    let client = options.value("--client-id", env: nil) ?? "SEARCHADS.local-client"
+    let team = options.value("--team-id", env: nil) ?? "SEARCHADS.local-team"
+    let keyId = options.value("--key-id", env: nil) ?? "local-key"
+    guard let orgId = Int64(options.value("--org-id", env: nil) ?? "40669820") else {
+      throw Failure("--org-id takes a number")
+    }
+    let currency = options.value("--currency", env: nil) ?? "USD"
+    let host = options.value("--host", env: nil) ?? "127.0.0.1"
+    guard let port = UInt16(options.value("--port", env: nil) ?? "8082") else { throw Failure("--port takes a number") }
+    try options.finish()
+    let pem: String
+    do { pem = try String(contentsOfFile: keyFile, encoding: .utf8) } catch { throw Failure("cannot read \(keyFile)") }
+    guard (try? ECKey(publicPEM: pem)) != nil else { throw Failure("\(keyFile) is not a PEM P-256 public key") }
+    let sandbox = AppleAdsCampaignSandbox()
+    sandbox.register(
+      AppleAdsCampaignSandbox.Client(
+        clientId: client, teamId: team, keyId: keyId, publicKeyPEM: pem, orgId: orgId, currency: currency))
+    let url = try sandbox.start(host: host, port: port)
+    say("Apple Ads Campaign Management API stand-in (for tests and demos only) at \(url)")
+    say(
+      "configuration: \"apple_ads_api\": {\"org_id\": \(orgId), \"client_id\": \"\(client)\", \"team_id\": \"\(team)\", \"key_id\": \"\(keyId)\"}"
+    )
+    say("start the server with: tollgate serve --apple-ads-api-url \(url)api/v5/ --apple-id-url \(url)")
     _ = await Signals.next([SIGINT, SIGTERM])
     sandbox.stop()
   }

@@ -24,14 +24,15 @@ package final class ECKey: @unchecked Sendable {
 
   /// Reads a PEM private key (`BEGIN EC PRIVATE KEY` or PKCS#8 `BEGIN PRIVATE KEY`); only P-256 is accepted.
   package convenience init(privatePEM pem: String) throws {
-    let key = try Self.read(pem) { PEM_read_bio_PrivateKey($0, nil, nil, nil) }
+    // A key under a passphrase is refused rather than asked for (OpenSSL would prompt on a terminal).
+    let key = try Self.read(pem) { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }
     self.init(owning: key)
     guard isP256 else { throw ECKeyError("the key is not an EC key on P-256 (prime256v1)") }
   }
 
   /// Reads a PEM public key (`BEGIN PUBLIC KEY`); only P-256 is accepted.
   package convenience init(publicPEM pem: String) throws {
-    let key = try Self.read(pem) { PEM_read_bio_PUBKEY($0, nil, nil, nil) }
+    let key = try Self.read(pem) { PEM_read_bio_PUBKEY($0, nil, { _, _, _, _ in 0 }, nil) }
     self.init(owning: key)
     guard isP256 else { throw ECKeyError("the key is not an EC key on P-256 (prime256v1)") }
   }

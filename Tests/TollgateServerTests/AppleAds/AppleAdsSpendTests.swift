@@ -375,6 +375,12 @@ struct AppleAdsSpendTests {
     #expect(stored.contains { $0.level == .campaign && $0.campaignId == 21 && $0.spend == 1_000_100 })
     let names = try harness.server.server.store.adsEntityNames(appId: appId)
     #expect(names.contains(AdsEntityName(level: .campaign, id: 11, name: "Brand, US")))
+    // Apple renamed the keyword: still one keyword, under its new text.
+    let renamed = csv.replacingOccurrences(of: ",tollgate,", with: ",tollgate paywall,")
+    _ = try service.importFile(appId: appId, data: Data(renamed.utf8), by: "test")
+    let keywords = try harness.server.server.store.adsEntityNames(appId: appId).filter { $0.level == .keyword }
+    #expect(keywords == [AdsEntityName(level: .keyword, id: 13, name: "tollgate paywall")])
+    #expect(try harness.server.server.store.spendFigures(appId: appId, days: day...(day + 1)).count == 3)
     // A campaign total summed from the ad group when the file has no campaign row.
     let ledger = SpendLedger(stored, by: .campaign)
     #expect(ledger.totals(.init(campaignId: 11)).spend == ["USD": 20_000])
