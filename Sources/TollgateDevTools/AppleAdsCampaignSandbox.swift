@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 import TollgateServer
@@ -122,7 +121,8 @@ public final class AppleAdsCampaignSandbox: Sendable {
   private let http: Mutex<HTTPServer?> = Mutex(nil)
   private let clock: @Sendable () -> Date
   private let pageCap: Mutex<Int> = Mutex(1_000)
-  private let delay: Mutex<TimeInterval> = Mutex(0)
+  /// Report calls answered before the rest are held, and the answers held.
+  private let gate = Mutex<(after: Int?, held: [DeferredResponse])>((nil, []))
 
   /// A stand-in; `clock` is its "now" (what tokens expire against and what "today" is).
   public init(clock: @escaping @Sendable () -> Date = { Date() }) { self.clock = clock }
@@ -173,11 +173,17 @@ public final class AppleAdsCampaignSandbox: Sendable {
     set { pageCap.withLock { $0 = newValue } }
   }
 
-  /// How long each report answer takes (the connection is suspended, no thread waits): a
-  /// process test kills the server between pages.
-  public var answerDelay: TimeInterval {
-    get { delay.withLock { $0 } }
-    set { delay.withLock { $0 = newValue } }
+  /// Answers the next `count` report calls, then holds every later answer until `release()`:
+  /// a process test kills the server while it waits for a page.
+  public func hold(after count: Int) { gate.withLock { $0.after = reportCalls.count + count } }
+
+  /// Sends the held answers and stops holding.
+  public func release() {
+    let held = gate.withLock { gate -> [DeferredResponse] in
+      defer { gate = (nil, []) }
+      return gate.held
+    }
+    for deferred in held { deferred.complete(Self.apiError(503, "UNAVAILABLE", "Released")) }
   }
 
   /// The report paths called so far, in order.
@@ -271,11 +277,15 @@ public final class AppleAdsCampaignSandbox: Sendable {
       return Self.apiError(404, "NOT_FOUND", "No such resource")
     }
     let response = report(request, level: level, campaignId: campaignId)
-    let wait = answerDelay
-    guard wait > 0 else { return response }
-    let deferred = DeferredResponse()
-    DispatchQueue.global().asyncAfter(deadline: .now() + wait) { deferred.complete(response) }
-    return .deferred(deferred)
+    let calls = reportCalls.count
+    let held = gate.withLock { gate -> DeferredResponse? in
+      guard let after = gate.after, calls > after else { return nil }
+      let deferred = DeferredResponse()
+      gate.held.append(deferred)
+      return deferred
+    }
+    if let held { return .deferred(held) }
+    return response
   }
 
   private func token(_ request: Request) -> Response {

@@ -26,9 +26,10 @@ struct SpendImportProcessTests {
       clientId: "SEARCHADS.kill", teamId: "SEARCHADS.kill-team", keyId: "kill-key", publicKeyPEM: key.publicPEM,
       orgId: 7, currency: "EUR")
     standIn.register(client)
-    // One row per page and a pause on every answer: the import takes many seconds of pages.
+    // One row per page; the 14th call (in the second 30-day window, after the first was
+    // stored) gets no answer until the test says so.
     standIn.maximumPageSize = 1
-    standIn.answerDelay = 0.05
+    standIn.hold(after: 13)
     let cli = CLI(database: database)
     #expect(try cli.run(["keys", "create", "--app", "shop"]).status == 0)
     let sample = try Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json"))
@@ -52,11 +53,10 @@ struct SpendImportProcessTests {
     ]
 
     var server = try ServeProcess(arguments)
-    // Killed in the second 30-day window, after the first was stored.
-    let killAt = 14
-    for _ in 0..<3_000 where standIn.reportCalls.count < killAt { try await Task.sleep(for: .milliseconds(10)) }
-    try #require(standIn.reportCalls.count >= killAt, "the import never got going")
+    for _ in 0..<6_000 where standIn.reportCalls.count < 14 { try await Task.sleep(for: .milliseconds(10)) }
+    try #require(standIn.reportCalls.count == 14, "the import never got to its 14th page")
     #expect(server.kill(SIGKILL) == .signal(SIGKILL))
+    standIn.release()
     let callsBefore = standIn.reportCalls.count
     let store = try SQLiteStore(path: database)
     let app = try #require(try store.app(named: "shop"))
@@ -74,11 +74,10 @@ struct SpendImportProcessTests {
     )
     store.close()
 
-    standIn.answerDelay = 0
     server = try ServeProcess(arguments)
     let reopened = try SQLiteStore(path: database)
     defer { reopened.close() }
-    for _ in 0..<1_000 {
+    for _ in 0..<3_000 {
       if try reopened.spendImportJob(appId: app.id)?.backfilled == true { break }
       try await Task.sleep(for: .milliseconds(20))
     }
