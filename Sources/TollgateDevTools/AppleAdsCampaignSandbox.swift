@@ -118,7 +118,7 @@ public final class AppleAdsCampaignSandbox: Sendable {
   }
 
   private let state = Mutex(State())
-  private let http: Mutex<HTTPServer?> = Mutex(nil)
+  private let listener = StandInListener()
   private let clock: @Sendable () -> Date
   private let pageCap: Mutex<Int> = Mutex(1_000)
   /// Report calls answered before the rest are held, and the answers held.
@@ -133,24 +133,12 @@ public final class AppleAdsCampaignSandbox: Sendable {
   /// Listens on `host:port` (0 picks a port); returns the base URL: the API is under
   /// `api/v5/` (`--apple-ads-api-url`), the token endpoint under `auth/oauth2/token` (`--apple-id-url`).
   public func start(host: String = "127.0.0.1", port: UInt16 = 0) throws -> URL {
-    var settings = HTTPServer.Settings()
-    settings.bindAddress = host
-    settings.port = port
-    settings.threads = 2
-    let server = HTTPServer(settings: settings) { [self] request in answer(request) }
-    let bound = try server.start()
-    http.withLock { $0 = server }
+    let bound = try listener.start(host: host, port: port) { [self] request in answer(request) }
     return URL(string: "http://\(host):\(bound)/")!
   }
 
   /// Stops listening.
-  public func stop() {
-    let server = http.withLock { server -> HTTPServer? in
-      defer { server = nil }
-      return server
-    }
-    server?.shutdown()
-  }
+  public func stop() { listener.stop() }
 
   /// Changes the figures of the last three days, as Apple's revisions do.
   public func revise() { state.withLock { $0.revision += 1 } }

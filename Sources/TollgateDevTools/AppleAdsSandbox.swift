@@ -37,31 +37,19 @@ public final class AppleAdsSandbox: Sendable {
   }
 
   private let tallies = Mutex<[String: Tally]>([:])
-  private let http: Mutex<HTTPServer?> = Mutex(nil)
+  private let listener = StandInListener()
 
   /// A stand-in; `start` makes it listen.
   public init() {}
 
   /// Listens on `host:port` (0 picks a port); returns the URL to give `--apple-ads-url`.
   public func start(host: String = "127.0.0.1", port: UInt16 = 0) throws -> URL {
-    var settings = HTTPServer.Settings()
-    settings.bindAddress = host
-    settings.port = port
-    settings.threads = 2
-    let server = HTTPServer(settings: settings) { [self] request in answer(request) }
-    let bound = try server.start()
-    http.withLock { $0 = server }
+    let bound = try listener.start(host: host, port: port) { [self] request in answer(request) }
     return URL(string: "http://\(host):\(bound)/api/v1/")!
   }
 
   /// Stops listening.
-  public func stop() {
-    let server = http.withLock { server -> HTTPServer? in
-      defer { server = nil }
-      return server
-    }
-    server?.shutdown()
-  }
+  public func stop() { listener.stop() }
 
   /// What happened to a token so far.
   public func tally(_ token: String) -> Tally { tallies.withLock { $0[token] ?? Tally() } }
