@@ -115,6 +115,7 @@ public final class AppleAdsCampaignSandbox: Sendable {
     var revision = 0
     var reportCalls: [String] = []
     var tokenRequests = 0
+    var secrets: Set<String> = []
   }
 
   private let state = Mutex(State())
@@ -176,6 +177,9 @@ public final class AppleAdsCampaignSandbox: Sendable {
 
   /// The report paths called so far, in order.
   public var reportCalls: [String] { state.withLock { $0.reportCalls } }
+
+  /// Different client secrets that obtained a token so far.
+  public var clientSecretsSeen: Int { state.withLock { $0.secrets.count } }
 
   /// Token requests answered 200 so far.
   public var tokensIssued: Int { state.withLock { $0.tokenRequests } }
@@ -280,7 +284,9 @@ public final class AppleAdsCampaignSandbox: Sendable {
     guard request.header("content-type")?.hasPrefix("application/x-www-form-urlencoded") == true else {
       return Self.oauthError("invalid_request")
     }
-    var form: [String: String] = [:]
+    // Apple's documented example sends the fields in the URL's query; OAuth clients send a
+    // form body (RFC 6749): both are read.
+    var form = request.query
     for item in URLComponents(string: "?" + String(decoding: request.body, as: UTF8.self))?.queryItems ?? [] {
       form[item.name] = item.value ?? ""
     }
@@ -293,6 +299,7 @@ public final class AppleAdsCampaignSandbox: Sendable {
     state.withLock {
       $0.tokens[token] = Token(client: client, expiresAt: clock().addingTimeInterval(3_600))
       $0.tokenRequests += 1
+      $0.secrets.insert(secret)
     }
     return .json(
       [

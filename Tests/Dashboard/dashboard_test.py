@@ -326,7 +326,8 @@ try:
     driver.find_element(By.ID, "apple-ads-key").send_keys("not a key")
     driver.find_element(By.ID, "apple-ads-key-save").click()
     wait.until(lambda d: d.find_element(By.ID, "apple-ads-key-message").text != "")
-    check("PEM" in driver.find_element(By.ID, "apple-ads-key-message").text, "a bad key is refused with the server's message")
+    message = driver.find_element(By.ID, "apple-ads-key-message")
+    check("PEM" in message.text and message.get_attribute("class") == "error", "a bad key is refused with the server's message, as an error")
     check(admin("GET", "/v1/admin/apple-ads/status")[1]["credentials"] == status["credentials"], "the refused key changed nothing")
     shoot("apple-ads-keyword")
 

@@ -183,8 +183,14 @@ struct AppleAdsSpendTests {
     #expect(try harness.stored() == revised)
     status = try await harness.status()
     #expect(status.importer?.run == nil && status.importer?.backfilled == true)
-    // The access token (an hour) was reused? No: 7 hours passed, so a new one was fetched.
-    #expect(harness.standIn.tokensIssued == 2)
+    // The access token lasts an hour: 7 hours later a new one was fetched, with the same client
+    // secret (valid 180 days, kept in memory).
+    #expect(harness.standIn.tokensIssued == 2 && harness.standIn.clientSecretsSeen == 1)
+    // A day before the secret expires, a new one is signed.
+    harness.time.advance(days: 179.2)
+    await harness.importPass()
+    #expect(harness.standIn.tokensIssued == 3 && harness.standIn.clientSecretsSeen == 2)
+    #expect(try await harness.status().importer?.lastError == nil)
   }
 
   @Test("pages as Apple pages; 429 waits Retry-After, 500 backs off, a 401 gets a new token once")

@@ -306,7 +306,8 @@ function appleAdsImportCard(status) {
   }
   const key = el("textarea", { id: "apple-ads-key", class: "key", rows: "4", spellcheck: "false", autocomplete: "off",
     placeholder: "-----BEGIN EC PRIVATE KEY-----", "aria-label": "Apple Ads API private key (PEM)" });
-  const message = el("p", { id: "apple-ads-key-message", class: "error", role: "status" });
+  const message = el("p", { id: "apple-ads-key-message", role: "status" });
+  const fail = (error) => { message.className = "error"; message.textContent = error.message; };
   const save = el("button", { type: "button", id: "apple-ads-key-save" }, "Save key");
   save.addEventListener("click", async () => {
     save.disabled = true;
@@ -315,7 +316,7 @@ function appleAdsImportCard(status) {
       key.value = "";
       route();
     } catch (error) {
-      message.textContent = error.message;
+      fail(error);
       save.disabled = false;
     }
   });
@@ -323,8 +324,13 @@ function appleAdsImportCard(status) {
   run.disabled = !status.credentials;
   run.addEventListener("click", async () => {
     run.disabled = true;
-    await api("/v1/admin/apple-ads/import", "POST").catch((error) => { message.textContent = error.message; });
-    route();
+    try {
+      await api("/v1/admin/apple-ads/import", "POST");
+      route();
+    } catch (error) {
+      fail(error);
+      run.disabled = false;
+    }
   });
   return el("section", { class: "card", id: "apple-ads-import", "aria-label": "Spend import" },
     el("h2", {}, "Spend import"), ...lines,
