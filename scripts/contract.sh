@@ -14,6 +14,9 @@ if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$(sed -n 's/^sche
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r Tests/Contract/requirements.txt
 fi
 
+echo "== docs/paywall.schema.json against Fixtures/paywalls"
+"$venv/bin/python3" scripts/paywall-schema.py
+
 work=$(mktemp -d /tmp/tollgate-contract.XXXXXX)
 server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }

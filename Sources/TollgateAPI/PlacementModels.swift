@@ -56,21 +56,24 @@ public struct FlowPayload: Codable, Sendable, Hashable {
   public var products: [String]
   /// Remote config for the chosen locale, if the flow has any.
   public var remoteConfig: RemoteConfigPayload?
+  /// The flow's paywall document (`PaywallDocument`, all its locales), if it has one.
+  public var paywall: JSONValue?
 
   /// Creates a flow payload.
   public init(
     id: String, name: String, variationId: String, products: [String],
-    remoteConfig: RemoteConfigPayload?
+    remoteConfig: RemoteConfigPayload?, paywall: JSONValue? = nil
   ) {
     self.id = id
     self.name = name
     self.variationId = variationId
     self.products = products
     self.remoteConfig = remoteConfig
+    self.paywall = paywall
   }
 
   enum CodingKeys: String, CodingKey {
-    case id, name, products
+    case id, name, products, paywall
     case variationId = "variation_id"
     case remoteConfig = "remote_config"
   }
@@ -136,21 +139,24 @@ public struct FallbackFile: Codable, Sendable, Hashable {
     public var products: [String]
     /// Remote config by locale.
     public var remoteConfigs: [String: JSONValue]
+    /// The paywall document, if the flow has one: the bundled fallback shows the design offline.
+    public var paywall: JSONValue?
 
     /// Creates a flow entry.
     public init(
       id: String, name: String, variationId: String, products: [String],
-      remoteConfigs: [String: JSONValue]
+      remoteConfigs: [String: JSONValue], paywall: JSONValue? = nil
     ) {
       self.id = id
       self.name = name
       self.variationId = variationId
       self.products = products
       self.remoteConfigs = remoteConfigs
+      self.paywall = paywall
     }
 
     enum CodingKeys: String, CodingKey {
-      case id, name, products
+      case id, name, products, paywall
       case variationId = "variation_id"
       case remoteConfigs = "remote_configs"
     }

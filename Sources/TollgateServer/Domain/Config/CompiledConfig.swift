@@ -10,6 +10,8 @@ public struct CompiledConfig: Sendable {
     let products: [String]
     /// Remote config by locale as written in the document.
     let remoteConfigs: [String: JSONValue]
+    /// The paywall document, validated, as the flow serves it.
+    var paywall: JSONValue? = nil
   }
 
   /// A named rule.

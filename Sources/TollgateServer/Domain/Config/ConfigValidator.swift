@@ -168,7 +168,7 @@ public enum ConfigValidator {
         let path = "$.flows[\(index)]"
         guard
           let object = object(
-            item, at: path, required: ["id"], optional: ["name", "products", "remote_config"]),
+            item, at: path, required: ["id"], optional: ["name", "products", "remote_config", "paywall"]),
           let id = id(object["id"], at: "\(path).id")
         else { continue }
         if flows[id] != nil { fail("\(path).id", "duplicate flow id \(id)") }
@@ -188,9 +188,11 @@ public enum ConfigValidator {
             fail("\(path).remote_config", "must be an object of locale → JSON")
           }
         }
+        var document: JSONValue?
+        if let json = object["paywall"] { document = paywall(json, at: "\(path).paywall", products: products) }
         flows[id] = .init(
           id: id, name: string(object["name"], at: "\(path).name") ?? id, products: products,
-          remoteConfigs: remoteConfigs)
+          remoteConfigs: remoteConfigs, paywall: document)
       }
 
       var audiences: [String: CompiledConfig.Audience] = [:]

@@ -92,7 +92,7 @@ struct PlacementResolver {
         audienceName: audience.name, abTestName: abTestName),
       flow: FlowPayload(
         id: flow.id, name: flow.name, variationId: variation.id, products: flow.products,
-        remoteConfig: remoteConfig))
+        remoteConfig: remoteConfig, paywall: flow.paywall))
   }
 
   /// The fallback file: every placement's default flow with all its locales.
@@ -107,7 +107,7 @@ struct PlacementResolver {
           id: id, audienceName: CompiledConfig.defaultAudienceName,
           flow: .init(
             id: flow.id, name: flow.name, variationId: placement.defaultVariation.id,
-            products: flow.products, remoteConfigs: flow.remoteConfigs))
+            products: flow.products, remoteConfigs: flow.remoteConfigs, paywall: flow.paywall))
       })
   }
 }

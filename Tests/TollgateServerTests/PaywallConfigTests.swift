@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import TollgateAPI
+import TollgateTestSupport
+
+@testable import TollgateServer
+
+/// `flows[].paywall`: validated with the configuration, served with the flow and in the fallback file.
+@Suite("Paywall documents in the configuration")
+struct PaywallConfigTests {
+  /// The conformance fixtures' document, fitted to the sample's `standard` flow (monthly, annual).
+  static func document() throws -> [String: Any] {
+    let fixture = try Data(contentsOf: repositoryRoot.appendingPathComponent("Fixtures/paywalls/01-english-light.json"))
+    var document =
+      ((try JSONSerialization.jsonObject(with: fixture) as! [String: Any])["input"] as! [String: Any])[
+        "document"] as! [String: Any]
+    var blocks = document["blocks"] as! [[String: Any]]
+    for (index, block) in blocks.enumerated() where block["type"] as? String == "products" {
+      var products = block["products"] as! [[String: Any]]
+      products.removeAll { $0["product"] as? String == "pro_weekly" }
+      blocks[index]["products"] = products
+    }
+    document["blocks"] = blocks
+    return document
+  }
+
+  /// The sample configuration with `paywall` on the `standard` flow.
+  static func configuration(_ paywall: [String: Any]) throws -> String {
+    let sample = try Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json"))
+    var root = try JSONSerialization.jsonObject(with: sample) as! [String: Any]
+    var flows = root["flows"] as! [[String: Any]]
+    let index = flows.firstIndex { $0["id"] as? String == "standard" }!
+    flows[index]["paywall"] = paywall
+    root["flows"] = flows
+    return String(decoding: try JSONSerialization.data(withJSONObject: root), as: UTF8.self)
+  }
+
+  @Test("a valid document is served with its flow and in the fallback file, unchanged")
+  func served() async throws {
+    let server = try TestServer(mode: .inProcess)
+    defer { server.stop() }
+    let document = try Self.document()
+    #expect(try await server.admin("PUT", "/v1/admin/config", json: Self.configuration(document)).status == 200)
+    let answer = try await server.sdk("GET", "/v1/sdk/placements/onboarding/default?locale=fr")
+    let flow = try answer.decode(PlacementFlowResponse.self).flow
+    let expected = try WireCoding.decoder.decode(JSONValue.self, from: JSONSerialization.data(withJSONObject: document))
+    #expect(flow.id == "standard" && flow.paywall == expected)
+    // The SDK reads it as a version 1 document.
+    let decoded = try WireCoding.decoder.decode(PaywallDocument.self, from: WireCoding.encode(flow.paywall!))
+    #expect(decoded.version == 1 && decoded.blocks.count == 9)
+    let fallback = try await server.sdk("GET", "/v1/sdk/fallback").decode(FallbackFile.self)
+    #expect(fallback.placements.first { $0.id == "onboarding" }?.flow.paywall == expected)
+  }
+
+  @Test("every problem at its path: keys, tokens, products, locales, contrast, version")
+  func problems() async throws {
+    let server = try TestServer(mode: .inProcess)
+    defer { server.stop() }
+    var document = try Self.document()
+    document["version"] = 2
+    document["colour"] = "red"
+    var style = document["style"] as! [String: Any]
+    var colors = style["colors"] as! [String: [String: String]]
+    colors["light"]!["secondary_text"] = "#BBBBBB"  // 1.9:1 on white
+    style["colors"] = colors
+    document["style"] = style
+    var blocks = document["blocks"] as! [[String: Any]]
+    blocks[1]["text"] = ["en": "Unlock {everything}", "fr": "Tout débloquer"]
+    blocks[2]["text"] = ["en": "Cancel anytime."]
+    blocks[4]["selected"] = "pro_weekly"
+    var products = blocks[4]["products"] as! [[String: Any]]
+    products[1]["product"] = "pro_lifetime"
+    products[0]["detail"] = ["en": "{trial_days} days free", "fr": "{trial_days} jours gratuits"]
+    blocks[4]["products"] = products
+    blocks[7]["terms_url"] = "http://example.com/terms"
+    blocks.append(["type": "video", "url": "https://example.com/a.mp4"])
+    document["blocks"] = blocks
+    let answer = try await server.admin("PUT", "/v1/admin/config", json: Self.configuration(document))
+    #expect(answer.status == 422 && answer.errorCode == "invalid_config")
+    let base = "$.flows[0].paywall"
+    #expect(
+      Set(answer.errorPaths) == [
+        "\(base).version", "\(base).colour", "\(base).style.colors.light.secondary_text",
+        "\(base).blocks[1].text.en", "\(base).blocks[2].text", "\(base).blocks[4].selected",
+        "\(base).blocks[4].products[1].product", "\(base).blocks[4].products[0].detail.en",
+        "\(base).blocks[4].products[0].detail.fr", "\(base).blocks[7].terms_url", "\(base).blocks[9].type",
+      ], "\(answer.errorPaths)")
+    // Nothing was applied.
+    #expect(try await server.admin("GET", "/v1/admin/config").errorCode == "config_not_found")
+  }
+
+  @Test("allow_low_contrast and locale_fallback are explicit choices the validator accepts")
+  func explicitChoices() async throws {
+    let server = try TestServer(mode: .inProcess)
+    defer { server.stop() }
+    var document = try Self.document()
+    var style = document["style"] as! [String: Any]
+    var colors = style["colors"] as! [String: [String: String]]
+    colors["dark"]!["on_accent"] = "#FFFFFF"  // white on #60A5FA: 2.5:1
+    style["colors"] = colors
+    document["style"] = style
+    var blocks = document["blocks"] as! [[String: Any]]
+    blocks[2]["text"] = ["en": "Cancel anytime."]
+    document["blocks"] = blocks
+    let refused = try await server.admin("PUT", "/v1/admin/config", json: Self.configuration(document))
+    #expect(
+      Set(refused.errorPaths) == [
+        "$.flows[0].paywall.style.colors.dark.on_accent", "$.flows[0].paywall.blocks[2].text",
+      ])
+    style["allow_low_contrast"] = true
+    document["style"] = style
+    document["locale_fallback"] = true
+    #expect(try await server.admin("PUT", "/v1/admin/config", json: Self.configuration(document)).status == 200)
+  }
+
+  @Test("WCAG contrast as the specification computes it")
+  func contrast() {
+    #expect(abs(WCAG.contrast("#000000", "#FFFFFF") - 21) < 1e-9)
+    #expect(abs(WCAG.contrast("#777777", "#FFFFFF") - 4.48) < 0.01)
+    #expect(WCAG.contrast("#1D4ED8", "#FFFFFF") > 4.5)
+  }
+}
