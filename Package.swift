@@ -38,7 +38,7 @@ let package = Package(
       name: "TollgateServer",
       dependencies: ["TollgateAPI", "CMicroHTTPD", "CSQLite", "COpenSSL", "CLibPQ"],
       // The console's files, compiled into the binary as byte arrays (`PackageResources`).
-      resources: ["index.html", "app.css", "core.js", "reports.js", "admin.js"].map {
+      resources: ["index.html", "app.css", "core.js", "paywall.js", "reports.js", "admin.js"].map {
         .embedInCode("Dashboard/Resources/\($0)")
       }
     ),

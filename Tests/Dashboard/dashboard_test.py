@@ -155,6 +155,19 @@ try:
     # Overview: revenue per period, the attribution funnel, the server's counters.
     sign_in(secret)
     settle("Overview")
+
+    # Paywall resolution: the console's JavaScript against the conformance cases the SDK's
+    # Swift runs too (Fixtures/paywalls/).
+    fixtures = sorted(name for name in os.listdir("Fixtures/paywalls") if name.endswith(".json"))
+    check(len(fixtures) >= 6, f"{len(fixtures)} paywall fixtures")
+    for name in fixtures:
+        with open(os.path.join("Fixtures/paywalls", name), encoding="utf-8") as handle:
+            fixture = json.load(handle)
+        resolved = driver.execute_script(
+            "try { return resolvePaywall(arguments[0]); } catch (error) { return {error: error.code || String(error)}; }",
+            fixture["input"])
+        check(resolved == fixture["expected"], f"paywall fixture {name}: the console resolves it as the SDK does"
+              + ("" if resolved == fixture["expected"] else ": " + json.dumps(resolved, ensure_ascii=False)[:400]))
     status, overview = admin("GET", "/v1/admin/overview")
     shown = figures()
     check(shown.get("Configuration revision") == str(overview["revision"]), f"revision {shown.get('Configuration revision')} = {overview['revision']}")

@@ -84,12 +84,13 @@ enum PaywallTokens {
   /// `amount`, rounded half up to as many decimals (0 or 2) with the same decimal mark.
   static func written(_ amount: Double, like displayPrice: String) -> String {
     let characters = Array(displayPrice)
-    guard let start = characters.firstIndex(where: \.isNumber) else { return displayPrice }
+    // ASCII digits only, as the console's resolution reads them.
+    let digit: (Character) -> Bool = { ("0"..."9").contains($0) }
+    guard let start = characters.firstIndex(where: digit) else { return displayPrice }
     var end = start
     while end + 1 < characters.count,
-      characters[end + 1].isNumber
-        || ((",." as String).contains(characters[end + 1]) && end + 2 < characters.count
-          && characters[end + 2].isNumber)
+      digit(characters[end + 1])
+        || ((",." as String).contains(characters[end + 1]) && end + 2 < characters.count && digit(characters[end + 2]))
     {
       end += 1
     }

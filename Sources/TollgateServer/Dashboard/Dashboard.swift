@@ -18,7 +18,7 @@ struct Dashboard: Middleware {
 
   /// The console's script: its files in the order they build on each other.
   static let script = Data(
-    PackageResources.core_js + PackageResources.reports_js + PackageResources.admin_js)
+    PackageResources.core_js + PackageResources.paywall_js + PackageResources.reports_js + PackageResources.admin_js)
 
   /// One file as served: bytes, type, caching and a content-hash ETag.
   struct File: Sendable {
