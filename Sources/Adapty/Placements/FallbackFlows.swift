@@ -54,7 +54,7 @@ final class FallbackFlows: Sendable {
           id: placement.id, revision: Int(file.revision), audienceName: placement.audienceName, abTestName: nil),
         id: flow.id, name: flow.name, variationId: flow.variationId,
         remoteConfig: chosen.map { AdaptyRemoteConfig(locale: $0, data: flow.remoteConfigs[$0]!) },
-        vendorProductIds: flow.products, source: .fallback)
+        vendorProductIds: flow.products, source: .fallback, paywallDocument: flow.paywall)
     }
   }
 
@@ -77,6 +77,6 @@ extension AdaptyFlow {
         audienceName: response.placement.audienceName, abTestName: response.placement.abTestName),
       id: response.flow.id, name: response.flow.name, variationId: response.flow.variationId,
       remoteConfig: response.flow.remoteConfig.map { AdaptyRemoteConfig(locale: $0.locale, data: $0.data) },
-      vendorProductIds: response.flow.products, source: source)
+      vendorProductIds: response.flow.products, source: source, paywallDocument: response.flow.paywall)
   }
 }

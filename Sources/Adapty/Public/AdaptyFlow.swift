@@ -1,4 +1,5 @@
 import Foundation
+import TollgateAPI
 
 /// The placement a flow was resolved for.
 public struct AdaptyPlacement: Sendable, Hashable, Codable {
@@ -53,6 +54,9 @@ public struct AdaptyFlow: Sendable, Hashable, Codable {
   public let vendorProductIds: [String]
   /// Which path answered.
   public let source: Source
+  /// The flow's paywall document as the server sent it (any version: the resolution decides
+  /// whether this SDK can draw it), for `AdaptyUI`.
+  var paywallDocument: JSONValue? = nil
 
   /// The placement id (`placement.id`).
   public var placementId: String { placement.id }
@@ -60,7 +64,7 @@ public struct AdaptyFlow: Sendable, Hashable, Codable {
   func with(source: Source) -> AdaptyFlow {
     AdaptyFlow(
       placement: placement, id: id, name: name, variationId: variationId, remoteConfig: remoteConfig,
-      vendorProductIds: vendorProductIds, source: source)
+      vendorProductIds: vendorProductIds, source: source, paywallDocument: paywallDocument)
   }
 }
 
