@@ -89,7 +89,6 @@ struct SpendImportProcessTests {
     while try reopened.spendImportJob(appId: app.id)?.backfilled != true, Date().timeIntervalSince(restarted) < 60 {
       try await Task.sleep(for: .milliseconds(20))
     }
-    FileHandle.standardError.write(
     #expect(server.stop() == .exit(0))
     let done = try #require(try reopened.spendImportJob(appId: app.id))
     #expect(done.backfilled && done.cursorDay == nil && done.lastError == nil)
