@@ -58,6 +58,10 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   case invalidPrivateKey = "invalid_private_key"
   /// A spend file has rows that cannot be read; `details` names each.
   case invalidSpendFile = "invalid_spend_file"
+  /// An uploaded image's header cannot be read, or it has too many pixels.
+  case invalidAsset = "invalid_asset"
+  /// No asset has this SHA-256.
+  case assetNotFound = "asset_not_found"
   /// No Apple Ads credentials were uploaded for this app.
   case credentialsNotFound = "credentials_not_found"
   /// Signed App Store data arrived for an app whose configuration has no `app_store`.
@@ -92,14 +96,15 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case .missingCredentials, .invalidCredentials, .keyRevoked: 401
     case .forbidden: 403
     case .routeNotFound, .profileNotFound, .placementNotFound, .configNotFound, .appNotFound, .keyNotFound,
-      .revisionNotFound, .webhookNotFound, .deliveryNotFound, .chartNotInstalled, .credentialsNotFound:
+      .revisionNotFound, .webhookNotFound, .deliveryNotFound, .chartNotInstalled, .credentialsNotFound,
+      .assetNotFound:
       404
     case .methodNotAllowed: 405
     case .customerUserIdTaken, .lastSecretKey: 409
     case .payloadTooLarge: 413
     case .unsupportedMediaType: 415
     case .validationFailed, .invalidConfig, .secretsKeyMissing, .appStoreNotConfigured, .appleAdsNotConfigured,
-      .invalidPrivateKey, .invalidSpendFile, .malformedJWS,
+      .invalidPrivateKey, .invalidSpendFile, .invalidAsset, .malformedJWS,
       .invalidSignature, .untrustedCertificate, .bundleMismatch, .environmentNotAllowed:
       422
     case .rateLimited: 429

@@ -35,11 +35,26 @@ struct PaywallConfigTests {
     return String(decoding: try JSONSerialization.data(withJSONObject: root), as: UTF8.self)
   }
 
+  /// Uploads the image the document's first block shows and points the block at it.
+  static func withUploadedImage(_ document: [String: Any], on server: TestServer) async throws -> [String: Any] {
+    let upload = try await server.send(
+      "POST", "/v1/admin/assets", key: server.adminKey, scheme: "Bearer", body: try AssetTests.png(),
+      contentType: "image/png")
+    var document = document
+    var blocks = document["blocks"] as! [[String: Any]]
+    blocks[0]["asset"] = try upload.decode(AssetPayload.self).sha256
+    document["blocks"] = blocks
+    return document
+  }
+
   @Test("a valid document is served with its flow and in the fallback file, unchanged")
   func served() async throws {
     let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
-    let document = try Self.document()
+    // The fixture's image was never uploaded here: refused at its path until it is.
+    let missing = try await server.admin("PUT", "/v1/admin/config", json: Self.configuration(try Self.document()))
+    #expect(missing.errorCode == "invalid_config" && missing.errorPaths == ["$.flows[0].paywall.blocks[0].asset"])
+    let document = try await Self.withUploadedImage(try Self.document(), on: server)
     #expect(try await server.admin("PUT", "/v1/admin/config", json: Self.configuration(document)).status == 200)
     let answer = try await server.sdk("GET", "/v1/sdk/placements/onboarding/default?locale=fr")
     let flow = try answer.decode(PlacementFlowResponse.self).flow
@@ -93,7 +108,7 @@ struct PaywallConfigTests {
   func explicitChoices() async throws {
     let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
-    var document = try Self.document()
+    var document = try await Self.withUploadedImage(try Self.document(), on: server)
     var style = document["style"] as! [String: Any]
     var colors = style["colors"] as! [String: [String: String]]
     colors["dark"]!["on_accent"] = "#FFFFFF"  // white on #60A5FA: 2.5:1

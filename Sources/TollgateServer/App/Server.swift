@@ -30,7 +30,9 @@ public final class Server: Sendable {
     self.service = service
     self.store = store
     self.logger = logger
-    self.http = HTTPServer(settings: configuration.http) { service.handle($0) }
+    var settings = configuration.http
+    settings.largeBodyLimits[AssetsController.uploadPath] = ImageAsset.maximumBytes
+    self.http = HTTPServer(settings: settings) { service.handle($0) }
     // Configs are re-checked once a second, and at once (within a 50 ms tick) when another
     // instance announces a change over PostgreSQL.
     let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))

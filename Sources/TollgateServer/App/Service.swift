@@ -96,6 +96,7 @@ public final class Service: Sendable {
       metrics: metrics
     ).register(on: &router)
     KeysController(auth: auth, keys: KeyService(store: store, time: time)).register(on: &router)
+    AssetsController(auth: auth, assets: AssetService(store: store, time: time)).register(on: &router)
     AppleAdsSpendController(
       auth: auth,
       spend: AppleAdsSpendService(

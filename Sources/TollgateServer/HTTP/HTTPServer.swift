@@ -24,6 +24,8 @@ public final class HTTPServer: Sendable {
     public var connectionTimeoutSeconds: Int = 15
     /// Request bodies above this many bytes get 413.
     public var maxBodyBytes: Int = 64 * 1024
+    /// Routes (exact paths) whose bodies may be larger: image uploads.
+    public var largeBodyLimits: [String: Int] = [:]
     /// How long shutdown waits for requests in flight.
     public var shutdownGraceSeconds: Double = 10
 
@@ -124,6 +126,8 @@ private struct SuspendedConnection: @unchecked Sendable {
 final class PendingRequest {
   var request: Request
   var bodyTooLarge = false
+  /// This route's body limit.
+  var bodyLimit = 0
   var answered = false
   /// Set while the connection is suspended waiting for a deferred answer.
   var deferred: DeferredResponse?
@@ -155,11 +159,10 @@ enum MHDCallbacks {
         return send(serverBusy(), on: connection)
       }
       // Reject a declared oversized body before reading it.
-      if let length = request.header("content-length").flatMap(Int.init),
-        length > server.settings.maxBodyBytes
-      {
+      pending.bodyLimit = server.settings.largeBodyLimits[request.path] ?? server.settings.maxBodyBytes
+      if let length = request.header("content-length").flatMap(Int.init), length > pending.bodyLimit {
         pending.answered = true
-        return send(payloadTooLarge(server), on: connection)
+        return send(payloadTooLarge(pending.bodyLimit), on: connection)
       }
       return .YES
     }
@@ -167,7 +170,7 @@ enum MHDCallbacks {
     let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeUnretainedValue()
     if uploadSize.pointee > 0 {
       let size = uploadSize.pointee
-      if pending.bodyTooLarge || pending.request.body.count + size > server.settings.maxBodyBytes {
+      if pending.bodyTooLarge || pending.request.body.count + size > pending.bodyLimit {
         pending.bodyTooLarge = true
       } else if let uploadData {
         uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
@@ -185,7 +188,7 @@ enum MHDCallbacks {
     }
     if pending.answered { return .YES }
     pending.answered = true
-    if pending.bodyTooLarge { return send(payloadTooLarge(server), on: connection) }
+    if pending.bodyTooLarge { return send(payloadTooLarge(pending.bodyLimit), on: connection) }
     let response = server.handler(pending.request)
     guard let deferred = response.deferred else { return send(response, on: connection) }
     pending.deferred = deferred
@@ -212,10 +215,8 @@ enum MHDCallbacks {
     return response
   }
 
-  private static func payloadTooLarge(_ server: HTTPServer) -> Response {
-    DomainError(
-      .payloadTooLarge, "Request bodies are limited to \(server.settings.maxBodyBytes) bytes."
-    ).response
+  private static func payloadTooLarge(_ limit: Int) -> Response {
+    DomainError(.payloadTooLarge, "Request bodies here are limited to \(limit) bytes.").response
   }
 
   private static func send(_ response: Response, on connection: OpaquePointer) -> MHD_Result {

@@ -7,7 +7,8 @@ import TollgateAPI
 /// against both); `CachedStore` wraps one with the in-memory profile cache.
 public protocol Store:
   AppRepository, ConfigRepository, ProfileRepository, AssignmentRepository, AttributionJobRepository,
-  EventRepository, PurchaseRepository, AnalyticsRepository, WebhookOutboxRepository, AppleAdsSpendRepository
+  EventRepository, PurchaseRepository, AnalyticsRepository, WebhookOutboxRepository, AppleAdsSpendRepository,
+  AssetRepository
 {
   /// The in-memory profile cache, when there is one (its figures go to `/metrics`).
   var profileCache: ProfileCache? { get }

@@ -30,6 +30,7 @@ enum Migrations {
     Migration(version: 9, name: "0009_install_cohorts", sql: sqliteTypes(installCohorts), rebuildsRollups: true),
     Migration(version: 10, name: "0010_report_summaries", sql: sqliteTypes(reportSummaries), rebuildsRollups: true),
     Migration(version: 11, name: "0011_apple_ads_spend", sql: sqliteTypes(appleAdsSpend)),
+    Migration(version: 12, name: "0012_assets", sql: sqliteTypes(assets)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -46,6 +47,7 @@ enum Migrations {
     Migration(version: 8, name: "0008_install_cohorts", sql: postgresTypes(installCohorts), rebuildsRollups: true),
     Migration(version: 9, name: "0009_report_summaries", sql: postgresTypes(reportSummaries), rebuildsRollups: true),
     Migration(version: 10, name: "0010_apple_ads_spend", sql: postgresTypes(appleAdsSpend)),
+    Migration(version: 11, name: "0011_assets", sql: postgresTypes(assets)),
   ]
 
   static let sqliteInitial = """
@@ -597,6 +599,21 @@ enum Migrations {
       last_error TEXT,
       failure TEXT,
       updated_at {REAL} NOT NULL
+    );
+    """
+
+  /// Images paywall documents reference, content-addressed by SHA-256 (base64 text: one
+  /// column type on both engines).
+  static let assets = """
+    CREATE TABLE assets (
+      sha256 TEXT NOT NULL PRIMARY KEY,
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      media_type TEXT NOT NULL,
+      width {INT} NOT NULL,
+      height {INT} NOT NULL,
+      size {INT} NOT NULL,
+      body TEXT NOT NULL,
+      created_at {REAL} NOT NULL
     );
     """
 

@@ -1,4 +1,5 @@
 import Foundation
+import TollgateAPI
 
 /// Validates a configuration document and stores it as the app's next revision; used by
 /// `PUT /v1/admin/config` and `tollgate import`, so both accept exactly the same documents.
@@ -21,6 +22,32 @@ public struct ConfigImporter: Sendable {
     try applyReturningSecrets(document, appId: appId, by: actor).config
   }
 
+  /// Every image a paywall document references was uploaded (422 `invalid_config` at each
+  /// reference otherwise): a design is never applied with a hole in it.
+  func requireAssets(_ document: Data) throws {
+    guard let root = try? WireCoding.decoder.decode(JSONValue.self, from: document) else { return }
+    var problems: [APIError.Detail] = []
+    for (index, flow) in (root.objectValue?["flows"]?.arrayValue ?? []).enumerated() {
+      guard let paywall = flow.objectValue?["paywall"]?.objectValue else { continue }
+      var references: [(String, String)] = []
+      if let image = paywall["screen"]?.objectValue?["background"]?.objectValue?["image"]?.stringValue {
+        references.append(("screen.background.image", image))
+      }
+      for (position, block) in (paywall["blocks"]?.arrayValue ?? []).enumerated() {
+        if let asset = block.objectValue?["asset"]?.stringValue {
+          references.append(("blocks[\(position)].asset", asset))
+        }
+      }
+      for (path, hash) in references where try store.asset(sha256: hash) == nil {
+        problems.append(
+          .init(
+            path: "$.flows[\(index)].paywall.\(path)",
+            message: "no uploaded asset has the SHA-256 \(hash) (POST /v1/admin/assets)"))
+      }
+    }
+    guard problems.isEmpty else { throw DomainError.validation(problems, code: .invalidConfig) }
+  }
+
   /// Like `apply`, and returns the signing secrets created for webhooks seen for the first
   /// time, in clear: the only time they are shown.
   /// `actor` (a key id, or `cli`) and the change against the current revision go into the
@@ -29,6 +56,7 @@ public struct ConfigImporter: Sendable {
     throws -> (config: CompiledConfig, newSecrets: [String: String])
   {
     var config = try ConfigValidator.compile(document, revision: 0)
+    try requireAssets(document)
     if !config.webhooks.isEmpty && secrets == nil {
       throw DomainError(.secretsKeyMissing, "Webhooks need the server's secrets key to seal their signing secrets.")
     }

@@ -45,3 +45,9 @@ extension CachedStore {
   }
   public func adsEntityNames(appId: Int64) throws -> [AdsEntityName] { try database.adsEntityNames(appId: appId) }
 }
+
+/// Assets never touch cached profiles either.
+extension CachedStore {
+  public func saveAsset(_ asset: StoredAsset, at: Date) throws -> Bool { try database.saveAsset(asset, at: at) }
+  public func asset(sha256: String) throws -> StoredAsset? { try database.asset(sha256: sha256) }
+}
