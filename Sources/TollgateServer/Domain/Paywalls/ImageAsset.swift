@@ -15,8 +15,8 @@ public struct ImageAsset: Sendable, Hashable {
   public var width: Int
   public var height: Int
 
-  /// What `data` is, or why it is refused: 415 `unsupported_media_type` for anything but PNG,
-  /// JPEG or WebP; 422 `invalid_asset` for an unreadable header or too many pixels.
+  /// What `data` is, or why it is refused (422 `invalid_asset`): not a PNG, JPEG or WebP by its
+  /// bytes (whatever its Content-Type says), an unreadable header, too many pixels.
   public static func inspect(_ data: Data) throws(DomainError) -> ImageAsset {
     let bytes = [UInt8](data.prefix(64 * 1024))
     let asset: ImageAsset?
@@ -27,7 +27,8 @@ public struct ImageAsset: Sendable, Hashable {
     } else if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
       asset = webp(bytes)
     } else {
-      throw DomainError(.unsupportedMediaType, "Assets are PNG, JPEG or WebP images (told by their bytes).")
+      throw DomainError(
+        .invalidAsset, "Assets are PNG, JPEG or WebP images, told by their bytes; these are none of them.")
     }
     guard let asset, asset.width > 0, asset.height > 0 else {
       throw DomainError(.invalidAsset, "The image's header cannot be read.")
