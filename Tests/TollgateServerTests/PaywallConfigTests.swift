@@ -135,3 +135,59 @@ struct PaywallConfigTests {
     #expect(WCAG.contrast("#1D4ED8", "#FFFFFF") > 4.5)
   }
 }
+
+/// Two variations of one placement carrying two designs: each user gets their variation's
+/// document (the reports count variations whatever their flows carry).
+@Suite("Experiments on paywall designs")
+struct PaywallDesignExperimentTests {
+  @Test("each variation serves its own document")
+  func twoDesigns() async throws {
+    let server = try TestServer(mode: .inProcess)
+    defer { server.stop() }
+    func design(_ title: String) throws -> [String: Any] {
+      var document = try PaywallConfigTests.document()
+      var blocks = (document["blocks"] as! [[String: Any]]).filter { $0["type"] as? String != "image" }
+      for (index, block) in blocks.enumerated() where block["type"] as? String == "title" {
+        blocks[index]["text"] = ["en": title, "fr": title]
+      }
+      document["blocks"] = blocks
+      return document
+    }
+    let flows: [[String: Any]] = [
+      ["id": "design_a", "products": ["pro_annual", "pro_monthly"], "paywall": try design("Design A")],
+      ["id": "design_b", "products": ["pro_annual", "pro_monthly"], "paywall": try design("Design B")],
+    ]
+    let config: [String: Any] = [
+      "flows": flows, "audiences": [["id": "everyone", "rule": [String: Any]()]],
+      "placements": [
+        [
+          "id": "onboarding", "default": "design_a",
+          "targets": [
+            [
+              "audience": "everyone",
+              "experiment": [
+                "name": "Design test",
+                "variations": [["flow": "design_a", "weight": 50], ["flow": "design_b", "weight": 50]],
+              ],
+            ]
+          ],
+        ]
+      ],
+    ]
+    let body = String(decoding: try JSONSerialization.data(withJSONObject: config), as: UTF8.self)
+    #expect(try await server.admin("PUT", "/v1/admin/config", json: body).status == 200)
+    var titles: [String: Set<String>] = [:]
+    for _ in 0..<40 {
+      let profile = UUID().uuidString.lowercased()
+      _ = try await server.createProfile(profile)
+      let answer = try await server.sdk("GET", "/v1/sdk/placements/onboarding/flow?profile_id=\(profile)&locale=en")
+      let flow = try answer.decode(PlacementFlowResponse.self).flow
+      let document = try WireCoding.decoder.decode(
+        PaywallDocument.self, from: WireCoding.encode(try #require(flow.paywall)))
+      let title = document.blocks.first { $0.type == "title" }?.text?["en"] ?? ""
+      titles[flow.variationId, default: []].insert(title)
+    }
+    #expect(titles["onboarding:everyone:design_a"] == ["Design A"])
+    #expect(titles["onboarding:everyone:design_b"] == ["Design B"])
+  }
+}
