@@ -146,6 +146,20 @@ public struct PaywallDocument: Codable, Sendable, Hashable {
   /// `intro_text` and `intro_detail` only.
   public static let introTokens: Set<String> = ["intro_offer", "intro_price", "trial_days"]
 
+  /// `text` with each `{name}` replaced by `value(name)`; a token `value` answers nil for stays
+  /// as written. The server's validator and the SDK's resolution read tokens through it.
+  public static func replacingTokens(in text: String, _ value: (String) -> String?) -> String {
+    guard text.contains("{") else { return text }
+    var result = ""
+    var rest = Substring(text)
+    while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+      result += rest[..<open]
+      result += value(String(rest[rest.index(after: open)..<close])) ?? String(rest[open...close])
+      rest = rest[rest.index(after: close)...]
+    }
+    return result + rest
+  }
+
   enum CodingKeys: String, CodingKey {
     case version, screen, style, blocks
     case defaultLocale = "default_locale"

@@ -301,11 +301,10 @@ public final class AppleAdsCampaignSandbox: Sendable {
       $0.tokenRequests += 1
       $0.secrets.insert(secret)
     }
-    return .json(
-      [
-        "access_token": AnyEncodable(token), "token_type": AnyEncodable("Bearer"), "expires_in": AnyEncodable(3_600),
-        "scope": AnyEncodable("searchadsorg"),
-      ])
+    let answer: [String: Any] = [
+      "access_token": token, "token_type": "Bearer", "expires_in": 3_600, "scope": "searchadsorg",
+    ]
+    return .json(bytes: (try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
   }
 
   /// The client secret's checks, in the order Apple's documentation lists them.
@@ -346,7 +345,7 @@ public final class AppleAdsCampaignSandbox: Sendable {
     }
     guard let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
       let startText = body["startTime"] as? String, let endText = body["endTime"] as? String,
-      let start = StatsDay.parse(startText), let end = StatsDay.parse(endText), start <= end
+      let start = StatsDay.parseISODay(startText), let end = StatsDay.parseISODay(endText), start <= end
     else { return Self.apiError(400, "INVALID_INPUT", "startTime and endTime are YYYY-MM-DD", field: "startTime") }
     let today = StatsDay.of(now)
     guard body["granularity"] as? String == "DAILY" else {
@@ -375,7 +374,7 @@ public final class AppleAdsCampaignSandbox: Sendable {
         "metadata": metadata(client, level: level, key: key),
         "granularity": days.map { figure -> [String: Any] in
           [
-            "date": StatsDay.format(figure.day), "impressions": figure.impressions, "taps": figure.taps,
+            "date": StatsDay.isoDay(figure.day), "impressions": figure.impressions, "taps": figure.taps,
             "tapInstalls": figure.tapInstalls, "totalInstalls": figure.totalInstalls,
             "localSpend": ["amount": Self.amount(figure.spend), "currency": figure.currency],
           ]
@@ -422,25 +421,5 @@ public final class AppleAdsCampaignSandbox: Sendable {
       "error": ["errors": [["messageCode": code, "message": message, "field": field]]],
     ]
     return .json(bytes: (try? JSONSerialization.data(withJSONObject: body)) ?? Data(), status: status)
-  }
-}
-
-/// A JSON value of any encodable type, for small literal bodies.
-struct AnyEncodable: Encodable {
-  let encode: @Sendable (any Encoder) throws -> Void
-  init<T: Encodable & Sendable>(_ value: T) { encode = { try value.encode(to: $0) } }
-  func encode(to encoder: any Encoder) throws { try encode(encoder) }
-}
-
-extension StatsDay {
-  /// `YYYY-MM-DD` of a day number (the stand-in speaks Apple's date strings).
-  static func format(_ day: Int64) -> String {
-    Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day().format(date(day))
-  }
-
-  /// The day number of a `YYYY-MM-DD` string.
-  static func parse(_ text: String) -> Int64? {
-    (try? Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day().parse(text))
-      .map(of)
   }
 }

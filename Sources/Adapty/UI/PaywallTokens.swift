@@ -20,20 +20,9 @@ enum PaywallTokens {
 
   /// `text` with every known token replaced for `product` (empty when it has no such value).
   static func fill(_ text: String, product: PaywallStoreProduct?, locale: String) -> String {
-    guard text.contains("{") else { return text }
-    var result = ""
-    var rest = Substring(text)
-    while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-      result += rest[..<open]
-      let name = String(rest[rest.index(after: open)..<close])
-      if PaywallDocument.tokens.contains(name) {
-        result += value(name, product: product, locale: locale)
-      } else {
-        result += rest[open...close]
-      }
-      rest = rest[rest.index(after: close)...]
+    PaywallDocument.replacingTokens(in: text) { name in
+      PaywallDocument.tokens.contains(name) ? value(name, product: product, locale: locale) : nil
     }
-    return result + rest
   }
 
   static func value(_ token: String, product: PaywallStoreProduct?, locale: String) -> String {

@@ -272,9 +272,9 @@ public enum ReportRange {
   }
 
   static func day(_ text: String, name: String) throws(DomainError) -> Int64 {
-    guard text.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil,
-      let date = try? Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!).year().month().day().parse(text)
-    else { throw DomainError(.badParameter, "\(name) is a UTC day such as 2026-11-29.") }
-    return StatsDay.of(date)
+    guard let day = StatsDay.parseISODay(text) else {
+      throw DomainError(.badParameter, "\(name) is a UTC day such as 2026-11-29.")
+    }
+    return day
   }
 }

@@ -31,10 +31,10 @@ public enum StatsDay {
   }
 
   /// `YYYY-MM-DD`.
-  static func isoDay(_ day: Int64) -> String { PlacementReport.isoDay(day) }
+  package static func isoDay(_ day: Int64) -> String { PlacementReport.isoDay(day) }
 
   /// The day number of a `YYYY-MM-DD` date; nil for anything else (a 31st of April too).
-  static func parseISODay(_ text: String) -> Int64? {
+  package static func parseISODay(_ text: String) -> Int64? {
     let parts = text.split(separator: "-", omittingEmptySubsequences: false)
     guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
       parts.allSatisfy({ $0.allSatisfy { ("0"..."9").contains($0) } }),

@@ -297,10 +297,9 @@ extension ConfigValidator.Validation {
   /// `{name}` tokens of a text, in order.
   static func tokens(in text: String) -> [String] {
     var found: [String] = []
-    var rest = Substring(text)
-    while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-      found.append(String(rest[rest.index(after: open)..<close]))
-      rest = rest[rest.index(after: close)...]
+    _ = PaywallDocument.replacingTokens(in: text) { name in
+      found.append(name)
+      return nil
     }
     return found
   }

@@ -12,12 +12,8 @@ public final class AppleAdsSpendService: Sendable {
   let time: any TimeSource
 
   /// A service; `importer` (nil in the command line) hears about new credentials and run requests.
-  public init(store: any Store, secrets: SecretBox?, importer: SpendImporter?, time: any TimeSource) {
-    self.store = store
-    self.configs = ConfigCache(store: store)
-    self.secrets = secrets
-    self.importer = importer
-    self.time = time
+  public convenience init(store: any Store, secrets: SecretBox?, importer: SpendImporter?, time: any TimeSource) {
+    self.init(store: store, configs: ConfigCache(store: store), secrets: secrets, importer: importer, time: time)
   }
 
   init(store: any Store, configs: ConfigCache, secrets: SecretBox?, importer: SpendImporter?, time: any TimeSource) {
