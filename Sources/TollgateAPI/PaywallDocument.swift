@@ -160,6 +160,29 @@ public struct PaywallDocument: Codable, Sendable, Hashable {
     return result + rest
   }
 
+  /// The SHA-256 of every image a document (as JSON) references, with the reference's path
+  /// inside the document (`screen.background.image`, `blocks[2].asset`), in document order.
+  /// The importer checks them, the fallback export embeds them, the SDK downloads them.
+  public static func assetReferences(in paywall: JSONValue) -> [(path: String, sha256: String)] {
+    guard let paywall = paywall.objectValue else { return [] }
+    var references: [(path: String, sha256: String)] = []
+    if let image = paywall["screen"]?.objectValue?["background"]?.objectValue?["image"]?.stringValue {
+      references.append(("screen.background.image", image))
+    }
+    for (position, block) in (paywall["blocks"]?.arrayValue ?? []).enumerated() {
+      if let asset = block.objectValue?["asset"]?.stringValue {
+        references.append(("blocks[\(position)].asset", asset))
+      }
+    }
+    return references
+  }
+
+  /// The SHA-256 of every image this document references, each once, in document order.
+  public var assetHashes: [String] {
+    var seen: Set<String> = []
+    return ([screen.background.image] + blocks.map(\.asset)).compactMap { $0 }.filter { seen.insert($0).inserted }
+  }
+
   enum CodingKeys: String, CodingKey {
     case version, screen, style, blocks
     case defaultLocale = "default_locale"

@@ -170,17 +170,26 @@ public struct FallbackFile: Codable, Sendable, Hashable {
   public var generatedAt: String
   /// Every placement, sorted by id.
   public var placements: [Placement]
+  /// Images the documents reference, base64 by SHA-256: the small ones, up to the export's
+  /// size budget (`FallbackFile.assetBudget`); a larger one is downloaded when online.
+  public var assets: [String: String]?
+
+  /// The default budget of embedded images, in bytes before base64.
+  public static let assetBudget = 512 * 1024
 
   /// Creates a fallback file.
-  public init(formatVersion: Int, revision: Int64, generatedAt: String, placements: [Placement]) {
+  public init(
+    formatVersion: Int, revision: Int64, generatedAt: String, placements: [Placement], assets: [String: String]? = nil
+  ) {
     self.formatVersion = formatVersion
     self.revision = revision
     self.generatedAt = generatedAt
     self.placements = placements
+    self.assets = assets
   }
 
   enum CodingKeys: String, CodingKey {
-    case revision, placements
+    case revision, placements, assets
     case formatVersion = "format_version"
     case generatedAt = "generated_at"
   }

@@ -44,6 +44,10 @@ public struct SDKRoute: Sendable, Hashable {
   /// `POST`: a batch of events.
   public static let events = SDKRoute("POST", "/v1/sdk/events")
 
+  /// `GET`: an image a paywall document references (public, no key; outside `/v1/sdk`, so not
+  /// in `all`).
+  public static let asset = SDKRoute("GET", "/v1/assets/{sha256}")
+
   /// Every SDK route.
   public static let all: [SDKRoute] = [
     createProfile, profile, updateProfile, appleAdsAttribution, transactions, placementFlow, placementDefault,

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TollgateAPI
 import TollgateCommandLine
 import TollgateServer
 
@@ -64,7 +65,9 @@ enum CommandLineTool {
                                   (PostgreSQL: pg_dump, see docs/operations.md)
       restore --from FILE         put a backup in place as --database, which must not exist yet
       import FILE --app NAME      validate FILE and apply it as the app's next revision
-      export-fallback --app NAME  print the app's fallback file (for setFallback(fileURL:))
+      export-fallback --app NAME [--asset-budget BYTES]
+                                  print the app's fallback file (for setFallback(fileURL:)), with
+                                  the paywall documents and their images up to BYTES (512 KiB)
       report placement ID --app NAME [--from DAY] [--to DAY] [--format table|json|csv]
                                   conversion, revenue and probability to be best per audience
                                   and variation (UTC days YYYY-MM-DD; default the last 30 days)
@@ -297,11 +300,15 @@ enum CommandLineTool {
 
   static func exportFallback(_ options: inout Options) throws {
     let appName = try options.required("--app")
+    let budgetText = options.value("--asset-budget", env: nil) ?? String(FallbackFile.assetBudget)
+    guard let budget = Int(budgetText), budget >= 0 else {
+      throw Failure("--asset-budget takes a number of bytes, 0 or more")
+    }
     let store = try StoreLocation.open(options.databasePath, connections: 1)
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else { throw Failure.missing("no app named \(appName)") }
-    guard let data = try FallbackExport(store: store).fallbackFile(appId: app.id) else {
+    guard let data = try FallbackExport(store: store).fallbackFile(appId: app.id, assetBudget: budget) else {
       throw Failure.missing("app \(appName) has no configuration yet")
     }
     FileHandle.standardOutput.write(data)

@@ -15,6 +15,10 @@ final class AdaptyRuntime: Sendable {
   let purchases: PurchaseManager
   let clock: any SDKClock
   let attribution: AttributionCollector?
+  /// The fallback file (process-wide, set with `setFallback(fileURL:)`).
+  let fallback: FallbackFlows
+  /// Paywall images on disk.
+  let assets: PaywallAssetStore
   /// Captured App Store messages (`.manual` handling only).
   let storeMessages: StoreMessageQueue?
   private let background: SendableTaskList
@@ -48,6 +52,10 @@ final class AdaptyRuntime: Sendable {
     client = BackendClient(transport: transport, apiKey: configuration.apiKey)
     store = LocalStore(directory: configuration.storageDirectory)
     clock = dependencies.clock
+    self.fallback = fallback
+    assets = PaywallAssetStore(
+      directory: configuration.storageDirectory.appendingPathComponent("paywall-images"), client: client,
+      fallback: fallback, clock: clock)
     broadcaster = ProfileBroadcaster(delegates: delegates)
     profiles = ProfileManager(
       client: client, store: store, installInfo: dependencies.installInfo(), broadcaster: broadcaster,
@@ -95,6 +103,13 @@ final class AdaptyRuntime: Sendable {
       EventPayload(
         eventId: UUID().uuidString.lowercased(), profileId: profileId, placementId: flow.placement.id,
         variationId: flow.variationId))
+  }
+
+  /// Starts downloading the images of a flow's paywall document, so they are on disk when
+  /// `AdaptyUI` presents it.
+  func prefetchImages(of flow: AdaptyFlow) async {
+    guard let document = flow.paywallDocument else { return }
+    await assets.prefetch(PaywallDocument.assetReferences(in: document).map(\.sha256))
   }
 
   /// Reports what the first launch's attribution race answered with (durably, like events).

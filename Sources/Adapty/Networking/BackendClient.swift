@@ -86,6 +86,11 @@ struct BackendClient: Sendable {
     try await call(.events, body: WireCoding.encode(batch)).decoded()
   }
 
+  /// The bytes of an uploaded image.
+  func asset(sha256: String) async throws(Failure) -> Data {
+    try await call(.asset, sha256).body
+  }
+
   private func call(
     _ route: SDKRoute, _ parameters: String..., query: [String: String] = [:], headers: [String: String] = [:],
     body: Data? = nil

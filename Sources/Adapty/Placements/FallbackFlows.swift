@@ -58,6 +58,11 @@ final class FallbackFlows: Sendable {
     }
   }
 
+  /// An image the file embeds (`tollgate export-fallback` includes the small ones).
+  func asset(sha256: String) -> Data? {
+    file.withLock { $0?.assets?[sha256] }.flatMap { Data(base64Encoded: $0) }
+  }
+
   /// Forgets the file (tests).
   func reset() { file.withLock { $0 = nil } }
 }

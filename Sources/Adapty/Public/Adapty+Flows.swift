@@ -12,8 +12,10 @@ extension Adapty {
     loadTimeout: TimeInterval? = nil
   ) async throws(AdaptyError) -> AdaptyFlow {
     let runtime = try await Facade.shared.runtime()
-    return try await runtime.placements.flow(
+    let flow = try await runtime.placements.flow(
       placementId: placementId, locale: locale, fetchPolicy: fetchPolicy, loadTimeout: loadTimeout)
+    await runtime.prefetchImages(of: flow)
+    return flow
   }
 
   /// The first-launch paywall in one call: waits up to `timeout` seconds for the
@@ -34,6 +36,7 @@ extension Adapty {
     let flow = try await runtime.placements.flowAwaitingAttribution(
       placementId: placementId, locale: locale, provider: provider, timeout: timeout)
     if races, provider == .appleAds { await runtime.reportFirstLaunch(flow) }
+    await runtime.prefetchImages(of: flow)
     return flow
   }
 
@@ -43,8 +46,10 @@ extension Adapty {
     placementId: String, locale: String? = nil, fetchPolicy: AdaptyPlacementFetchPolicy = .default
   ) async throws(AdaptyError) -> AdaptyFlow {
     let runtime = try await Facade.shared.runtime()
-    return try await runtime.placements.defaultFlow(
+    let flow = try await runtime.placements.defaultFlow(
       placementId: placementId, locale: locale, fetchPolicy: fetchPolicy, loadTimeout: nil)
+    await runtime.prefetchImages(of: flow)
+    return flow
   }
 
   /// Loads the fallback file (`tollgate export-fallback` output) used when the server

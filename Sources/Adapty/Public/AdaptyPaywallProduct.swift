@@ -19,6 +19,39 @@ public struct AdaptySubscriptionPeriod: Sendable, Hashable, Codable {
   }
 }
 
+/// A subscription's introductory offer as the store describes it.
+public struct AdaptyProductDiscount: Sendable, Hashable {
+  /// How the offer is paid.
+  public enum PaymentMode: String, Sendable, Hashable {
+    case freeTrial = "free_trial"
+    case payAsYouGo = "pay_as_you_go"
+    case payUpFront = "pay_up_front"
+  }
+
+  /// How the offer is paid.
+  public let paymentMode: PaymentMode
+  /// The price of one period of the offer (0 for a free trial).
+  public let price: Decimal
+  /// The price formatted for the user's storefront.
+  public let localizedPrice: String?
+  /// One period of the offer.
+  public let subscriptionPeriod: AdaptySubscriptionPeriod
+  /// How many periods the offer lasts.
+  public let numberOfPeriods: Int
+
+  /// An offer (sources create them; tests create fakes).
+  public init(
+    paymentMode: PaymentMode, price: Decimal, localizedPrice: String?, subscriptionPeriod: AdaptySubscriptionPeriod,
+    numberOfPeriods: Int
+  ) {
+    self.paymentMode = paymentMode
+    self.price = price
+    self.localizedPrice = localizedPrice
+    self.subscriptionPeriod = subscriptionPeriod
+    self.numberOfPeriods = numberOfPeriods
+  }
+}
+
 /// A product of a flow (paywall), ready to show and to buy with `makePurchase(product:)`.
 public struct AdaptyPaywallProduct: Sendable {
   /// The store's product id.
@@ -48,6 +81,8 @@ public struct AdaptyPaywallProduct: Sendable {
 
   /// The flow's name (4.x name).
   public var flowName: String { paywallName }
+  /// The introductory offer, if the subscription has one.
+  public var introductoryDiscount: AdaptyProductDiscount? { storeProduct.introductoryDiscount }
 
   init(_ product: AdaptyStoreProduct, flow: AdaptyFlow) {
     vendorProductId = product.id

@@ -16,14 +16,22 @@ public struct AdaptyStoreProduct: Sendable {
   public let currencyCode: String?
   /// The period of an auto-renewable subscription.
   public let subscriptionPeriod: AdaptySubscriptionPeriod?
+  /// The subscription's introductory offer, if it has one.
+  public let introductoryDiscount: AdaptyProductDiscount?
+  /// Whether this user may still take the introductory offer (one per subscription group).
+  public let isEligibleForIntroductoryOffer: Bool
   /// The platform's own product (StoreKit's `Product`).
   public let platformProduct: (any Sendable)?
 
   /// A product (sources create them; tests create fakes).
   public init(
     id: String, displayName: String, description: String, price: Decimal, displayPrice: String,
-    currencyCode: String?, subscriptionPeriod: AdaptySubscriptionPeriod? = nil, platformProduct: (any Sendable)? = nil
+    currencyCode: String?, subscriptionPeriod: AdaptySubscriptionPeriod? = nil,
+    introductoryDiscount: AdaptyProductDiscount? = nil, isEligibleForIntroductoryOffer: Bool = false,
+    platformProduct: (any Sendable)? = nil
   ) {
+    self.introductoryDiscount = introductoryDiscount
+    self.isEligibleForIntroductoryOffer = isEligibleForIntroductoryOffer
     self.id = id
     self.displayName = displayName
     self.description = description

@@ -216,3 +216,4 @@ enum PaywallResolution {
 extension ResolvedPaywallBlock {
   init(type: String) { self.type = type }
 }
+

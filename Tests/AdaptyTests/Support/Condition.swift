@@ -40,7 +40,7 @@ final class Condition: Sendable {
 
 /// Yields until an asynchronous `check` holds, a bounded number of times (for effects that
 /// happen inside actors, after the event a test can observe).
-func eventually(_ check: () async -> Bool) async -> Bool {
+func eventually(isolation: isolated (any Actor)? = #isolation, _ check: () async -> Bool) async -> Bool {
   for _ in 0..<10_000 {
     if await check() { return true }
     await Task.yield()

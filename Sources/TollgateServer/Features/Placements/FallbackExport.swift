@@ -13,10 +13,12 @@ public struct FallbackExport: Sendable {
     self.time = time
   }
 
-  /// The fallback file's bytes, or nil when the app has no configuration.
-  public func fallbackFile(appId: Int64) throws -> Data? {
+  /// The fallback file's bytes, or nil when the app has no configuration; the documents'
+  /// images are embedded up to `assetBudget` bytes (0 embeds none).
+  public func fallbackFile(appId: Int64, assetBudget: Int = FallbackFile.assetBudget) throws -> Data? {
     guard let record = try store.currentConfig(appId: appId) else { return nil }
     let config = try ConfigValidator.compile(record.document, revision: record.revision)
-    return WireCoding.encode(PlacementResolver.fallbackFile(config: config, generatedAt: time.now()))
+    let file = PlacementResolver.fallbackFile(config: config, generatedAt: time.now())
+    return WireCoding.encode(try FallbackAssets.embed(in: file, budget: assetBudget, asset: store.asset(sha256:)))
   }
 }

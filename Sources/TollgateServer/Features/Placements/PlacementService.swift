@@ -7,10 +7,12 @@ import TollgateAPI
 final class PlacementService: Sendable {
   let configs: ConfigCache
   let resolver: PlacementResolver
+  let assets: any AssetRepository
   let time: any TimeSource
 
   init(store: any Store, configs: ConfigCache, time: any TimeSource, logger: Logger) {
     self.configs = configs
+    self.assets = store
     self.resolver = PlacementResolver(store: store, logger: logger)
     self.time = time
   }
@@ -43,12 +45,14 @@ final class PlacementService: Sendable {
     return rendered
   }
 
-  /// Every placement's default flow in every locale: what `setFallback(fileURL:)` loads.
+  /// Every placement's default flow in every locale, with the documents' small images: what
+  /// `setFallback(fileURL:)` loads.
   func fallbackFile(appId: Int64) throws -> FallbackFile {
     guard let entry = try configs.entry(appId: appId) else {
       throw DomainError.notFound(.configNotFound, "This app has no configuration yet; import one first.")
     }
-    return PlacementResolver.fallbackFile(config: entry.config, generatedAt: time.now())
+    let file = PlacementResolver.fallbackFile(config: entry.config, generatedAt: time.now())
+    return try FallbackAssets.embed(in: file, budget: FallbackFile.assetBudget, asset: assets.asset(sha256:))
   }
 
   static func notFound(_ id: String) -> DomainError {

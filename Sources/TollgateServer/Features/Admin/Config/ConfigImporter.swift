@@ -29,15 +29,7 @@ public struct ConfigImporter: Sendable {
     var problems: [APIError.Detail] = []
     for (index, flow) in (root.objectValue?["flows"]?.arrayValue ?? []).enumerated() {
       guard let paywall = flow.objectValue?["paywall"]?.objectValue else { continue }
-      var references: [(String, String)] = []
-      if let image = paywall["screen"]?.objectValue?["background"]?.objectValue?["image"]?.stringValue {
-        references.append(("screen.background.image", image))
-      }
-      for (position, block) in (paywall["blocks"]?.arrayValue ?? []).enumerated() {
-        if let asset = block.objectValue?["asset"]?.stringValue {
-          references.append(("blocks[\(position)].asset", asset))
-        }
-      }
+      let references = PaywallDocument.assetReferences(in: .object(paywall))
       for (path, hash) in references where try store.asset(sha256: hash) == nil {
         problems.append(
           .init(

@@ -1,0 +1,137 @@
+import Foundation
+import TollgateAPI
+
+extension AdaptyUI {
+  /// A flow's paywall ready to present: its document, the store's products, the locale and
+  /// the images that could be had. Made by `AdaptyUI.getPaywallConfiguration(forPaywall:…)`.
+  public final class PaywallConfiguration: Sendable {
+    /// The flow's id.
+    public var id: String { flow.id }
+    /// The locale the texts are resolved in.
+    public let locale: String
+    /// The flow presented: purchases are attributed to its variation.
+    public let flow: AdaptyFlow
+    /// The products, in the flow's order.
+    public let products: [AdaptyPaywallProduct]
+    let document: PaywallDocument
+    let images: [String: Data]
+    let commerce: PaywallCommerce
+    let clock: any SDKClock
+
+    init(
+      flow: AdaptyFlow, document: PaywallDocument, products: [AdaptyPaywallProduct], locale: String,
+      images: [String: Data], commerce: PaywallCommerce, clock: any SDKClock
+    ) {
+      self.flow = flow
+      self.document = document
+      self.products = products
+      self.locale = locale
+      self.images = images
+      self.commerce = commerce
+      self.clock = clock
+    }
+
+    /// The paywall resolved for an appearance (`light`/`dark`) and the selected product.
+    func resolve(appearance: String, selected: String?) throws(AdaptyUIError) -> ResolvedPaywall {
+      let input = PaywallResolutionInput(
+        document: document, products: products.map(PaywallStoreProduct.init), locale: locale,
+        appearance: appearance, eligibleForIntro: products.contains { $0.storeProduct.isEligibleForIntroductoryOffer },
+        selected: selected)
+      do throws(PaywallResolution.Failure) {
+        return try PaywallResolution.resolve(input)
+      } catch {
+        switch error {
+        case .unsupportedVersion(let version): throw .unsupportedDocumentVersion(version)
+        }
+      }
+    }
+
+    /// An image's bytes; nil when it could not be loaded (the block is drawn without it).
+    func image(_ sha256: String?) -> Data? { sha256.flatMap { images[$0] } }
+
+    /// Builds the configuration: the document (the fallback file's when the flow's is newer
+    /// than this SDK), the products, the images within `loadTimeout`.
+    static func load(
+      flow requested: AdaptyFlow, products given: [AdaptyPaywallProduct]?, loadTimeout: TimeInterval?,
+      runtime: AdaptyRuntime, commerce: PaywallCommerce
+    ) async throws -> PaywallConfiguration {
+      let (flow, document) = try drawable(requested, fallback: runtime.fallback)
+      let products: [AdaptyPaywallProduct]
+      if let given {
+        products = given
+      } else {
+        products = try await runtime.purchases.products(for: flow)
+      }
+      let images = await runtime.assets.load(document.assetHashes, timeout: loadTimeout ?? 5)
+      let locale = flow.remoteConfig?.locale ?? Locale.preferredLanguages.first ?? document.defaultLocale
+      return PaywallConfiguration(
+        flow: flow, document: document, products: products, locale: locale, images: images, commerce: commerce,
+        clock: runtime.clock)
+    }
+
+    /// The flow and document to draw: `flow`'s own, else (newer than this SDK) the fallback
+    /// file's flow for the placement, never half a document.
+    static func drawable(_ flow: AdaptyFlow, fallback: FallbackFlows) throws(AdaptyUIError) -> (
+      AdaptyFlow, PaywallDocument
+    ) {
+      guard let json = flow.paywallDocument else { throw .noPaywallDocument(flowId: flow.id) }
+      let version = json.objectValue?["version"]?.numberValue.map(Int.init) ?? 0
+      guard version <= PaywallDocument.supportedVersion else {
+        let locale = flow.remoteConfig?.locale
+        if let older = fallback.flow(placementId: flow.placement.id, locale: locale),
+          let olderJSON = older.paywallDocument,
+          (olderJSON.objectValue?["version"]?.numberValue.map(Int.init) ?? 0) <= PaywallDocument.supportedVersion
+        {
+          Log.warn("paywall document version \(version) is newer than this SDK; showing the fallback file's")
+          return (older, try decode(olderJSON))
+        }
+        throw .unsupportedDocumentVersion(version)
+      }
+      return (flow, try decode(json))
+    }
+
+    private static func decode(_ json: JSONValue) throws(AdaptyUIError) -> PaywallDocument {
+      do {
+        return try WireCoding.decoder.decode(PaywallDocument.self, from: WireCoding.encode(json))
+      } catch {
+        throw .invalidDocument("\(error)")
+      }
+    }
+  }
+}
+
+/// What the paywall asks of the SDK; the live one calls `Adapty`, tests pass fakes.
+struct PaywallCommerce: Sendable {
+  var purchase: @Sendable (AdaptyPaywallProduct) async throws(AdaptyError) -> AdaptyPurchaseResult
+  var restore: @Sendable () async throws(AdaptyError) -> AdaptyProfile
+  var logShow: @Sendable (AdaptyFlow) async -> Void
+
+  /// `makePurchase`, `restorePurchases` and `logShowFlow` of the activated SDK.
+  static func live(_ runtime: AdaptyRuntime) -> PaywallCommerce {
+    PaywallCommerce(
+      purchase: { product throws(AdaptyError) in try await runtime.purchases.purchase(product) },
+      restore: { () throws(AdaptyError) in try await runtime.purchases.restore() },
+      logShow: { flow in await runtime.logShow(flow) })
+  }
+}
+
+extension PaywallStoreProduct {
+  /// The store's description of a flow product, as the resolution reads it.
+  init(_ product: AdaptyPaywallProduct) {
+    self.init(
+      id: product.vendorProductId, title: product.localizedTitle, price: "\(product.price)",
+      displayPrice: product.localizedPrice ?? "\(product.price)",
+      period: product.subscriptionPeriod.flatMap { Self.iso($0, times: 1) },
+      intro: product.introductoryDiscount.flatMap { offer in
+        Self.iso(offer.subscriptionPeriod, times: offer.numberOfPeriods).map {
+          Intro(kind: offer.paymentMode.rawValue, period: $0, displayPrice: offer.localizedPrice)
+        }
+      })
+  }
+
+  /// `P1M` for one month; nil for an unknown unit.
+  static func iso(_ period: AdaptySubscriptionPeriod, times: Int) -> String? {
+    let units: [AdaptyPeriodUnit: String] = [.day: "D", .week: "W", .month: "M", .year: "Y"]
+    return units[period.unit].map { "P\(period.numberOfUnits * max(times, 1))\($0)" }
+  }
+}

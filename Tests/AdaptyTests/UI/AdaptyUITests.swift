@@ -1,0 +1,287 @@
+import Foundation
+import Synchronization
+import Testing
+import TollgateAPI
+
+@testable import Adapty
+
+/// `AdaptyUI` without UIKit: the configuration (document, products, images), the session the
+/// views drive (selection, purchase, restore, close button, impression) and the image cache.
+@Suite("AdaptyUI")
+struct AdaptyUITests {
+  static let image = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+  static func flow(document: JSONValue?, placement: String = "onboarding") -> AdaptyFlow {
+    AdaptyFlow(
+      placement: AdaptyPlacement(id: placement, revision: 3, audienceName: "All Users", abTestName: nil),
+      id: "designed", name: "Designed", variationId: "\(placement):default:designed", remoteConfig: nil,
+      vendorProductIds: ["pro_annual", "pro_monthly"], source: .segmented, paywallDocument: document)
+  }
+
+  static func products(for flow: AdaptyFlow, eligible: Bool = true) -> [AdaptyPaywallProduct] {
+    let trial = AdaptyProductDiscount(
+      paymentMode: .freeTrial, price: 0, localizedPrice: "$0.00",
+      subscriptionPeriod: .init(unit: .day, numberOfUnits: 7), numberOfPeriods: 1)
+    return [
+      AdaptyStoreProduct(
+        id: "pro_annual", displayName: "Pro Annual", description: "", price: Decimal(string: "39.99")!,
+        displayPrice: "$39.99", currencyCode: "USD", subscriptionPeriod: .init(unit: .year, numberOfUnits: 1),
+        introductoryDiscount: trial, isEligibleForIntroductoryOffer: eligible),
+      AdaptyStoreProduct(
+        id: "pro_monthly", displayName: "Pro Monthly", description: "", price: Decimal(string: "6.99")!,
+        displayPrice: "$6.99", currencyCode: "USD", subscriptionPeriod: .init(unit: .month, numberOfUnits: 1)),
+    ].map { AdaptyPaywallProduct($0, flow: flow) }
+  }
+
+  /// What the fake SDK was asked to do.
+  final class Calls: Sendable {
+    static let profile = AdaptyProfile(Wire.profile("p1"))
+    let purchases = Mutex<[(String, String)]>([])
+    let impressions = Mutex<[String]>([])
+    /// The session's events, described.
+    let events = Mutex<[String]>([])
+    let outcome = Mutex<Result<Bool, AdaptyError>>(.success(true))
+
+    var commerce: PaywallCommerce {
+      PaywallCommerce(
+        purchase: { product throws(AdaptyError) in
+          self.purchases.withLock { $0.append((product.vendorProductId, product.variationId)) }
+          switch self.outcome.withLock({ $0 }) {
+          case .success(true):
+            return .success(
+              profile: Self.profile,
+              transaction: AdaptyPurchasedTransaction(
+                storeTransaction: .init(id: "1", originalId: "1", productId: product.vendorProductId, jws: "")))
+          case .success(false): return .userCancelled
+          case .failure(let error): throw error
+          }
+        },
+        restore: { () throws(AdaptyError) in
+          if case .failure(let error) = self.outcome.withLock({ $0 }) { throw error }
+          return Self.profile
+        },
+        logShow: { flow in self.impressions.withLock { $0.append(flow.variationId) } })
+    }
+  }
+
+  @MainActor
+  static func session(
+    _ harness: Harness, runtime: AdaptyRuntime, calls: Calls, document: JSONValue? = nil
+  ) async throws -> PaywallSession {
+    let flow = flow(document: try document ?? PaywallDocumentFlowTests.document())
+    let configuration = try await AdaptyUI.PaywallConfiguration.load(
+      flow: flow, products: products(for: flow), loadTimeout: 1, runtime: runtime, commerce: calls.commerce)
+    return PaywallSession(configuration: configuration) { event in
+      calls.events.withLock { $0.append(Self.describe(event)) }
+    }
+  }
+
+  static func describe(_ event: PaywallEvent) -> String {
+    switch event {
+    case .appeared: "appeared"
+    case .disappeared: "disappeared"
+    case .action(.close): "close"
+    case .action(.openURL(let url, _)): "open \(url.absoluteString)"
+    case .action(.custom(let id)): "custom \(id)"
+    case .selected(let product): "selected \(product.vendorProductId)"
+    case .purchaseStarted(let product): "purchase started \(product.vendorProductId)"
+    case .purchaseFinished(let product, let result):
+      "purchase finished \(product.vendorProductId) \(result.isPurchaseCancelled ? "cancelled" : "success")"
+    case .purchaseFailed(let product, let error): "purchase failed \(product.vendorProductId) \(error.errorCode)"
+    case .restoreStarted: "restore started"
+    case .restoreFinished: "restore finished"
+    case .restoreFailed(let error): "restore failed \(error.errorCode)"
+    case .renderingFailed(let error): "rendering failed \(error)"
+    }
+  }
+
+  @Test("the session resolves the document with the store's prices, selects, and buys with the flow's variation")
+  @MainActor
+  func purchase() async throws {
+    let harness = Harness()
+    harness.transport.respond { _ in HTTPResponse(status: 503) }
+    let runtime = await harness.launch()
+    defer { Task { await runtime.shutdown() } }
+    let calls = Calls()
+    let session = try await Self.session(harness, runtime: runtime, calls: calls)
+    let tree = try #require(session.resolved(appearance: "dark"))
+    #expect(tree.appearance == "dark")
+    let picker = try #require(tree.blocks.first { $0.type == "products" }?.products)
+    #expect(picker.map(\.id) == ["pro_annual", "pro_monthly"] && picker[0].selected)
+    // Eligible for the trial: the intro texts.
+    #expect(picker[0].detail == "7 days free, then $39.99 per year")
+    #expect(tree.blocks.first { $0.type == "purchase_button" }?.text == "Start 7-day free trial")
+
+    session.select("pro_monthly")
+    session.select("pro_monthly")
+    session.select("not_in_the_flow")
+    #expect(session.resolved(appearance: "light")?.blocks.first { $0.type == "products" }?.products?[1].selected == true)
+    await session.purchase()
+    calls.outcome.withLock { $0 = .success(false) }
+    await session.purchase()
+    calls.outcome.withLock { $0 = .failure(AdaptyError(.productPurchaseFailed, "refused")) }
+    await session.purchase()
+    #expect(calls.purchases.withLock { $0.map(\.0) } == ["pro_monthly", "pro_monthly", "pro_monthly"])
+    #expect(calls.purchases.withLock { $0.allSatisfy { $0.1 == "onboarding:default:designed" } })
+    #expect(
+      calls.events.withLock { $0 } == [
+        "selected pro_monthly",
+        "purchase started pro_monthly", "purchase finished pro_monthly success",
+        "purchase started pro_monthly", "purchase finished pro_monthly cancelled",
+        "purchase started pro_monthly", "purchase failed pro_monthly 1006",
+      ])
+    #expect(!session.isPurchasing)
+  }
+
+  @Test("restore, close and legal links become actions; the impression is recorded once per presentation")
+  @MainActor
+  func actions() async throws {
+    let harness = Harness()
+    let runtime = await harness.launch()
+    defer { Task { await runtime.shutdown() } }
+    let calls = Calls()
+    let session = try await Self.session(harness, runtime: runtime, calls: calls)
+    session.appeared()
+    session.appeared()
+    #expect(await eventually { calls.impressions.withLock { $0 } == ["onboarding:default:designed"] })
+    await session.restore()
+    calls.outcome.withLock { $0 = .failure(AdaptyError(.networkFailed, "offline")) }
+    await session.restore()
+    let legal = try #require(session.resolved(appearance: "light")?.blocks.first { $0.type == "legal" }?.links)
+    session.open(legal[0].url)
+    session.close()
+    session.disappeared()
+    #expect(
+      calls.events.withLock { $0 } == [
+        "appeared", "appeared", "restore started", "restore finished", "restore started", "restore failed 2005",
+        "open \(legal[0].url)", "close", "disappeared",
+      ])
+    #expect(calls.impressions.withLock { $0.count } == 1)
+  }
+
+  @Test("the close button appears after its delay, on the injected clock")
+  @MainActor
+  func closeButtonDelay() async throws {
+    let harness = Harness()
+    let runtime = await harness.launch()
+    defer { Task { await runtime.shutdown() } }
+    var document = try PaywallDocumentFlowTests.document()
+    guard case .object(var root) = document, case .object(var screen)? = root["screen"] else {
+      Issue.record("the fixture has no screen")
+      return
+    }
+    screen["close_button"] = .object(["position": .string("top_left"), "delay_ms": .int(3000)])
+    root["screen"] = .object(screen)
+    document = .object(root)
+    let session = try await Self.session(harness, runtime: runtime, calls: Calls(), document: document)
+    #expect(!session.isCloseButtonVisible)
+    let changed = Mutex(0)
+    session.onChange = { changed.withLock { $0 += 1 } }
+    session.appeared()
+    #expect(await eventually { harness.clock.sleptDurations.contains(3) })
+    #expect(!session.isCloseButtonVisible)
+    harness.clock.advance(by: 3)
+    #expect(await eventually { session.isCloseButtonVisible })
+    #expect(changed.withLock { $0 } == 1)
+  }
+
+  @Test("a flow without a document, or with one newer than the SDK and no fallback, is an AdaptyUIError")
+  func undrawable() throws {
+    let fallback = FallbackFlows()
+    #expect(throws: AdaptyUIError.noPaywallDocument(flowId: "designed")) {
+      try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: nil), fallback: fallback)
+    }
+    let newer = JSONValue.object(["version": .int(2), "whatever": .string("comes next")])
+    #expect(throws: AdaptyUIError.unsupportedDocumentVersion(2)) {
+      try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: newer), fallback: fallback)
+    }
+    #expect(throws: AdaptyUIError.self) {
+      try AdaptyUI.PaywallConfiguration.drawable(
+        Self.flow(document: .object(["version": .int(1)])), fallback: fallback)
+    }
+  }
+
+  @Test("a document newer than the SDK is replaced by the fallback file's, never drawn in half")
+  func newerFallsBack() throws {
+    let document = try PaywallDocumentFlowTests.document()
+    let file = FallbackFile(
+      formatVersion: 1, revision: 2, generatedAt: "2026-11-30T00:00:00.000Z",
+      placements: [
+        .init(
+          id: "onboarding", audienceName: "All Users",
+          flow: .init(
+            id: "bundled", name: "Bundled", variationId: "onboarding:default:bundled", products: ["pro_annual"],
+            remoteConfigs: [:], paywall: document))
+      ])
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("fallback-\(UUID().uuidString).json")
+    try WireCoding.encode(file).write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let fallback = FallbackFlows()
+    try fallback.load(from: url)
+    let newer = JSONValue.object(["version": .int(2)])
+    let (flow, drawn) = try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: newer), fallback: fallback)
+    #expect(flow.id == "bundled" && flow.variationId == "onboarding:default:bundled" && drawn.version == 1)
+  }
+
+  @Test("images: downloaded once and kept on disk, absent when the server cannot give them, embedded in the fallback")
+  func images() async throws {
+    let harness = Harness()
+    let png = Data([0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
+    let served = Mutex(true)
+    harness.transport.respond { request in
+      guard request.path == "/v1/assets/\(Self.image)", served.withLock({ $0 }) else {
+        return HTTPResponse(status: 404, body: Data(#"{"error":{"code":"asset_not_found","message":"no"}}"#.utf8))
+      }
+      return HTTPResponse(status: 200, headers: ["Content-Type": "image/png"], body: png)
+    }
+    let runtime = await harness.launch()
+    let missing = String(repeating: "a", count: 64)
+    let loaded = await runtime.assets.load([Self.image, missing, "../../etc/passwd"], timeout: 5)
+    #expect(loaded == [Self.image: png])
+    #expect(harness.transport.requests(to: "/v1/assets/\(Self.image)").count == 1)
+    #expect(!harness.transport.requests.contains { $0.path.contains("passwd") })
+    await runtime.shutdown()
+
+    // The next launch reads the disk, even with the server gone.
+    served.withLock { $0 = false }
+    let again = await harness.launch()
+    #expect(await again.assets.load([Self.image], timeout: 5) == [Self.image: png])
+    #expect(harness.transport.requests(to: "/v1/assets/\(Self.image)").count == 1)
+    // An image only the fallback file has.
+    let embedded = String(repeating: "b", count: 64)
+    let file = FallbackFile(
+      formatVersion: 1, revision: 1, generatedAt: "2026-11-30T00:00:00.000Z", placements: [],
+      assets: [embedded: Data("jpeg bytes".utf8).base64EncodedString()])
+    let url = harness.file("fallback.json")
+    try WireCoding.encode(file).write(to: url)
+    try harness.fallback.load(from: url)
+    #expect(await again.assets.load([embedded], timeout: 5) == [embedded: Data("jpeg bytes".utf8)])
+    await again.shutdown()
+  }
+
+  @Test("a slow image server does not hold the paywall past loadTimeout; the image lands on disk afterwards")
+  func slowImages() async throws {
+    let harness = Harness()
+    let png = Data([0x89, 0x50, 0x4E, 0x47])
+    harness.transport.respond { _ in HTTPResponse(status: 200, body: png) }
+    let runtime = await harness.launch()
+    defer { Task { await runtime.shutdown() } }
+    harness.transport.hold()
+    let loading = Task { await runtime.assets.load([Self.image], timeout: 2) }
+    await harness.transport.held(atLeast: 1)
+    #expect(await eventually { harness.clock.sleptDurations.contains(2) })
+    harness.clock.advance(by: 2)
+    #expect(await loading.value == [:])
+    harness.transport.release()
+    #expect(await eventually { await runtime.assets.localData(sha256: Self.image) == png })
+  }
+
+  @Test("AdaptyUI needs Adapty, then its own activation, once")
+  func activation() async throws {
+    AdaptyUI.reset()
+    defer { AdaptyUI.reset() }
+    await #expect(throws: AdaptyUIError.adaptyUINotActivated) {
+      _ = try await AdaptyUI.getPaywallConfiguration(forPaywall: Self.flow(document: nil))
+    }
+  }
+}
