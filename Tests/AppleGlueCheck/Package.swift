@@ -12,7 +12,7 @@ let package = Package(
   name: "AppleGlueCheck",
   targets: [
     .target(name: "UIKit", path: "Stubs/UIKit", swiftSettings: strict),
-    .target(name: "SwiftUI", path: "Stubs/SwiftUI", swiftSettings: strict),
+    .target(name: "SwiftUI", dependencies: ["UIKit"], path: "Stubs/SwiftUI", swiftSettings: strict),
     .target(name: "AdServices", path: "Stubs/AdServices", swiftSettings: strict),
     .target(name: "StoreKit", dependencies: ["UIKit", "SwiftUI"], path: "Stubs/StoreKit", swiftSettings: strict),
     // The real SDK sources (symlinks to the repository's Sources/).

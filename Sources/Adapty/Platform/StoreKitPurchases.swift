@@ -10,7 +10,11 @@
     var canMakePayments: Bool { AppStore.canMakePayments }
 
     func products(ids: [String]) async throws -> [AdaptyStoreProduct] {
-      try await Product.products(for: ids).map(Self.product)
+      var products: [AdaptyStoreProduct] = []
+      for product in try await Product.products(for: ids) {
+        products.append(Self.product(product, eligible: await product.subscription?.isEligibleForIntroOffer ?? false))
+      }
+      return products
     }
 
     func purchase(_ product: AdaptyStoreProduct, appAccountToken: UUID) async throws -> AdaptyStorePurchaseOutcome {
@@ -60,11 +64,21 @@
       }
     }
 
-    static func product(_ product: Product) -> AdaptyStoreProduct {
+    static func product(_ product: Product, eligible: Bool) -> AdaptyStoreProduct {
       AdaptyStoreProduct(
         id: product.id, displayName: product.displayName, description: product.description, price: product.price,
         displayPrice: product.displayPrice, currencyCode: product.priceFormatStyle.currencyCode,
-        subscriptionPeriod: product.subscription.map { period($0.subscriptionPeriod) }, platformProduct: product)
+        subscriptionPeriod: product.subscription.map { period($0.subscriptionPeriod) },
+        introductoryDiscount: product.subscription?.introductoryOffer.map(offer),
+        isEligibleForIntroductoryOffer: eligible, platformProduct: product)
+    }
+
+    static func offer(_ offer: Product.SubscriptionOffer) -> AdaptyProductDiscount {
+      let mode: AdaptyProductDiscount.PaymentMode =
+        offer.paymentMode == .freeTrial ? .freeTrial : offer.paymentMode == .payUpFront ? .payUpFront : .payAsYouGo
+      return AdaptyProductDiscount(
+        paymentMode: mode, price: offer.price, localizedPrice: offer.displayPrice,
+        subscriptionPeriod: period(offer.period), numberOfPeriods: offer.periodCount)
     }
 
     static func period(_ period: Product.SubscriptionPeriod) -> AdaptySubscriptionPeriod {

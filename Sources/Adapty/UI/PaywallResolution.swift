@@ -217,3 +217,14 @@ extension ResolvedPaywallBlock {
   init(type: String) { self.type = type }
 }
 
+
+extension ResolvedPaywall {
+  /// Red, green and blue in 0…1 of a colour role of this appearance (`accent`, …) or of a
+  /// `#RRGGBB` value; nil when neither.
+  func rgb(_ roleOrHex: String?) -> (red: Double, green: Double, blue: Double)? {
+    guard let roleOrHex else { return nil }
+    let hex = colors[roleOrHex] ?? roleOrHex
+    guard hex.count == 7, hex.first == "#", let value = Int(hex.dropFirst(), radix: 16) else { return nil }
+    return (Double(value >> 16 & 0xFF) / 255, Double(value >> 8 & 0xFF) / 255, Double(value & 0xFF) / 255)
+  }
+}

@@ -285,3 +285,25 @@ struct AdaptyUITests {
     }
   }
 }
+
+extension AdaptyUITests {
+  @Test("colours: a role of the appearance or a hex value, as the views draw them")
+  func colours() throws {
+    let input = try WireCoding.decoder.decode(
+      PaywallResolutionInput.self,
+      from: WireCoding.encode(
+        try #require(
+          WireCoding.decoder.decode(
+            JSONValue.self,
+            from: Data(
+              contentsOf: PaywallConformanceTests.directory.appendingPathComponent("02-french-dark.json"))
+          ).objectValue?["input"])))
+    let tree = try PaywallResolution.resolve(input)
+    let accent = try #require(tree.colors["accent"])
+    let rgb = try #require(tree.rgb("accent"))
+    let value = Int(accent.dropFirst(), radix: 16)!
+    #expect(rgb.red == Double(value >> 16) / 255 && rgb.blue == Double(value & 0xFF) / 255)
+    #expect(tree.rgb("#FF8000").map { [$0.red, $0.green, $0.blue] } == [1, 128.0 / 255, 0])
+    #expect(tree.rgb("no_such_role") == nil && tree.rgb("#12345") == nil && tree.rgb(nil) == nil)
+  }
+}

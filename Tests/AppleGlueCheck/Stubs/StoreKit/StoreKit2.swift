@@ -51,6 +51,40 @@ public struct Product: Equatable, Hashable, Identifiable, Sendable {
   public struct SubscriptionInfo: Equatable, Hashable, Sendable {
     /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptioninfo/subscriptionperiod
     public var subscriptionPeriod: Product.SubscriptionPeriod { fatalError() }
+    /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptioninfo/introductoryoffer
+    /// (`let introductoryOffer: Product.SubscriptionOffer?`).
+    public var introductoryOffer: Product.SubscriptionOffer? { fatalError() }
+    /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptioninfo/iseligibleforintrooffer
+    /// (`var isEligibleForIntroOffer: Bool { get async }`).
+    public var isEligibleForIntroOffer: Bool { get async { fatalError() } }
+  }
+
+  /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptionoffer
+  /// (`struct SubscriptionOffer`).
+  public struct SubscriptionOffer: Equatable, Hashable, Sendable {
+    /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptionoffer/price
+    public var price: Decimal { fatalError() }
+    /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptionoffer/displayprice
+    public var displayPrice: String { fatalError() }
+    /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptionoffer/period
+    public var period: Product.SubscriptionPeriod { fatalError() }
+    /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptionoffer/periodcount
+    public var periodCount: Int { fatalError() }
+    /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptionoffer/paymentmode-swift.property
+    public var paymentMode: Product.SubscriptionOffer.PaymentMode { fatalError() }
+
+    /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptionoffer/paymentmode-swift.struct
+    /// (`struct PaymentMode : Equatable, Hashable, RawRepresentable`).
+    public struct PaymentMode: Equatable, Hashable, RawRepresentable, Sendable {
+      public let rawValue: String
+      public init(rawValue: String) { self.rawValue = rawValue }
+      /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptionoffer/paymentmode-swift.struct/freetrial
+      public static let freeTrial = PaymentMode(rawValue: "FreeTrial")
+      /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptionoffer/paymentmode-swift.struct/payasyougo
+      public static let payAsYouGo = PaymentMode(rawValue: "PayAsYouGo")
+      /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptionoffer/paymentmode-swift.struct/payupfront
+      public static let payUpFront = PaymentMode(rawValue: "PayUpFront")
+    }
   }
 
   /// Mirrors https://developer.apple.com/documentation/storekit/product/subscriptionperiod

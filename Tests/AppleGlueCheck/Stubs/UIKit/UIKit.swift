@@ -55,4 +55,42 @@ open class UIViewController: UIResponder {
     get { fatalError() }
     set { fatalError() }
   }
+
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller/dismiss(animated:completion:)
+  /// (`func dismiss(animated flag: Bool, completion: (() -> Void)? = nil)`).
+  open func dismiss(animated flag: Bool, completion: (() -> Void)? = nil) { fatalError() }
+}
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uiimage
+/// (`class UIImage : NSObject`, iOS 2.0+).
+@available(iOS 2.0, macCatalyst 13.1, *)
+open class UIImage: NSObject, @unchecked Sendable {
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiimage/init(data:)
+  /// (`init?(data: Data)`).
+  public init?(data: Data) { fatalError() }
+}
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uiapplication
+/// (`@MainActor class UIApplication : UIResponder`, iOS 2.0+).
+@available(iOS 2.0, macCatalyst 13.1, *)
+@MainActor
+open class UIApplication: UIResponder {
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiapplication/shared
+  /// (`class var shared: UIApplication { get }`).
+  open class var shared: UIApplication { fatalError() }
+
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiapplication/openexternalurloptionskey
+  public struct OpenExternalURLOptionsKey: Hashable, RawRepresentable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+  }
+
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiapplication/open(_:options:completionhandler:)
+  /// (`func open(_ url: URL, options: [UIApplication.OpenExternalURLOptionsKey : Any] = [:],
+  /// completionHandler completion: (@MainActor @Sendable (Bool) -> Void)? = nil)`, iOS 10.0+).
+  @available(iOS 10.0, *)
+  open func open(
+    _ url: URL, options: [UIApplication.OpenExternalURLOptionsKey: Any] = [:],
+    completionHandler completion: (@MainActor @Sendable (Bool) -> Void)? = nil
+  ) { fatalError() }
 }
