@@ -65,6 +65,35 @@ struct PaywallConfigTests {
     #expect(decoded.version == 1 && decoded.blocks.count == 9)
     let fallback = try await server.sdk("GET", "/v1/sdk/fallback").decode(FallbackFile.self)
     #expect(fallback.placements.first { $0.id == "onboarding" }?.flow.paywall == expected)
+    // The image (141 KiB) fits the default budget: the bundled paywall shows it offline.
+    let hash = try #require(decoded.blocks[0].asset)
+    #expect(fallback.assets?[hash].flatMap { Data(base64Encoded: $0) } == (try AssetTests.png()))
+  }
+
+  @Test("the fallback export embeds the documents' images smallest first, within its budget")
+  func fallbackBudget() async throws {
+    let server = try TestServer(mode: .inProcess)
+    defer { server.stop() }
+    var document = try await Self.withUploadedImage(try Self.document(), on: server)
+    let small = AssetTests.pngHeader(width: 10, height: 10)
+    let upload = try await server.send(
+      "POST", "/v1/admin/assets", key: server.adminKey, scheme: "Bearer", body: small, contentType: "image/png")
+    let smallHash = try upload.decode(AssetPayload.self).sha256
+    document["screen"] = ["background": ["image": smallHash], "safe_area": "ignore",
+      "close_button": ["position": "top_right", "delay_ms": 0]]
+    #expect(try await server.admin("PUT", "/v1/admin/config", json: Self.configuration(document)).status == 200)
+    let large = try AssetTests.png()
+    let largeHash = (document["blocks"] as! [[String: Any]])[0]["asset"] as! String
+    let store = try SQLiteStore(path: server.databasePath)
+    defer { store.close() }
+    func exported(budget: Int) throws -> [String: String]? {
+      let data = try #require(try FallbackExport(store: store).fallbackFile(appId: server.alpha.app.id, assetBudget: budget))
+      return try WireCoding.decoder.decode(FallbackFile.self, from: data).assets
+    }
+    #expect(try exported(budget: 0) == [:])
+    #expect(try exported(budget: small.count + large.count - 1) == [smallHash: small.base64EncodedString()])
+    #expect(try exported(budget: small.count + large.count)?.keys.sorted() == [smallHash, largeHash].sorted())
+    #expect(try exported(budget: FallbackFile.assetBudget)?.count == 2)
   }
 
   @Test("every problem at its path: keys, tokens, products, locales, contrast, version")
