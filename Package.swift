@@ -38,7 +38,10 @@ let package = Package(
       name: "TollgateServer",
       dependencies: ["TollgateAPI", "CMicroHTTPD", "CSQLite", "COpenSSL", "CLibPQ"],
       // The console's files, compiled into the binary as byte arrays (`PackageResources`).
-      resources: ["index.html", "app.css", "core.js", "paywall.js", "reports.js", "admin.js"].map {
+      resources: [
+        "index.html", "app.css", "core.js", "paywall.js", "reports.js", "admin.js", "builder.js",
+        "template-classic.json", "template-cards.json", "template-minimal.json",
+      ].map {
         .embedInCode("Dashboard/Resources/\($0)")
       }
     ),

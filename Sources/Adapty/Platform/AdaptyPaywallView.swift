@@ -18,22 +18,18 @@
     public var body: some View {
       let _ = revision
       let tree = session.resolved(appearance: colorScheme == .dark ? "dark" : "light")
-      ZStack(alignment: session.configuration.document.screen.closeButton.position == "top_left" ? .topLeading : .topTrailing) {
+      ZStack {
         background(tree)
-        ScrollView {
-          VStack(spacing: CGFloat(tree?.spacing ?? 12)) {
-            ForEach(tree?.blocks.indices ?? 0..<0, id: \.self) { index in
-              if let tree { block(tree.blocks[index], in: tree) }
+        VStack(spacing: 0) {
+          closeRow(tree)
+          ScrollView {
+            VStack(spacing: CGFloat(tree?.spacing ?? 12)) {
+              ForEach(tree?.blocks.indices ?? 0..<0, id: \.self) { index in
+                if let tree { block(tree.blocks[index], in: tree) }
+              }
             }
+            .padding(CGFloat(tree?.spacing ?? 12))
           }
-          .padding(CGFloat(tree?.spacing ?? 12))
-        }
-        if session.isCloseButtonVisible && session.configuration.document.screen.closeButton.position != "none" {
-          Button(action: session.close) {
-            Image(systemName: "xmark.circle.fill").font(.system(size: 28, weight: .regular))
-              .foregroundColor(color(tree, "secondary_text"))
-          }
-          .padding(16)
         }
       }
       .onAppear {
@@ -41,6 +37,31 @@
         session.appeared()
       }
       .onDisappear(perform: session.disappeared)
+    }
+
+    /// The close button's row (44 points and a margin of 8, kept while the button waits for its delay, so nothing
+    /// moves when it appears); none without a close button.
+    private func closeRow(_ tree: ResolvedPaywall?) -> AnyView {
+      let position = session.configuration.document.screen.closeButton.position
+      guard position != "none" else { return AnyView(EmptyView()) }
+      let button = Button(action: session.close) {
+        Image(systemName: "xmark.circle.fill").font(.system(size: 28, weight: .regular))
+          .foregroundColor(color(tree, "secondary_text"))
+      }
+      .disabled(!session.isCloseButtonVisible)
+      let visible = AnyView(session.isCloseButtonVisible ? AnyView(button) : AnyView(EmptyView()))
+      return AnyView(
+        HStack {
+          if position == "top_left" {
+            visible
+            Spacer()
+          } else {
+            Spacer()
+            visible
+          }
+        }
+        .frame(height: 44)
+        .padding(8))
     }
 
     private func background(_ tree: ResolvedPaywall?) -> AnyView {

@@ -18,7 +18,14 @@ struct Dashboard: Middleware {
 
   /// The console's script: its files in the order they build on each other.
   static let script = Data(
-    PackageResources.core_js + PackageResources.paywall_js + PackageResources.reports_js + PackageResources.admin_js)
+    PackageResources.core_js + PackageResources.paywall_js + PackageResources.reports_js + PackageResources.admin_js
+      + PackageResources.builder_js)
+
+  /// The Paywalls page's starter templates, by name.
+  static let templates: [String: [UInt8]] = [
+    "classic": PackageResources.template_classic_json, "cards": PackageResources.template_cards_json,
+    "minimal": PackageResources.template_minimal_json,
+  ]
 
   /// One file as served: bytes, type, caching and a content-hash ETag.
   struct File: Sendable {
@@ -48,6 +55,10 @@ struct Dashboard: Middleware {
       "/dashboard/app.css": File(
         Data(PackageResources.app_css), type: "text/css; charset=utf-8", cache: "no-cache"),
     ]
+    for (name, template) in Self.templates {
+      files["/dashboard/template-\(name).json"] = File(
+        Data(template), type: "application/json; charset=utf-8", cache: "no-cache")
+    }
     if let chart = FileManager.default.contents(atPath: chartPath) {
       files["/dashboard/chart.min.js"] = File(chart, type: "text/javascript; charset=utf-8", cache: "max-age=86400")
     }
