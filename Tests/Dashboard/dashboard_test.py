@@ -560,6 +560,113 @@ try:
     finally:
         browser.quit()
 
+    # Paywalls: a template applied to a flow, edited, previewed in both appearances and two
+    # locales, refused with a problem at its path, then applied; the SDK route serves it.
+    sign_in(other)  # the key made above; the first one is revoked
+    settle("Overview")
+
+    def owner(method, path, body=None):
+        return admin(method, path, body, key=other)
+
+    open_page("Paywalls", "Paywalls")
+    status, config = owner("GET", "/v1/admin/config")
+    flow = next(f for f in config["document"]["flows"] if f["id"] == "standard")
+    Select(driver.find_element(By.ID, "paywall-flow")).select_by_value("standard")
+
+    def preview_texts(kind):
+        return [e.text for e in driver.find_elements(By.CSS_SELECTOR, f"#paywall-preview [data-block='{kind}']")]
+
+    def use_template(name, appearance="light"):
+        Select(driver.find_element(By.ID, "paywall-template")).select_by_value(name)
+        driver.find_element(By.ID, "use-template").click()
+        Select(driver.find_element(By.ID, "paywall-appearance")).select_by_value(appearance)
+
+    # Tall enough for both phones in one picture of the preview.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 1800, "deviceScaleFactor": 1, "mobile": False})
+    for name, title in [("classic", "Unlock everything"), ("cards", "Go Pro"), ("minimal", "Everything, for")]:
+        for appearance in ["light", "dark"]:
+            use_template(name, appearance)
+            titles = preview_texts("title")
+            check(len(titles) == 2 and all(t.startswith(title) for t in titles), f"template {name} ({appearance}): both phones show {titles}")
+            template = json.loads(urllib.request.urlopen(base + f"/dashboard/template-{name}.json").read())
+            background = template["document"]["style"]["colors"][appearance]["background"]
+            shown = driver.execute_script("return getComputedStyle(document.querySelector('#paywall-preview .screen')).backgroundColor")
+            expected = "rgb({}, {}, {})".format(*(int(background[i:i + 2], 16) for i in (1, 3, 5)))
+            check(shown == expected, f"template {name} ({appearance}): background {shown} = {background}")
+            sizes = driver.execute_script("return [...document.querySelectorAll('#paywall-preview .screen')].map((s) => s.style.width + ' ' + s.style.height)")
+            check(sizes == ["390px 844px", "375px 667px"], f"phone frames {sizes}")
+            driver.find_element(By.ID, "paywall-preview").screenshot(os.path.join(shots, f"paywall-{name}-{appearance}.png"))
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    # The "Cards" template on the standard flow: its first slot is the flow's first product.
+    use_template("cards")
+    products = [e.get_attribute("data-product") for e in driver.find_elements(By.CSS_SELECTOR, "#paywall-preview .phone[data-size='390x844'] .product")]
+    check(products == flow["products"], f"the template's products are the flow's: {products}")
+    title = driver.find_element(By.ID, "block-0-text")
+    title.clear()
+    title.send_keys("Go Pro today")
+    check(preview_texts("title") == ["Go Pro today"] * 2, "the preview follows the typing: " + str(preview_texts("title")))
+    Select(driver.find_element(By.ID, "block-2-selected")).select_by_value(flow["products"][-1])
+    driver.find_element(By.CSS_SELECTOR, f"#paywall-preview .product[data-product='{flow['products'][-1]}']").click()
+    pressed = [e.get_attribute("data-product") for e in driver.find_elements(By.CSS_SELECTOR, "#paywall-preview .product[aria-pressed='true']")]
+    check(pressed == [flow["products"][-1]] * 2, f"a product picked in the preview is selected in both phones: {pressed}")
+    purchase = preview_texts("purchase_button")[0]
+    check("39.99" in purchase, "the purchase button shows the picked product's sample price: " + purchase)
+    driver.find_element(By.ID, "paywall-eligible").click()
+    check(preview_texts("purchase_button")[0] == "Try it free", "eligible for the intro offer: its text: " + preview_texts("purchase_button")[0])
+    driver.find_element(By.ID, "paywall-eligible").click()
+    Select(driver.find_element(By.ID, "paywall-locale")).select_by_value("fr")
+    check(preview_texts("title") == ["Passez Pro"] * 2, "the French texts: " + str(preview_texts("title")))
+    Select(driver.find_element(By.ID, "paywall-appearance")).select_by_value("dark")
+    shoot("paywalls")
+    # A new locale starts as a copy of the default one, to translate.
+    driver.find_element(By.ID, "paywall-new-locale").send_keys("de")
+    driver.find_element(By.ID, "paywall-add-locale").click()
+    check(Select(driver.find_element(By.ID, "paywall-locale")).first_selected_option.text == "de" and preview_texts("title") == ["Go Pro today"] * 2,
+          "a new locale shows the default texts: " + str(preview_texts("title")))
+    title = driver.find_element(By.ID, "block-0-text")
+    title.clear()
+    title.send_keys("Werde Pro")
+    # A colour below WCAG AA is refused at its path, and nothing is applied.
+    before = config["revision"]
+    driver.find_element(By.ID, "tab-json").click()
+    editor = driver.find_element(By.ID, "paywall-json")
+    document = json.loads(editor.get_attribute("value"))
+    document["style"]["colors"]["light"]["on_accent"] = document["style"]["colors"]["light"]["accent"]
+    driver.execute_script("arguments[0].value = arguments[1]", editor, json.dumps(document))
+    driver.find_element(By.ID, "use-json").click()
+    driver.find_element(By.ID, "apply-paywall").click()
+    errors = wait.until(EC.visibility_of_element_located((By.ID, "paywall-errors"))).text
+    path = f"$.flows[{config['document']['flows'].index(flow)}].paywall.style.colors.light.on_accent"
+    check(path in errors and "4.5:1" in errors, "low contrast refused at its path: " + errors[:200])
+    check(owner("GET", "/v1/admin/config")[1]["revision"] == before, "and nothing was applied")
+    document["style"]["colors"]["light"]["on_accent"] = "#FFFFFF"
+    editor = driver.find_element(By.ID, "paywall-json")
+    driver.execute_script("arguments[0].value = arguments[1]", editor, json.dumps(document))
+    driver.find_element(By.ID, "use-json").click()
+    driver.find_element(By.ID, "apply-paywall").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#paywall-result .ok"))
+    status, now = owner("GET", "/v1/admin/config")
+    check(now["revision"] == before + 1, f"applied as revision {now['revision']}")
+    status, history = owner("GET", "/v1/admin/config/history")
+    check(history["revisions"][0]["revision"] == before + 1 and "standard" in (history["revisions"][0]["summary"] or ""),
+          "the change is in the history: " + str(history["revisions"][0]["summary"])[:120])
+    status, fallback = sdk("GET", "/v1/sdk/fallback")
+    served = next(p for p in fallback["placements"] if p["flow"]["id"] == "standard")
+    status, answer = sdk("GET", f"/v1/sdk/placements/{served['id']}/default?locale=de")
+    paywall = answer["flow"].get("paywall") or {}
+    check(paywall.get("blocks", [{}])[0].get("text", {}).get("de") == "Werde Pro", "the SDK route serves the applied paywall")
+    resolved = driver.execute_script(
+        "return resolvePaywall({document: arguments[0], products: [], locale: 'de-AT', appearance: 'dark', eligible_for_intro: false})",
+        paywall)
+    check(resolved["blocks"][0]["text"] == "Werde Pro" and resolved["locale"] == "de", "and it resolves in German for de-AT")
+    check(driver.find_element(By.ID, "paywall-flow").get_attribute("value") == "standard"
+          and "no paywall" not in Select(driver.find_element(By.ID, "paywall-flow")).first_selected_option.text,
+          "after applying, the page shows the flow with its paywall")
+    # Rolled back, so the pages checked later see the demo's own configuration.
+    check(owner("POST", "/v1/admin/config/rollback", {"revision": before})[0] == 200, "rolled back")
+    driver.find_element(By.ID, "sign-out").click()
+    driver.execute_script("location.hash = '#overview'")
+
     # An app with the sample configuration and no traffic (what `make run` starts): every page
     # loads without an error and says what to do next.
     sign_in(sample)

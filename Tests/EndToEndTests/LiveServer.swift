@@ -149,6 +149,19 @@ final class LiveServer: Sendable {
     return ((response as! HTTPURLResponse).statusCode, try? WireCoding.decoder.decode(JSONValue.self, from: data))
   }
 
+  /// An admin request with a body (the secret key), as a script or the console sends it.
+  func admin(_ method: String, _ path: String, body: Data, contentType: String = "application/json") async throws
+    -> (Int, JSONValue?)
+  {
+    var request = URLRequest(url: baseURL.appendingPathComponent(path))
+    request.httpMethod = method
+    request.httpBody = body
+    request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+    request.setValue("Bearer \(keys.secretKey)", forHTTPHeaderField: "Authorization")
+    let (data, response) = try await URLSession.shared.data(for: request)
+    return ((response as! HTTPURLResponse).statusCode, try? WireCoding.decoder.decode(JSONValue.self, from: data))
+  }
+
   /// The fallback file as `tollgate export-fallback` writes it.
   func exportFallback() throws -> URL {
     let url = directory.appendingPathComponent("fallback.json")
@@ -161,6 +174,7 @@ final class LiveServer: Sendable {
 /// Forgets the process-wide SDK state, as if the app had quit.
 func quitApp() async {
   await Facade.shared.reset()
+  AdaptyUI.reset()
   FallbackFlows.shared.reset()
   Adapty.delegate = nil
 }

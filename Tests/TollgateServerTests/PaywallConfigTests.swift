@@ -79,15 +79,18 @@ struct PaywallConfigTests {
     let upload = try await server.send(
       "POST", "/v1/admin/assets", key: server.adminKey, scheme: "Bearer", body: small, contentType: "image/png")
     let smallHash = try upload.decode(AssetPayload.self).sha256
-    document["screen"] = ["background": ["image": smallHash], "safe_area": "ignore",
-      "close_button": ["position": "top_right", "delay_ms": 0]]
+    document["screen"] = [
+      "background": ["image": smallHash], "safe_area": "ignore",
+      "close_button": ["position": "top_right", "delay_ms": 0],
+    ]
     #expect(try await server.admin("PUT", "/v1/admin/config", json: Self.configuration(document)).status == 200)
     let large = try AssetTests.png()
     let largeHash = (document["blocks"] as! [[String: Any]])[0]["asset"] as! String
     let store = try SQLiteStore(path: server.databasePath)
     defer { store.close() }
     func exported(budget: Int) throws -> [String: String]? {
-      let data = try #require(try FallbackExport(store: store).fallbackFile(appId: server.alpha.app.id, assetBudget: budget))
+      let data = try #require(
+        try FallbackExport(store: store).fallbackFile(appId: server.alpha.app.id, assetBudget: budget))
       return try WireCoding.decoder.decode(FallbackFile.self, from: data).assets
     }
     #expect(try exported(budget: 0) == [:])

@@ -59,8 +59,7 @@
       _ controller: AdaptyPaywallController, didFailPurchase product: AdaptyPaywallProduct, error: AdaptyError
     ) {}
     public func paywallControllerDidStartRestore(_ controller: AdaptyPaywallController) {}
-    public func paywallController(_ controller: AdaptyPaywallController, didFinishRestoreWith profile: AdaptyProfile)
-    {}
+    public func paywallController(_ controller: AdaptyPaywallController, didFinishRestoreWith profile: AdaptyProfile) {}
     public func paywallController(_ controller: AdaptyPaywallController, didFailRestoreWith error: AdaptyError) {}
     public func paywallController(_ controller: AdaptyPaywallController, didFailRenderingWith error: AdaptyUIError) {}
   }
@@ -94,7 +93,8 @@
       case .purchaseStarted(let product): delegate.paywallController(self, didStartPurchase: product)
       case .purchaseFinished(let product, let result):
         delegate.paywallController(self, didFinishPurchase: product, purchaseResult: result)
-      case .purchaseFailed(let product, let error): delegate.paywallController(self, didFailPurchase: product, error: error)
+      case .purchaseFailed(let product, let error):
+        delegate.paywallController(self, didFailPurchase: product, error: error)
       case .restoreStarted: delegate.paywallControllerDidStartRestore(self)
       case .restoreFinished(let profile): delegate.paywallController(self, didFinishRestoreWith: profile)
       case .restoreFailed(let error): delegate.paywallController(self, didFailRestoreWith: error)

@@ -74,7 +74,9 @@
     private func block(_ block: ResolvedPaywallBlock, in tree: ResolvedPaywall) -> AnyView {
       switch block.type {
       case "image":
-        guard let data = session.image(block.image), let image = UIImage(data: data) else { return AnyView(EmptyView()) }
+        guard let data = session.image(block.image), let image = UIImage(data: data) else {
+          return AnyView(EmptyView())
+        }
         return AnyView(
           Image(uiImage: image).resizable().scaledToFill().frame(height: CGFloat(block.height ?? 180)).clipped()
             .cornerRadius(CGFloat(tree.cornerRadius)))
@@ -128,7 +130,8 @@
         return AnyView(text(block.text ?? "", style: "caption", role: "secondary_text", in: tree))
       default:
         return AnyView(
-          text(block.text ?? "", style: block.style ?? "body", role: block.type == "subtitle" ? "secondary_text" : "text",
+          text(
+            block.text ?? "", style: block.style ?? "body", role: block.type == "subtitle" ? "secondary_text" : "text",
             in: tree))
       }
     }

@@ -217,7 +217,6 @@ extension ResolvedPaywallBlock {
   init(type: String) { self.type = type }
 }
 
-
 extension ResolvedPaywall {
   /// Red, green and blue in 0…1 of a colour role of this appearance (`accent`, …) or of a
   /// `#RRGGBB` value; nil when neither.

@@ -17,6 +17,28 @@ enum PaywallEvent: Sendable {
   case renderingFailed(AdaptyUIError)
 }
 
+extension PaywallEvent: CustomStringConvertible {
+  /// One line for the log (`purchase finished pro_annual success`).
+  var description: String {
+    switch self {
+    case .appeared: "appeared"
+    case .disappeared: "disappeared"
+    case .action(.close): "close"
+    case .action(.openURL(let url, _)): "open \(url.absoluteString)"
+    case .action(.custom(let id)): "custom \(id)"
+    case .selected(let product): "selected \(product.vendorProductId)"
+    case .purchaseStarted(let product): "purchase started \(product.vendorProductId)"
+    case .purchaseFinished(let product, let result):
+      "purchase finished \(product.vendorProductId) \(result.isPurchaseCancelled ? "cancelled" : result.isPurchasePending ? "pending" : "success")"
+    case .purchaseFailed(let product, let error): "purchase failed \(product.vendorProductId) \(error.errorCode)"
+    case .restoreStarted: "restore started"
+    case .restoreFinished: "restore finished"
+    case .restoreFailed(let error): "restore failed \(error.errorCode)"
+    case .renderingFailed(let error): "rendering failed \(error)"
+    }
+  }
+}
+
 /// One presentation of a paywall: the selection, the close button's delay, purchase and
 /// restore through the SDK, the impression. Everything the views do goes through it, so the
 /// SwiftUI/UIKit layer only draws `resolved(appearance:)` and calls these methods.
@@ -24,18 +46,23 @@ enum PaywallEvent: Sendable {
 final class PaywallSession {
   let configuration: AdaptyUI.PaywallConfiguration
   /// Where events go (the controller's delegate, the modifier's closures).
-  var report: (PaywallEvent) -> Void
+  var report: (PaywallEvent) -> Void {
+    get { deliver }
+    set { deliver = newValue }
+  }
+  private var deliver: (PaywallEvent) -> Void
   /// Called after every change of state the view draws.
   var onChange: () -> Void = {}
   private(set) var selectedProductId: String?
   private(set) var isPurchasing = false
   private(set) var isRestoring = false
   private(set) var isCloseButtonVisible: Bool
-  private var recordedImpression = false
+  /// Recording the impression (once per presentation); tests await it.
+  private(set) var impression: Task<Void, Never>?
 
   init(configuration: AdaptyUI.PaywallConfiguration, report: @escaping (PaywallEvent) -> Void) {
     self.configuration = configuration
-    self.report = report
+    self.deliver = report
     isCloseButtonVisible = configuration.document.screen.closeButton.delayMs == 0
   }
 
@@ -48,7 +75,7 @@ final class PaywallSession {
       }
       return tree
     } catch {
-      report(.renderingFailed(error))
+      emit(.renderingFailed(error))
       return nil
     }
   }
@@ -59,11 +86,10 @@ final class PaywallSession {
   /// The view is on screen: the impression is recorded once per presentation, and the close
   /// button appears after its delay.
   func appeared() {
-    report(.appeared)
-    if !recordedImpression {
-      recordedImpression = true
+    emit(.appeared)
+    if impression == nil {
       let (commerce, flow) = (configuration.commerce, configuration.flow)
-      Task { await commerce.logShow(flow) }
+      impression = Task { await commerce.logShow(flow) }
     }
     guard !isCloseButtonVisible else { return }
     let (clock, delay) = (configuration.clock, Double(configuration.document.screen.closeButton.delayMs) / 1000)
@@ -75,14 +101,14 @@ final class PaywallSession {
   }
 
   /// The view left the screen.
-  func disappeared() { report(.disappeared) }
+  func disappeared() { emit(.disappeared) }
 
   /// The user picked a product.
   func select(_ productId: String) {
     guard let product = product(productId), productId != selectedProductId else { return }
     selectedProductId = productId
     onChange()
-    report(.selected(product))
+    emit(.selected(product))
   }
 
   /// The purchase button: `makePurchase` of the selected product (the flow's variation).
@@ -90,12 +116,12 @@ final class PaywallSession {
     guard !isPurchasing, !isRestoring, let product = selectedProductId.flatMap(product) else { return }
     isPurchasing = true
     onChange()
-    report(.purchaseStarted(product))
+    emit(.purchaseStarted(product))
     do {
       let result = try await configuration.commerce.purchase(product)
-      report(.purchaseFinished(product, result))
+      emit(.purchaseFinished(product, result))
     } catch {
-      report(.purchaseFailed(product, error))
+      emit(.purchaseFailed(product, error))
     }
     isPurchasing = false
     onChange()
@@ -106,23 +132,28 @@ final class PaywallSession {
     guard !isPurchasing, !isRestoring else { return }
     isRestoring = true
     onChange()
-    report(.restoreStarted)
+    emit(.restoreStarted)
     do {
-      report(.restoreFinished(try await configuration.commerce.restore()))
+      emit(.restoreFinished(try await configuration.commerce.restore()))
     } catch {
-      report(.restoreFailed(error))
+      emit(.restoreFailed(error))
     }
     isRestoring = false
     onChange()
   }
 
   /// The close button.
-  func close() { report(.action(.close)) }
+  func close() { emit(.action(.close)) }
 
   /// A legal link; a link that is not a URL does nothing.
   func open(_ link: String) {
     guard let url = URL(string: link) else { return }
-    report(.action(.openURL(url: url, in: .externalBrowser)))
+    emit(.action(.openURL(url: url, in: .externalBrowser)))
+  }
+
+  private func emit(_ event: PaywallEvent) {
+    Log.verbose("paywall \(configuration.flow.variationId): \(event)")
+    deliver(event)
   }
 
   private func product(_ id: String) -> AdaptyPaywallProduct? {

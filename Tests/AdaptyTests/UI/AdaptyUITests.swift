@@ -72,26 +72,7 @@ struct AdaptyUITests {
     let configuration = try await AdaptyUI.PaywallConfiguration.load(
       flow: flow, products: products(for: flow), loadTimeout: 1, runtime: runtime, commerce: calls.commerce)
     return PaywallSession(configuration: configuration) { event in
-      calls.events.withLock { $0.append(Self.describe(event)) }
-    }
-  }
-
-  static func describe(_ event: PaywallEvent) -> String {
-    switch event {
-    case .appeared: "appeared"
-    case .disappeared: "disappeared"
-    case .action(.close): "close"
-    case .action(.openURL(let url, _)): "open \(url.absoluteString)"
-    case .action(.custom(let id)): "custom \(id)"
-    case .selected(let product): "selected \(product.vendorProductId)"
-    case .purchaseStarted(let product): "purchase started \(product.vendorProductId)"
-    case .purchaseFinished(let product, let result):
-      "purchase finished \(product.vendorProductId) \(result.isPurchaseCancelled ? "cancelled" : "success")"
-    case .purchaseFailed(let product, let error): "purchase failed \(product.vendorProductId) \(error.errorCode)"
-    case .restoreStarted: "restore started"
-    case .restoreFinished: "restore finished"
-    case .restoreFailed(let error): "restore failed \(error.errorCode)"
-    case .renderingFailed(let error): "rendering failed \(error)"
+      calls.events.withLock { $0.append("\(event)") }
     }
   }
 
@@ -115,7 +96,8 @@ struct AdaptyUITests {
     session.select("pro_monthly")
     session.select("pro_monthly")
     session.select("not_in_the_flow")
-    #expect(session.resolved(appearance: "light")?.blocks.first { $0.type == "products" }?.products?[1].selected == true)
+    #expect(
+      session.resolved(appearance: "light")?.blocks.first { $0.type == "products" }?.products?[1].selected == true)
     await session.purchase()
     calls.outcome.withLock { $0 = .success(false) }
     await session.purchase()
@@ -274,15 +256,6 @@ struct AdaptyUITests {
     #expect(await loading.value == [:])
     harness.transport.release()
     #expect(await eventually { await runtime.assets.localData(sha256: Self.image) == png })
-  }
-
-  @Test("AdaptyUI needs Adapty, then its own activation, once")
-  func activation() async throws {
-    AdaptyUI.reset()
-    defer { AdaptyUI.reset() }
-    await #expect(throws: AdaptyUIError.adaptyUINotActivated) {
-      _ = try await AdaptyUI.getPaywallConfiguration(forPaywall: Self.flow(document: nil))
-    }
   }
 }
 

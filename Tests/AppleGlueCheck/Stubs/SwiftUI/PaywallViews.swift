@@ -138,8 +138,9 @@ extension ForEach: View where Content: View {
   /// Mirrors https://developer.apple.com/documentation/swiftui/foreach/init(_:id:content:)
   /// (`init(_ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping
   /// (Data.Element) -> Content)`).
-  public init(_ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping (Data.Element) -> Content)
-  { fatalError() }
+  public init(_ data: Data, id: KeyPath<Data.Element, ID>, @ViewBuilder content: @escaping (Data.Element) -> Content) {
+    fatalError()
+  }
   public typealias Body = Never
   public var body: Never { fatalError() }
 }
