@@ -618,6 +618,8 @@ try:
     check(preview_texts("title") == ["Passez Pro"] * 2, "the French texts: " + str(preview_texts("title")))
     Select(driver.find_element(By.ID, "paywall-appearance")).select_by_value("dark")
     shoot("paywalls")
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.save_screenshot(os.path.join(shots, "paywall-builder.png"))  # the first screen, for docs/paywalls.md
     # A new locale starts as a copy of the default one, to translate.
     driver.find_element(By.ID, "paywall-new-locale").send_keys("de")
     driver.find_element(By.ID, "paywall-add-locale").click()
