@@ -57,6 +57,7 @@ final class PaywallSession {
   private(set) var isPurchasing = false
   private(set) var isRestoring = false
   private(set) var isCloseButtonVisible: Bool
+  private var reportedRenderingFailure = false
   /// Recording the impression (once per presentation); tests await it.
   private(set) var impression: Task<Void, Never>?
 
@@ -75,7 +76,9 @@ final class PaywallSession {
       }
       return tree
     } catch {
-      emit(.renderingFailed(error))
+      // Views draw often; the failure is reported once.
+      if !reportedRenderingFailure { emit(.renderingFailed(error)) }
+      reportedRenderingFailure = true
       return nil
     }
   }

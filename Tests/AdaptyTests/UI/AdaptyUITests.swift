@@ -280,3 +280,26 @@ extension AdaptyUITests {
     #expect(tree.rgb("no_such_role") == nil && tree.rgb("#12345") == nil && tree.rgb(nil) == nil)
   }
 }
+
+extension AdaptyUITests {
+  @Test("a document the SDK cannot draw is reported once as renderingFailed, however often the view draws")
+  @MainActor
+  func renderingFailedOnce() async throws {
+    let harness = Harness()
+    let runtime = await harness.launch()
+    defer { Task { await runtime.shutdown() } }
+    let calls = Calls()
+    let flow = Self.flow(document: try PaywallDocumentFlowTests.document())
+    var document = try WireCoding.decoder.decode(
+      PaywallDocument.self, from: WireCoding.encode(try PaywallDocumentFlowTests.document()))
+    document.version = PaywallDocument.supportedVersion + 1
+    let configuration = AdaptyUI.PaywallConfiguration(
+      flow: flow, document: document, products: Self.products(for: flow), locale: "en", images: [:],
+      commerce: calls.commerce, clock: harness.clock)
+    let session = PaywallSession(configuration: configuration) { event in
+      calls.events.withLock { $0.append("\(event)") }
+    }
+    #expect(session.resolved(appearance: "light") == nil && session.resolved(appearance: "dark") == nil)
+    #expect(calls.events.withLock { $0 } == ["rendering failed \(AdaptyUIError.unsupportedDocumentVersion(2))"])
+  }
+}

@@ -69,10 +69,7 @@ pages.configuration = async (view) => {
       route();
     } catch (error) {
       apply.disabled = false;
-      const problems = error.details.map((detail) => el("li", {}, el("code", {}, detail.path), " " + detail.message));
-      result.replaceChildren(el("p", { class: "error", role: "alert" },
-        "Not applied: " + (problems.length ? problems.length + (problems.length === 1 ? " problem." : " problems.") : error.message)),
-        problems.length ? el("ul", { id: "config-errors", class: "problems" }, ...problems) : null);
+      result.replaceChildren(...refusal(error, "config-errors"));
       const first = result.querySelector("code");
       if (first) first.scrollIntoView({ block: "nearest" });
     }

@@ -441,10 +441,7 @@ pages.paywalls = async (view) => {
       route();
     } catch (error) {
       apply.disabled = false;
-      const problems = error.details.map((detail) => el("li", {}, el("code", {}, detail.path), " " + detail.message));
-      result.replaceChildren(el("p", { class: "error", role: "alert" },
-        "Not applied: " + (problems.length ? problems.length + (problems.length === 1 ? " problem." : " problems.") : error.message)),
-        problems.length ? el("ul", { id: "paywall-errors", class: "problems" }, ...problems) : null);
+      result.replaceChildren(...refusal(error, "paywall-errors"));
     }
   });
   if (paywallNotice) {

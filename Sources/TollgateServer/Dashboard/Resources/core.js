@@ -91,6 +91,15 @@ function table(label, columns, rows, attributes) {
 
 const empty = (text) => el("p", { class: "empty" }, text);
 
+// A refused configuration (the server's 422) as shown under its form: how many problems, then
+// each at its JSON path, in a list with `id`.
+function refusal(error, id) {
+  const problems = error.details.map((detail) => el("li", {}, el("code", {}, detail.path), " " + detail.message));
+  return [el("p", { class: "error", role: "alert" },
+    "Not applied: " + (problems.length ? problems.length + (problems.length === 1 ? " problem." : " problems.") : error.message)),
+    problems.length ? el("ul", { id, class: "problems" }, ...problems) : null].filter(Boolean);
+}
+
 // Charts are drawn once the canvas is in the page; the previous page's are destroyed.
 let liveCharts = [];
 function chart(label, config, height) {
