@@ -34,9 +34,12 @@ struct TwoInstancesTests {
     let sandbox = AppleAdsSandbox()
     let appleURL = try sandbox.start()
     defer { sandbox.stop() }
-    let first = try ServeProcess(["--database", database, "--apple-ads-url", appleURL.absoluteString])
+    // As docs/operations.md deploys them: nginx names the client in X-Forwarded-For, and the
+    // instances trust it (default rate limits).
+    let serve = ["--database", database, "--apple-ads-url", appleURL.absoluteString, "--trusted-proxies", "127.0.0.1"]
+    let first = try ServeProcess(serve)
     defer { first.stop() }
-    let second = try ServeProcess(["--database", database, "--apple-ads-url", appleURL.absoluteString])
+    let second = try ServeProcess(serve)
     defer { second.stop() }
     let balancer = try Nginx(upstreams: [first.port, second.port])
     defer { balancer.stop() }
@@ -70,7 +73,7 @@ struct TwoInstancesTests {
     }
     #expect(try setup.attributionQueueDepth() == 0)
 
-    // A config change through one instance is served by the other within its 1 s poll.
+    // A config change through one instance reaches the other by NOTIFY (well within 2.5 s).
     var document = try WireCoding.decoder.decode(
       JSONValue.self, from: Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json")))
     guard case .object(var root) = document else { return }
@@ -95,7 +98,82 @@ struct TwoInstancesTests {
     }
     #expect(seen == 2)
     #expect(Date().timeIntervalSince(started) < 2.5)
+
+    // 1 000 clients, each from its own address, 10 requests each: 5 000 per instance, more than
+    // one address's burst (2 000) and refill. Nobody is limited, because each client has its own
+    // bucket; without X-Forwarded-For (or the proxy trusted) they would all share nginx's.
+    let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+      for worker in 0..<8 {
+        group.addTask {
+          var statuses: [Int] = []
+          for client in stride(from: worker, to: 1_000, by: 8) {
+            let address = "127.0.\(1 + client / 250).\(1 + client % 250)"
+            for _ in 0..<10 {
+              statuses.append(
+                try LoopbackClient.status(
+                  from: address, port: balancer.port, path: "/v1/sdk/placements/onboarding/default",
+                  authorization: "Api-Key \(keys.publicKey)"))
+            }
+          }
+          return statuses
+        }
+      }
+      return try await group.reduce(into: []) { $0 += $1 }
+    }
+    #expect(statuses.count == 10_000)
+    #expect(statuses.filter { $0 == 429 }.count == 0)
+    #expect(Set(statuses) == [200])
     setup.close()
+  }
+}
+
+/// One HTTP/1.1 GET over a socket bound to a chosen loopback address (Linux routes all of
+/// 127.0.0.0/8 to lo), so a test can be many clients; only the status line is read.
+enum LoopbackClient {
+  struct Failure: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  static func status(from source: String, port: Int, path: String, authorization: String) throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+    defer { close(fd) }
+    func address(_ host: String, _ port: Int) -> sockaddr_in {
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = UInt16(port).bigEndian
+      address.sin_addr.s_addr = inet_addr(host)
+      return address
+    }
+    var local = address(source, 0)
+    var remote = address("127.0.0.1", port)
+    let bound = withUnsafePointer(to: &local) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else { throw Failure(description: "bind \(source): \(errno)") }
+    let connected = withUnsafePointer(to: &remote) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { throw Failure(description: "connect from \(source): \(errno)") }
+    let request = Array(
+      "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: \(authorization)\r\nConnection: close\r\n\r\n".utf8)
+    guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
+      throw Failure(description: "send: \(errno)")
+    }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while !received.contains(0x0A) {
+      let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+      guard count > 0 else { break }
+      received += buffer[0..<count]
+    }
+    // "HTTP/1.1 200 OK": the second word.
+    let line = String(decoding: received.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
+    let words = line.split(separator: " ")
+    guard words.count >= 2, let status = Int(words[1]) else { throw Failure(description: "no status line: \(line)") }
+    return status
   }
 }
 
@@ -133,6 +211,7 @@ final class Nginx: Sendable {
             proxy_pass http://tollgate;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
             proxy_read_timeout 60s;
           }
         }

@@ -54,6 +54,25 @@ struct HardeningTests {
     #expect(try await from("10.0.0.1") != 429)
     #expect(try await from("10.0.0.2") != 429)
     #expect(try await from("10.0.0.1") == 429)
+    #expect(!behindProxy.log.all.contains { $0.contains("trusted proxy") })
+  }
+
+  @Test("X-Forwarded-For from a peer that is not a trusted proxy is ignored, and logged once with the fix")
+  func untrustedForwarder() async throws {
+    var limits = RateLimits()
+    limits.perAddress = "2/min,burst=2"
+    let server = try TestServer(rateLimits: limits)
+    defer { server.stop() }
+    for client in ["10.0.0.1", "10.0.0.2", "10.0.0.3"] {
+      _ = try await server.send("GET", "/v1/sdk/fallback", key: server.sdkKey, headers: ["X-Forwarded-For": client])
+    }
+    // All three counted as the proxy's own address: the third is over the limit.
+    let third = try await server.send(
+      "GET", "/v1/sdk/fallback", key: server.sdkKey, headers: ["X-Forwarded-For": "10.0.0.4"])
+    #expect(third.status == 429)
+    let warnings = server.log.all.filter { $0.contains("X-Forwarded-For") }
+    #expect(warnings.count == 1)
+    #expect(warnings.first?.contains("--trusted-proxies 127.0.0.1") == true)
   }
 
   @Test("attribution tokens are limited per profile and per public key")

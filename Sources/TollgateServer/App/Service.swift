@@ -107,7 +107,9 @@ public final class Service: Sendable {
     if configuration.dashboard { middleware.append(Dashboard()) }
     self.middleware = middleware
     self.routing = RoutingResponder(
-      router: router, guards: [RateLimitGuard(limiter: limiter, limits: limits)], errors: errors)
+      router: router,
+      guards: [RateLimitGuard(limiter: limiter, limits: limits, untrusted: UntrustedForwarders(logger: logger))],
+      errors: errors)
     self.router = router
     self.configs = configs
     self.waits = waits

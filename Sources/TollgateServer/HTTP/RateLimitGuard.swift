@@ -1,10 +1,13 @@
 import Foundation
+import Synchronization
 
 /// Per-address and per-secret-key limits, checked before a matched route's handler runs;
 /// 429 `rate_limited` with `Retry-After` beyond them. Health checks and metrics are not limited.
 struct RateLimitGuard: RouteGuard {
   let limiter: RateLimiter
   let limits: ParsedRateLimits
+  /// Told once per peer that sends `X-Forwarded-For` without being a trusted proxy.
+  let untrusted: UntrustedForwarders
 
   func admit(_ request: Request, route: String) throws {
     guard route != "/health", route != "/metrics" else { return }
@@ -21,9 +24,13 @@ struct RateLimitGuard: RouteGuard {
   /// The client's address: the connection's, or — when the connection comes from a trusted
   /// proxy — the last address that proxy added to `X-Forwarded-For`.
   func clientAddress(_ request: Request) -> String {
-    guard limits.trustedProxies.contains(request.clientAddress),
-      let forwarded = request.header("x-forwarded-for")?.split(separator: ",").last
-    else { return request.clientAddress }
+    guard let forwarded = request.header("x-forwarded-for")?.split(separator: ",").last else {
+      return request.clientAddress
+    }
+    guard limits.trustedProxies.contains(request.clientAddress) else {
+      untrusted.saw(request.clientAddress)
+      return request.clientAddress
+    }
     return forwarded.trimmingCharacters(in: .whitespaces)
   }
 
@@ -31,5 +38,25 @@ struct RateLimitGuard: RouteGuard {
   static func rateLimited(_ wait: Double, _ what: String) -> DomainError {
     let seconds = max(1, Int(wait.rounded(.up)))
     return DomainError(.rateLimited, "\(what); retry after \(seconds) s.", retryAfter: seconds)
+  }
+}
+
+/// Peers that sent `X-Forwarded-For` without being named by `--trusted-proxies`: behind such a
+/// proxy every client shares the proxy's rate-limit bucket, so each is logged once with the fix
+/// (at most 64, so a client forging the header cannot grow the set).
+final class UntrustedForwarders: Sendable {
+  private let seen = Mutex<Set<String>>([])
+  private let logger: Logger
+
+  init(logger: Logger) {
+    self.logger = logger
+  }
+
+  func saw(_ peer: String) {
+    let first = seen.withLock { seen in seen.count < 64 && seen.insert(peer).inserted }
+    guard first else { return }
+    logger.warn(
+      "\(peer) sent X-Forwarded-For but is not a trusted proxy, so its clients share one rate-limit bucket; "
+        + "if it is your load balancer, start tollgate serve with --trusted-proxies \(peer) (TOLLGATE_TRUSTED_PROXIES)")
   }
 }
