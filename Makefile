@@ -6,7 +6,10 @@ TEST_PACKAGES := chromium chromium-driver
 PORT ?= 8080
 HOST ?= 127.0.0.1
 
-.PHONY: deps build run test contract apple-check apple-check-proof bench demo cli-doc format lint clean
+# Linking the Swift runtime statically also links Foundation's libcurl (it stays shared).
+PACKAGE_PACKAGES := libcurl4-openssl-dev binutils adduser curl procps
+
+.PHONY: deps build run test contract package package-test apple-check apple-check-proof bench demo cli-doc format lint clean
 
 deps:
 	@bash scripts/ensure-packages.sh $(PACKAGES)
@@ -29,6 +32,19 @@ test: deps apple-check
 	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
 	bash scripts/contract.sh .build/debug/tollgate
 	bash scripts/dashboard-test.sh .build/debug/tollgate
+	$(MAKE) package-test
+
+# The Debian package: tollgate with the Swift runtime linked in, needing only Debian's libraries
+# (.build/package/tollgate_VERSION_ARCH.deb).
+package: deps
+	@bash scripts/ensure-packages.sh $(PACKAGE_PACKAGES)
+	SWIFT=$(SWIFT) bash scripts/package.sh
+
+# Installs the package here with the toolchain's libraries hidden, runs the service's command
+# as its user, removes and purges it (root only: dpkg -i).
+package-test: package
+	@if [ "$$(id -u)" = 0 ]; then bash scripts/package-test.sh "$$(ls -t .build/package/*.deb | head -1)"; \
+	else echo "package-test skipped: installing a package needs root"; fi
 
 # The API contract check alone (a few minutes).
 contract: deps

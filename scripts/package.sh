@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds tollgate with the Swift runtime linked in (--static-swift-stdlib) and wraps it in a
+# Debian package: .build/package/tollgate_VERSION_ARCH.deb. The binary needs only Debian's own
+# libraries; the package depends on the ones it links (found with ldd and dpkg -S).
+#   scripts/package.sh            build the package
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift="${SWIFT:-swift}"
+
+# Static FoundationNetworking links libcurl (libcurl4-openssl-dev), which stays a shared library.
+"$swift" build -c release --product tollgate --static-swift-stdlib
+binary=$("$swift" build -c release --product tollgate --static-swift-stdlib --show-bin-path)/tollgate
+
+# Nothing may come from the toolchain: an operator's server has no Swift installed.
+toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v "$swift")")")")
+libraries=$(ldd "$binary" | awk '/=>/ { print $3 }' | grep -v '^$')
+if ldd "$binary" | grep -q "$toolchain"; then
+  echo "error: $binary still loads libraries from the toolchain ($toolchain):" >&2
+  ldd "$binary" | grep "$toolchain" >&2
+  exit 1
+fi
+if ldd "$binary" | grep -q "not found"; then
+  echo "error: $binary needs libraries this machine lacks:" >&2
+  ldd "$binary" | grep "not found" >&2
+  exit 1
+fi
+
+# Depends: the Debian package of each library the binary names (NEEDED), at least the version
+# built against; what those libraries need is their packages' business.
+needed=$(readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+direct=$(for soname in $needed; do echo "$libraries" | grep "/$soname\$" || true; done)
+depends="adduser"
+for package in $(for library in $direct; do dpkg -S "$(readlink -f "$library")" 2>/dev/null || dpkg -S "$library"; done \
+  | cut -d: -f1 | sort -u); do
+  version=$(dpkg-query -W -f='${Version}' "$package")
+  depends="$depends, $package (>= ${version%%-*})"
+done
+
+count=$(git rev-list --count HEAD 2>/dev/null || echo 0)
+version="0.1.$count"
+arch=$(dpkg --print-architecture)
+root=.build/package/root
+rm -rf "$root"
+install -d "$root/DEBIAN" "$root/usr/bin" "$root/etc/tollgate" "$root/lib/systemd/system" \
+  "$root/usr/share/doc/tollgate"
+install -m 0755 "$binary" "$root/usr/bin/tollgate"
+strip --strip-unneeded "$root/usr/bin/tollgate"
+install -m 0640 packaging/tollgate.env "$root/etc/tollgate/tollgate.env"
+install -m 0644 packaging/tollgate.service "$root/lib/systemd/system/tollgate.service"
+install -m 0644 examples/sample-config.json "$root/usr/share/doc/tollgate/sample-config.json"
+install -m 0644 docs/operations.md "$root/usr/share/doc/tollgate/operations.md"
+install -m 0755 packaging/debian/postinst packaging/debian/prerm packaging/debian/postrm "$root/DEBIAN/"
+echo /etc/tollgate/tollgate.env > "$root/DEBIAN/conffiles"
+size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+cat > "$root/DEBIAN/control" <<CONTROL
+Package: tollgate
+Version: $version
+Architecture: $arch
+Maintainer: Tollgate developers <tollgate@example.com>
+Depends: $depends
+Installed-Size: $size
+Section: net
+Priority: optional
+Homepage: https://github.com/tollgate/tollgate
+Description: self-hosted paywall server for iOS apps
+ Tollgate owns profiles, resolves Apple Ads attribution, evaluates audiences, picks A/B
+ variations and serves paywall flows and fallback files to the Adapty-compatible SDK;
+ it verifies App Store purchases and reports revenue per paywall and campaign.
+ SQLite by default (/var/lib/tollgate), PostgreSQL for several instances.
+CONTROL
+package=".build/package/tollgate_${version}_${arch}.deb"
+dpkg-deb --root-owner-group --build "$root" "$package" >/dev/null
+echo "$package"
+echo "  depends: $depends"
+echo "  size: $(du -h "$package" | cut -f1) (binary $(du -h "$root/usr/bin/tollgate" | cut -f1))"
