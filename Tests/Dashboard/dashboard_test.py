@@ -12,6 +12,7 @@ Usage: dashboard_test.py BASE_URL SECRET_KEY PUBLIC_KEY SAMPLE_SECRET_KEY SCREEN
 """
 import copy
 import datetime
+import hashlib
 import json
 import os
 import sys
@@ -605,6 +606,20 @@ try:
     title.clear()
     title.send_keys("Go Pro today")
     check(preview_texts("title") == ["Go Pro today"] * 2, "the preview follows the typing: " + str(preview_texts("title")))
+    # An image block: the file picked is uploaded (POST /v1/admin/assets) and drawn in both phones.
+    Select(driver.find_element(By.ID, "new-block-type")).select_by_value("image")
+    driver.find_element(By.ID, "add-block").click()
+    index = len(driver.find_elements(By.CSS_SELECTOR, "#paywall-blocks > li")) - 1
+    image_file = os.path.abspath("docs/screenshots/paywall-minimal-light.png")
+    driver.find_element(By.ID, f"block-{index}-file").send_keys(image_file)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#paywall-preview img[data-block='image']")) == 2)
+    wait.until(lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#paywall-preview img')].every((i) => i.complete && i.naturalWidth > 0)"))
+    source = driver.find_element(By.CSS_SELECTOR, "#paywall-preview img").get_attribute("src")
+    uploaded = source.rsplit("/", 1)[-1]
+    with open(image_file, "rb") as handle:
+        digest = hashlib.sha256(handle.read()).hexdigest()
+    check(uploaded == digest, f"the picked image is uploaded and drawn by its SHA-256: {uploaded[:12]}…")
     Select(driver.find_element(By.ID, "block-2-selected")).select_by_value(flow["products"][-1])
     driver.find_element(By.CSS_SELECTOR, f"#paywall-preview .product[data-product='{flow['products'][-1]}']").click()
     pressed = [e.get_attribute("data-product") for e in driver.find_elements(By.CSS_SELECTOR, "#paywall-preview .product[aria-pressed='true']")]
@@ -654,6 +669,7 @@ try:
           "the change is in the history: " + str(history["revisions"][0]["summary"])[:120])
     status, fallback = sdk("GET", "/v1/sdk/fallback")
     served = next(p for p in fallback["placements"] if p["flow"]["id"] == "standard")
+    check(served and digest in (fallback.get("assets") or {}), "the fallback file carries the uploaded image")
     status, answer = sdk("GET", f"/v1/sdk/placements/{served['id']}/default?locale=de")
     paywall = answer["flow"].get("paywall") or {}
     check(paywall.get("blocks", [{}])[0].get("text", {}).get("de") == "Werde Pro", "the SDK route serves the applied paywall")

@@ -371,7 +371,9 @@ pages.paywalls = async (view) => {
       let node;
       switch (block.type) {
         case "image":
-          node = el("img", { class: "image", alt: "", src: "/v1/assets/" + block.image });
+          // No file picked yet: a placeholder where the image will be (the SDK draws nothing).
+          node = block.image ? el("img", { class: "image", alt: "", src: "/v1/assets/" + block.image })
+            : font(el("div", { class: "image placeholder" }, "Image: pick a file"), "caption", "secondary_text");
           node.style.height = (block.height || 180) + "px";
           node.style.borderRadius = tree.corner_radius + "px";
           break;
