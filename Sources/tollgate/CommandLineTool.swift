@@ -45,6 +45,9 @@ enum CommandLineTool {
                                   beyond it a request is answered 503 server_busy at once
           --max-wait-ms N         hold long polls (wait_for) at most N ms (TOLLGATE_MAX_WAIT_MS,
                                   default 30000, the most a request may ask for)
+          --events-retention-days N
+                                  keep raw flow views N days (TOLLGATE_EVENTS_RETENTION_DAYS,
+                                  default 400; 0 keeps them forever); reports keep every figure
           --no-dashboard          do not serve the web console at /dashboard
       keys create --app NAME      create the app if needed and print a new public + secret key
       keys create --app NAME --kind public|secret [--label TEXT]
@@ -94,8 +97,10 @@ enum CommandLineTool {
                                   upsert spend rows from a CSV file (day, campaign_id, campaign_name,
                                   ad_group_id, ad_group_name, keyword_id, keyword, spend, currency,
                                   installs); importing the same file twice changes nothing
-      rollups rebuild --app NAME  recompute the report figures from raw rows and say whether the
-                                  live figures agreed
+      rollups rebuild --app NAME [--accept-expired]
+                                  recompute the report figures from raw rows and say whether the
+                                  live figures agreed; refused once raw flow views were expired
+                                  (their impressions would be lost) unless --accept-expired
 
     every command takes --database PATH|URL  (TOLLGATE_DATABASE, default ./data/tollgate.sqlite;
                                               postgres://user@host:port/db for PostgreSQL)
@@ -202,6 +207,13 @@ enum CommandLineTool {
       guard let number = Int(value), number > 0 else { throw Failure("--connection-limit takes a positive number") }
       settings.connectionLimit = number
     }
+    var retentionDays: Int? = EventRetention.defaultDays
+    if let value = options.value("--events-retention-days", env: "TOLLGATE_EVENTS_RETENTION_DAYS") {
+      guard let number = Int(value), (0...36_500).contains(number) else {
+        throw Failure("--events-retention-days takes a number of days (0 keeps raw flow views forever)")
+      }
+      retentionDays = number == 0 ? nil : number
+    }
     let dashboard = options.flag("--no-dashboard") == false
     let databasePath = options.databasePath
     let secrets = try secretsBox(&options, databasePath: databasePath)
@@ -237,6 +249,7 @@ enum CommandLineTool {
     configuration.rateLimits = limits
     configuration.maxWaitSeconds = maxWait
     configuration.dashboard = dashboard
+    configuration.eventsRetentionDays = retentionDays
     let server = Server(store: store, configuration: configuration)
     let port = try server.start()
     let shownDatabase = StoreLocation.isPostgres(databasePath) ? "PostgreSQL" : databasePath

@@ -119,10 +119,17 @@ enum Reports {
 
   static func rebuild(_ options: inout Options) throws {
     let appName = try options.required("--app")
+    let acceptExpired = options.flag("--accept-expired")
     let store = try StoreLocation.open(options.databasePath, connections: 1)
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else { throw Failure.missing("no app named \(appName)") }
+    if let expired = try store.eventsExpiredBefore(appId: app.id), !acceptExpired {
+      throw Failure(
+        "raw flow views received before \(Timestamp.string(expired)) were deleted (events retention), so a rebuild "
+          + "would drop the impressions and viewers counted before then (revenue, purchases and cohorts keep "
+          + "theirs). Nothing was changed; add --accept-expired to rebuild anyway.", status: 1)
+    }
     let before = try store.rollupSnapshot(appId: app.id)
     try store.rebuildRollups(appId: app.id)
     let after = try store.rollupSnapshot(appId: app.id)

@@ -248,6 +248,24 @@ struct CommandLineTests {
     let cohortReport = try JSONDecoder().decode(CohortReport.self, from: Data(cohorts.stdout.utf8))
     #expect(cohortReport.cohorts.reduce(0) { $0 + $1.installs } == 3)
     #expect(cohortReport.cohorts.map(\.segment) == ["onboarding:default:standard"])
+
+    // Once raw views were expired, a rebuild would lose their impressions: refused, unless asked.
+    do {
+      let store = try SQLiteStore(path: database)
+      defer { store.close() }
+      #expect(try store.expireEvents(before: Date().addingTimeInterval(60), limit: 1_000) == 3)
+    }
+    let expiredRebuild = try cli.run(["rollups", "rebuild", "--app", "shop"])
+    #expect(
+      expiredRebuild.status == 1 && expiredRebuild.stderr.contains("--accept-expired"), "\(expiredRebuild.stderr)")
+    let cohortsAfter = try cli.run(["report", "cohorts", "--app", "shop", "--segment", "variation", "--format", "json"])
+    #expect(cohortsAfter.stdout == cohorts.stdout, "the cohort report does not change when raw views go")
+    let accepted = try cli.run(["rollups", "rebuild", "--app", "shop", "--accept-expired"])
+    #expect(accepted.status == 0 && accepted.stdout.contains("differed"), "\(accepted.stdout)")
+    let cohortsRebuilt = try cli.run([
+      "report", "cohorts", "--app", "shop", "--segment", "variation", "--format", "json",
+    ])
+    #expect(cohortsRebuilt.stdout == cohorts.stdout, "nor when the rollups are rebuilt without them")
     #expect(try cli.run(["report", "cohorts", "--app", "shop", "--segment", "planet"]).status == 2)
     let refused = try cli.run(["report", "subscriptions", "--app", "shop", "--campaign-id", "x"])
     #expect(refused.status == 2 && refused.stderr.contains("campaign-id is a number"))

@@ -19,6 +19,8 @@ public final class Server: Sendable {
   private let webhookInterval: TimeInterval?
   /// How often due spend imports are looked for (nil: tests drive the importer).
   private let spendImportInterval: TimeInterval?
+  /// How often old flow views are looked for (nil: never, tests drive it).
+  private let eventsRetentionInterval: TimeInterval?
 
   /// Wires the service to an HTTP server; nothing listens until `start()`.
   public init(store: any Store, configuration: ServerConfiguration) {
@@ -27,6 +29,7 @@ public final class Server: Sendable {
     self.webhookInterval = configuration.webhookInterval
     self.attributionInterval = configuration.attributionInterval
     self.spendImportInterval = configuration.spendImportInterval
+    self.eventsRetentionInterval = configuration.eventsRetentionInterval
     self.service = service
     self.store = store
     self.logger = logger
@@ -93,6 +96,10 @@ public final class Server: Sendable {
       // A run an earlier process left unfinished resumes once its lease runs out.
       service.spendImporter.kick()
     }
+    if let retention = service.eventRetention, let interval = eventsRetentionInterval {
+      retention.start(interval: interval)
+      retention.kick()
+    }
     return port
   }
 
@@ -106,6 +113,7 @@ public final class Server: Sendable {
     service.attribution.stop()
     service.webhooks.stop()
     service.spendImporter.stop()
+    service.eventRetention?.stop()
     service.finishWaits()
     http.shutdown()
     store.close()

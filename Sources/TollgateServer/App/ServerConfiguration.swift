@@ -24,6 +24,10 @@ public struct ServerConfiguration: Sendable {
   public var spendImportPolicy = SpendImportPolicy()
   /// How often due spend imports are looked for (nil: tests drive the importer).
   public var spendImportInterval: TimeInterval? = 60
+  /// Days raw flow views are kept (nil: forever); rollups keep the figures regardless.
+  public var eventsRetentionDays: Int? = EventRetention.defaultDays
+  /// How often old flow views are looked for (nil: tests drive the retention).
+  public var eventsRetentionInterval: TimeInterval? = 3_600
   /// Verifies Apple-signed transactions and notifications.
   public var appStoreVerifier = SignedDataVerifier()
   /// Seals webhook signing secrets (nil: webhooks cannot get secrets).

@@ -16,6 +16,8 @@ public final class Service: Sendable {
   public let webhooks: WebhookWorker
   /// Imports Apple Ads spend in the background.
   public let spendImporter: SpendImporter
+  /// Deletes raw flow views past the retention (nil: kept forever).
+  public let eventRetention: EventRetention?
   /// Long polls waiting for a profile to change.
   let waits: ProfileWaits
   private let configs: ConfigCache
@@ -116,6 +118,9 @@ public final class Service: Sendable {
     self.attribution = attribution
     self.webhooks = webhooks
     self.spendImporter = spendImporter
+    self.eventRetention = configuration.eventsRetentionDays.map {
+      EventRetention(store: store, days: $0, time: time, logger: logger)
+    }
   }
 
   /// Answers one request; never throws: every failure becomes a JSON error response.

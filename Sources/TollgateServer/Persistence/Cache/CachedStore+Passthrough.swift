@@ -51,3 +51,11 @@ extension CachedStore {
   public func saveAsset(_ asset: StoredAsset, at: Date) throws -> Bool { try database.saveAsset(asset, at: at) }
   public func asset(sha256: String) throws -> StoredAsset? { try database.asset(sha256: sha256) }
 }
+
+/// Expiring raw flow views never touches cached profiles.
+extension CachedStore {
+  public func expireEvents(before cutoff: Date, limit: Int) throws -> Int {
+    try database.expireEvents(before: cutoff, limit: limit)
+  }
+  public func eventsExpiredBefore(appId: Int64) throws -> Date? { try database.eventsExpiredBefore(appId: appId) }
+}

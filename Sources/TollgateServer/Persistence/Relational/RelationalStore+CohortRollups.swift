@@ -88,11 +88,9 @@ extension RelationalStore {
         day: try row.decode("day"), campaign: try row.decode("campaign_id"), adGroup: try row.decode("ad_group_id"),
         keyword: try row.decode("keyword_id"))
     }
+    // Kept apart from the raw events, which may expire.
     let firstView = try db.query(
-      """
-      SELECT variation_id, received_at, seq FROM events WHERE app_id = ? AND profile_id = ?
-      ORDER BY received_at, seq LIMIT 1
-      """, key
+      "SELECT variation_id, received_at, seq FROM profile_first_views WHERE app_id = ? AND profile_id = ?", key
     ).first.map { row in
       FirstView(
         variation: try row.decode("variation_id"), at: try row.decode("received_at"), seq: try row.decode("seq"))

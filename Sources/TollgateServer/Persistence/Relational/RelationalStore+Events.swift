@@ -9,24 +9,80 @@ extension RelationalStore {
         var inserted = 0
         let pending = PendingRollups()
         for event in events {
-          try db.query(
-            """
-            INSERT INTO events (app_id, event_id, profile_id, placement_id, audience_id,
-            variation_id, flow_id, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO NOTHING
-            """,
-            [
-              .integer(appId), event.eventId.map(SQLValue.text) ?? .null, .text(event.profileId),
-              .text(event.placementId), .text(event.audienceId), .text(event.variationId),
-              .text(event.flowId), .real(event.receivedAt.timeIntervalSince1970),
-            ])
-          guard db.changes == 1 else { continue }
+          guard
+            let row = try db.query(
+              """
+              INSERT INTO events (app_id, event_id, profile_id, placement_id, audience_id,
+              variation_id, flow_id, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+              ON CONFLICT DO NOTHING RETURNING seq
+              """,
+              [
+                .integer(appId), event.eventId.map(SQLValue.text) ?? .null, .text(event.profileId),
+                .text(event.placementId), .text(event.audienceId), .text(event.variationId),
+                .text(event.flowId), .real(event.receivedAt.timeIntervalSince1970),
+              ]
+            ).first
+          else { continue }
           inserted += 1
+          try Self.keepFirstView(db, appId: appId, event, seq: try row.decode("seq"))
           try Self.rollImpression(db, appId: appId, event, pending: pending)
           try Self.rollCohortView(db, appId: appId, event, pending: pending)
         }
         try Self.write(pending, db, appId: appId)
         return inserted
+      }
+    }
+  }
+
+  /// Keeps the profile's first view (earliest by time, then by order of arrival), which the
+  /// cohort report reads and which outlives the raw events.
+  static func keepFirstView(_ db: any SQLConnection, appId: Int64, _ event: EventRecord, seq: Int64) throws {
+    try db.query(
+      """
+      INSERT INTO profile_first_views (app_id, profile_id, variation_id, received_at, seq) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, profile_id) DO UPDATE SET
+        variation_id = excluded.variation_id, received_at = excluded.received_at, seq = excluded.seq
+      WHERE excluded.received_at < profile_first_views.received_at
+        OR (excluded.received_at = profile_first_views.received_at AND excluded.seq < profile_first_views.seq)
+      """,
+      [
+        .integer(appId), .text(event.profileId), .text(event.variationId),
+        .real(event.receivedAt.timeIntervalSince1970), .integer(seq),
+      ])
+  }
+
+  public func expireEvents(before cutoff: Date, limit: Int) throws -> Int {
+    try with { db in
+      try db.transaction {
+        let rows = try db.query(
+          "SELECT seq, app_id FROM events WHERE received_at < ? ORDER BY received_at, seq LIMIT ?",
+          [.real(cutoff.timeIntervalSince1970), .integer(Int64(limit))])
+        guard !rows.isEmpty else { return 0 }
+        var apps: Set<Int64> = []
+        var seqs: [SQLValue] = []
+        for row in rows {
+          seqs.append(.integer(try row.decode("seq")))
+          apps.insert(try row.decode("app_id"))
+        }
+        let marks = Array(repeating: "?", count: seqs.count).joined(separator: ", ")
+        try db.query("DELETE FROM events WHERE seq IN (\(marks))", seqs)
+        for app in apps.sorted() {
+          try db.query(
+            """
+            INSERT INTO events_expired (app_id, expired_before) VALUES (?, ?)
+            ON CONFLICT (app_id) DO UPDATE SET expired_before = excluded.expired_before
+            WHERE excluded.expired_before > events_expired.expired_before
+            """, [.integer(app), .real(cutoff.timeIntervalSince1970)])
+        }
+        return rows.count
+      }
+    }
+  }
+
+  public func eventsExpiredBefore(appId: Int64) throws -> Date? {
+    try with { db in
+      try db.query("SELECT expired_before FROM events_expired WHERE app_id = ?", [.integer(appId)]).first.map {
+        Date(timeIntervalSince1970: try $0.decode("expired_before"))
       }
     }
   }

@@ -68,10 +68,17 @@ extension RelationalStore {
     var purchasers: [ProfileKey: (VariationKey, Int64)] = [:]
     var payers: [PayerKey: (key: VariationKey, day: Int64, net: Int64)] = [:]
 
+    // Each profile's first view is a fact of its own (it outlives expired raw events).
     var firstViews: [String: FirstView] = [:]
+    for row in try db.query(
+      "SELECT profile_id, variation_id, received_at, seq FROM profile_first_views WHERE app_id = ?", app)
+    {
+      firstViews[try row.decode("profile_id")] = FirstView(
+        variation: try row.decode("variation_id"), at: try row.decode("received_at"), seq: try row.decode("seq"))
+    }
 
     for row in try db.query(
-      "SELECT placement_id, audience_id, variation_id, profile_id, received_at, seq FROM events WHERE app_id = ?", app)
+      "SELECT placement_id, audience_id, variation_id, profile_id, received_at FROM events WHERE app_id = ?", app)
     {
       let key = VariationKey(
         placement: try row.decode("placement_id"), audience: try row.decode("audience_id"),
@@ -80,8 +87,6 @@ extension RelationalStore {
       let day = StatsDay.of(Date(timeIntervalSince1970: receivedAt))
       daily[DayKey(key: key, day: day), default: [:]]["impressions", default: 0] += 1
       let profile = try row.decode("profile_id", as: String.self)
-      let view = FirstView(variation: key.variation, at: receivedAt, seq: try row.decode("seq"))
-      if firstViews[profile].map({ (view.at, view.seq) < ($0.at, $0.seq) }) ?? true { firstViews[profile] = view }
       let viewer = ProfileKey(variation: key.variation, profile: profile)
       if let known = viewers[viewer], known.1 <= day { continue }
       viewers[viewer] = (key, day)

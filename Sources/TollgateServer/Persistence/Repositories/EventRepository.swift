@@ -12,4 +12,12 @@ public protocol EventRepository: Sendable {
 
   /// A profile's latest `flow_shown` events, newest first.
   func recentEvents(appId: Int64, profileId: String, limit: Int) throws -> [EventRow]
+
+  /// Deletes up to `limit` of the oldest raw flow views received before `cutoff` (all apps),
+  /// in one short transaction, and notes per app that views before `cutoff` are gone; returns
+  /// how many went. Rollups and each profile's first view are kept.
+  func expireEvents(before cutoff: Date, limit: Int) throws -> Int
+
+  /// The time before which the app's raw flow views may have been expired; nil if none were.
+  func eventsExpiredBefore(appId: Int64) throws -> Date?
 }

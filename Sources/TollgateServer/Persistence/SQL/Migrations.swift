@@ -31,6 +31,7 @@ enum Migrations {
     Migration(version: 10, name: "0010_report_summaries", sql: sqliteTypes(reportSummaries), rebuildsRollups: true),
     Migration(version: 11, name: "0011_apple_ads_spend", sql: sqliteTypes(appleAdsSpend)),
     Migration(version: 12, name: "0012_assets", sql: sqliteTypes(assets)),
+    Migration(version: 13, name: "0013_event_retention", sql: sqliteTypes(eventRetention)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -48,6 +49,7 @@ enum Migrations {
     Migration(version: 9, name: "0009_report_summaries", sql: postgresTypes(reportSummaries), rebuildsRollups: true),
     Migration(version: 10, name: "0010_apple_ads_spend", sql: postgresTypes(appleAdsSpend)),
     Migration(version: 11, name: "0011_assets", sql: postgresTypes(assets)),
+    Migration(version: 12, name: "0012_event_retention", sql: postgresTypes(eventRetention)),
   ]
 
   static let sqliteInitial = """
@@ -615,6 +617,31 @@ enum Migrations {
       body TEXT NOT NULL,
       created_at {REAL} NOT NULL
     );
+    """
+
+  /// Raw flow views can expire (`--events-retention-days`); what reports need from them for good
+  /// is kept apart first: each profile's first view (the cohort report's "first paywall shown"),
+  /// backfilled from the events, and per app the time before which views may be gone.
+  static let eventRetention = """
+    CREATE TABLE profile_first_views (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      received_at {REAL} NOT NULL,
+      seq {INT} NOT NULL,
+      PRIMARY KEY (app_id, profile_id)
+    );
+    INSERT INTO profile_first_views (app_id, profile_id, variation_id, received_at, seq)
+      SELECT app_id, profile_id, variation_id, received_at, seq FROM (
+        SELECT app_id, profile_id, variation_id, received_at, seq,
+          ROW_NUMBER() OVER (PARTITION BY app_id, profile_id ORDER BY received_at, seq) AS position
+        FROM events) AS ranked
+      WHERE position = 1;
+    CREATE TABLE events_expired (
+      app_id {INT} NOT NULL PRIMARY KEY REFERENCES apps(id),
+      expired_before {REAL} NOT NULL
+    );
+    CREATE INDEX events_by_time ON events(received_at);
     """
 
   static func sqliteTypes(_ step: String) -> String {
