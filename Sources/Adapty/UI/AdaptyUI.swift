@@ -52,7 +52,6 @@ public enum AdaptyUI {
   /// Prepares `AdaptyUI`; call once, right after `Adapty.activate`. Throws
   /// `AdaptyUIError.activateOnce` the second time, `.adaptyNotActivated` before `Adapty`.
   public static func activate(configuration: Configuration = .default) async throws {
-    guard Facade.shared.activationStarted else { throw AdaptyUIError.adaptyNotActivated }
     let runtime: AdaptyRuntime
     do { runtime = try await Facade.shared.runtime() } catch { throw AdaptyUIError.adaptyNotActivated }
     let first = activation.withLock { active in

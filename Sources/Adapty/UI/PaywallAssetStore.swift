@@ -66,9 +66,12 @@ actor PaywallAssetStore {
     return found
   }
 
-  /// Starts downloading what is missing, without waiting (called when a flow arrives).
+  /// Starts downloading what is missing, without waiting (called when a flow arrives): a look
+  /// at the directory, no image read.
   func prefetch(_ hashes: [String]) {
-    for hash in hashes where Self.isHash(hash) && localData(sha256: hash) == nil { _ = download(hash) }
+    for hash in hashes where Self.isHash(hash) && !FileManager.default.fileExists(atPath: file(hash).path) {
+      if fallback.asset(sha256: hash) == nil { _ = download(hash) }
+    }
   }
 
   private func download(_ hash: String) -> Task<Data?, Never> {

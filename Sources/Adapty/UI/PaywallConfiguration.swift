@@ -17,6 +17,9 @@ extension AdaptyUI {
     let images: [String: Data]
     let commerce: PaywallCommerce
     let clock: any SDKClock
+    /// The products as the resolution reads them, made once (views resolve on every draw).
+    private let storeProducts: [PaywallStoreProduct]
+    private let eligibleForIntro: Bool
 
     init(
       flow: AdaptyFlow, document: PaywallDocument, products: [AdaptyPaywallProduct], locale: String,
@@ -29,14 +32,16 @@ extension AdaptyUI {
       self.images = images
       self.commerce = commerce
       self.clock = clock
+      storeProducts = products.map(PaywallStoreProduct.init)
+      // Eligibility is per subscription group; a flow's products share one in practice.
+      eligibleForIntro = products.contains { $0.storeProduct.isEligibleForIntroductoryOffer }
     }
 
     /// The paywall resolved for an appearance (`light`/`dark`) and the selected product.
     func resolve(appearance: String, selected: String?) throws(AdaptyUIError) -> ResolvedPaywall {
       let input = PaywallResolutionInput(
-        document: document, products: products.map(PaywallStoreProduct.init), locale: locale,
-        appearance: appearance, eligibleForIntro: products.contains { $0.storeProduct.isEligibleForIntroductoryOffer },
-        selected: selected)
+        document: document, products: storeProducts, locale: locale, appearance: appearance,
+        eligibleForIntro: eligibleForIntro, selected: selected)
       do throws(PaywallResolution.Failure) {
         return try PaywallResolution.resolve(input)
       } catch {
@@ -75,12 +80,11 @@ extension AdaptyUI {
       AdaptyFlow, PaywallDocument
     ) {
       guard let json = flow.paywallDocument else { throw .noPaywallDocument(flowId: flow.id) }
-      let version = json.objectValue?["version"]?.numberValue.map(Int.init) ?? 0
+      func versionOf(_ json: JSONValue) -> Int { json.objectValue?["version"]?.numberValue.map(Int.init) ?? 0 }
+      let version = versionOf(json)
       guard version <= PaywallDocument.supportedVersion else {
-        let locale = flow.remoteConfig?.locale
-        if let older = fallback.flow(placementId: flow.placement.id, locale: locale),
-          let olderJSON = older.paywallDocument,
-          (olderJSON.objectValue?["version"]?.numberValue.map(Int.init) ?? 0) <= PaywallDocument.supportedVersion
+        if let older = fallback.flow(placementId: flow.placement.id, locale: flow.remoteConfig?.locale),
+          let olderJSON = older.paywallDocument, versionOf(olderJSON) <= PaywallDocument.supportedVersion
         {
           Log.warn("paywall document version \(version) is newer than this SDK; showing the fallback file's")
           return (older, try decode(olderJSON))

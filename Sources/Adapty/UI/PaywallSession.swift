@@ -46,11 +46,7 @@ extension PaywallEvent: CustomStringConvertible {
 final class PaywallSession {
   let configuration: AdaptyUI.PaywallConfiguration
   /// Where events go (the controller's delegate, the modifier's closures).
-  var report: (PaywallEvent) -> Void {
-    get { deliver }
-    set { deliver = newValue }
-  }
-  private var deliver: (PaywallEvent) -> Void
+  var report: (PaywallEvent) -> Void
   /// Called after every change of state the view draws.
   var onChange: () -> Void = {}
   private(set) var selectedProductId: String?
@@ -63,7 +59,7 @@ final class PaywallSession {
 
   init(configuration: AdaptyUI.PaywallConfiguration, report: @escaping (PaywallEvent) -> Void) {
     self.configuration = configuration
-    self.deliver = report
+    self.report = report
     isCloseButtonVisible = configuration.document.screen.closeButton.delayMs == 0
   }
 
@@ -156,7 +152,7 @@ final class PaywallSession {
 
   private func emit(_ event: PaywallEvent) {
     Log.verbose("paywall \(configuration.flow.variationId): \(event)")
-    deliver(event)
+    report(event)
   }
 
   private func product(_ id: String) -> AdaptyPaywallProduct? {

@@ -24,7 +24,8 @@ struct RateLimitGuard: RouteGuard {
   /// The client's address: the connection's, or — when the connection comes from a trusted
   /// proxy — the last address that proxy added to `X-Forwarded-For`.
   func clientAddress(_ request: Request) -> String {
-    guard let forwarded = request.header("x-forwarded-for")?.split(separator: ",").last else {
+    // The stored (lower-case) key: no name to lower-case on every request.
+    guard let forwarded = request.headers["x-forwarded-for"]?.split(separator: ",").last else {
       return request.clientAddress
     }
     guard limits.trustedProxies.contains(request.clientAddress) else {

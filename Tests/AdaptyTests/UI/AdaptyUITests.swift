@@ -185,21 +185,8 @@ struct AdaptyUITests {
 
   @Test("a document newer than the SDK is replaced by the fallback file's, never drawn in half")
   func newerFallsBack() throws {
-    let document = try PaywallDocumentFlowTests.document()
-    let file = FallbackFile(
-      formatVersion: 1, revision: 2, generatedAt: "2026-11-30T00:00:00.000Z",
-      placements: [
-        .init(
-          id: "onboarding", audienceName: "All Users",
-          flow: .init(
-            id: "bundled", name: "Bundled", variationId: "onboarding:default:bundled", products: ["pro_annual"],
-            remoteConfigs: [:], paywall: document))
-      ])
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("fallback-\(UUID().uuidString).json")
-    try WireCoding.encode(file).write(to: url)
-    defer { try? FileManager.default.removeItem(at: url) }
-    let fallback = FallbackFlows()
-    try fallback.load(from: url)
+    let fallback = try PaywallDocumentFlowTests.fallback(
+      flow: "bundled", paywall: try PaywallDocumentFlowTests.document())
     let newer = JSONValue.object(["version": .int(2)])
     let (flow, drawn) = try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: newer), fallback: fallback)
     #expect(flow.id == "bundled" && flow.variationId == "onboarding:default:bundled" && drawn.version == 1)

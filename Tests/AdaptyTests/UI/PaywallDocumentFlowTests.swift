@@ -39,20 +39,27 @@ struct PaywallDocumentFlowTests {
   @Test("the bundled fallback file carries the document")
   func fallback() throws {
     let document = try Self.document()
+    let flows = try Self.fallback(flow: "standard", paywall: document)
+    #expect(flows.flow(placementId: "onboarding", locale: "fr")?.paywallDocument == document)
+  }
+
+  /// Fallback flows loaded, as an app loads them, from a file whose `onboarding` placement's
+  /// default flow carries `paywall`.
+  static func fallback(flow id: String, paywall: JSONValue) throws -> FallbackFlows {
     let file = FallbackFile(
       formatVersion: FallbackFile.currentFormatVersion, revision: 4, generatedAt: "2026-11-30T12:00:00.000Z",
       placements: [
         .init(
           id: "onboarding", audienceName: "All Users",
           flow: .init(
-            id: "standard", name: "Standard", variationId: "onboarding:default:standard", products: ["pro_annual"],
-            remoteConfigs: [:], paywall: document))
+            id: id, name: id.capitalized, variationId: "onboarding:default:\(id)", products: ["pro_annual"],
+            remoteConfigs: [:], paywall: paywall))
       ])
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("fallback-\(UUID().uuidString).json")
     try WireCoding.encode(file).write(to: url)
     defer { try? FileManager.default.removeItem(at: url) }
     let flows = FallbackFlows()
     try flows.load(from: url)
-    #expect(flows.flow(placementId: "onboarding", locale: "fr")?.paywallDocument == document)
+    return flows
   }
 }

@@ -37,30 +37,6 @@ function documentFromTemplate(template, products) {
   return document;
 }
 
-// Every locale the document has texts in, default first.
-function paywallLocales(document) {
-  const locales = new Set([document.default_locale]);
-  const add = (text) => { if (text && typeof text === "object") Object.keys(text).forEach((key) => locales.add(key)); };
-  for (const block of document.blocks || []) {
-    [block.text, block.intro_text, block.terms_text, block.privacy_text].forEach(add);
-    (block.features || []).forEach((feature) => add(feature.text));
-    (block.products || []).forEach((item) => [item.title, item.detail, item.intro_detail, item.badge].forEach(add));
-  }
-  return [...locales];
-}
-
-// Every localized text of a document, for adding a locale (copied from the default one).
-function paywallTexts(document) {
-  const texts = [];
-  const add = (text) => { if (text && typeof text === "object") texts.push(text); };
-  for (const block of document.blocks || []) {
-    [block.text, block.intro_text, block.terms_text, block.privacy_text].forEach(add);
-    (block.features || []).forEach((feature) => add(feature.text));
-    (block.products || []).forEach((item) => [item.title, item.detail, item.intro_detail, item.badge].forEach(add));
-  }
-  return texts;
-}
-
 pages.paywalls = async (view) => {
   const current = await orNull(api("/v1/admin/config"));
   const templates = await Promise.all(paywallTemplateNames.map(async (name) => {

@@ -29,14 +29,25 @@ function bestLocale(requested, available) {
   return sorted.find((l) => normalizeLocale(l) === "en") || sorted[0];
 }
 
-function paywallDocumentLocale(document, requested) {
-  const locales = new Set([document.default_locale]);
-  const add = (text) => { if (text) Object.keys(text).forEach((key) => locales.add(key)); };
-  for (const block of document.blocks) {
+// Every localized text of a document (objects by locale), in document order.
+function paywallTexts(document) {
+  const texts = [];
+  const add = (text) => { if (text && typeof text === "object") texts.push(text); };
+  for (const block of document.blocks || []) {
     [block.text, block.intro_text, block.terms_text, block.privacy_text].forEach(add);
     (block.features || []).forEach((feature) => add(feature.text));
     (block.products || []).forEach((item) => [item.title, item.detail, item.intro_detail, item.badge].forEach(add));
   }
+  return texts;
+}
+
+// Every locale a document has texts in, its default first.
+function paywallLocales(document) {
+  return [...new Set([document.default_locale, ...paywallTexts(document).flatMap((text) => Object.keys(text))])];
+}
+
+function paywallDocumentLocale(document, requested) {
+  const locales = paywallLocales(document);
   const best = bestLocale(requested, locales) || document.default_locale;
   const wanted = normalizeLocale(requested);
   const language = wanted.split("-")[0];

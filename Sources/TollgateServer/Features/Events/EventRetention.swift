@@ -46,9 +46,6 @@ public final class EventRetention: Sendable {
   /// Runs passes now until nothing is older than the retention; passes never overlap.
   public func kick() { loop.kick() }
 
-  /// Waits for a pass started by `kick()` (tests).
-  func waitUntilIdle() { loop.waitUntilIdle() }
-
   /// Stops the timer and waits for a running pass.
   public func stop() { loop.stop() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TollgateAPI
 
 /// The rules of placements: which flow a profile sees (first matching audience, stored A/B
@@ -9,6 +10,10 @@ final class PlacementService: Sendable {
   let resolver: PlacementResolver
   let assets: any AssetRepository
   let time: any TimeSource
+  /// The fallback file's images per app, for the revision they were read for: images never
+  /// change (content-addressed) and only a new revision changes which ones are referenced, so
+  /// the database is read once per revision, not per request.
+  private let fallbackImages = Mutex<[Int64: (revision: Int64, images: [String: String]?)]>([:])
 
   init(store: any Store, configs: ConfigCache, time: any TimeSource, logger: Logger) {
     self.configs = configs
@@ -51,8 +56,15 @@ final class PlacementService: Sendable {
     guard let entry = try configs.entry(appId: appId) else {
       throw DomainError.notFound(.configNotFound, "This app has no configuration yet; import one first.")
     }
-    let file = PlacementResolver.fallbackFile(config: entry.config, generatedAt: time.now())
-    return try FallbackAssets.embed(in: file, budget: FallbackFile.assetBudget, asset: assets.asset(sha256:))
+    var file = PlacementResolver.fallbackFile(config: entry.config, generatedAt: time.now())
+    let revision = entry.config.revision
+    if let cached = fallbackImages.withLock({ $0[appId] }), cached.revision == revision {
+      file.assets = cached.images
+    } else {
+      file.assets = try FallbackAssets.images(of: file, budget: FallbackFile.assetBudget, asset: assets.asset(sha256:))
+      fallbackImages.withLock { $0[appId] = (revision, file.assets) }
+    }
+    return file
   }
 
   static func notFound(_ id: String) -> DomainError {
