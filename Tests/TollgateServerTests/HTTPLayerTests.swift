@@ -107,6 +107,8 @@ struct HTTPLayerTests {
     let release = DispatchSemaphore(value: 0)
     var settings = HTTPServer.Settings()
     settings.port = 0
+    // Longer than a loaded machine could take to probe below: the request is released, not cut.
+    settings.shutdownGraceSeconds = 120
     let http = HTTPServer(settings: settings) { request in
       if request.path == "/slow" {
         entered.signal()
@@ -119,14 +121,58 @@ struct HTTPLayerTests {
     async let answer = TestServer.session.data(from: url)
     await Task.detached { entered.wait() }.value
     #expect(http.requestsInFlight == 1)
-    let stopped = Task.detached { http.shutdown() }
+    // On a thread of its own: a busy cooperative pool must not delay the stop being tested.
+    let stopped = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      http.shutdown()
+      stopped.signal()
+    }
+    // While the request finishes, a new connection is refused at once, not left in a queue.
+    var refused = false
+    for _ in 0..<5_000 where !refused {
+      if let probe = try? RawConnection(port: port) {
+        probe.close()
+        try await Task.sleep(for: .milliseconds(2))
+      } else {
+        refused = true
+      }
+    }
+    #expect(refused)
+    #expect(http.requestsInFlight == 1)
     release.signal()
     let (body, response) = try await answer
-    await stopped.value
+    await Task.detached { stopped.wait() }.value
     #expect((response as? HTTPURLResponse)?.statusCode == 200)
     #expect(String(decoding: body, as: UTF8.self) == #"{"path":"/slow"}"#)
     await #expect(throws: (any Error).self) {
       _ = try await TestServer.session.data(from: URL(string: "http://127.0.0.1:\(port)/after")!)
+    }
+  }
+
+  @Test("servers started and stopped over and over, while others open sockets, stop cleanly every time")
+  func repeatedShutdown() async throws {
+    // libmicrohttpd's workers drop the listening socket from their epoll sets after a stop
+    // begins; a socket closed (and its number reused) before that aborted the whole process.
+    var settings = HTTPServer.Settings()
+    settings.port = 0
+    settings.threads = 4
+    settings.shutdownGraceSeconds = 1
+    for _ in 0..<60 {
+      let servers = (0..<4).map { _ in HTTPServer(settings: settings) { _ in Response(status: 204) } }
+      let ports = try servers.map { try $0.start() }
+      for port in ports {
+        let connection = try RawConnection(port: port)
+        connection.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(connection.readUntilClosed().closedByServer)
+        connection.close()
+      }
+      await withTaskGroup(of: Void.self) { group in
+        for server in servers { group.addTask { server.shutdown() } }
+        // Descriptors opened meanwhile take the numbers the stopping servers give back.
+        group.addTask {
+          for _ in 0..<20 { close(socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)) }
+        }
+      }
     }
   }
 

@@ -92,10 +92,13 @@ struct PostgresOutageTests {
   func restart() async throws {
     let cluster = try DedicatedCluster()
     defer { cluster.remove() }
-    let server = try TestServer(store: PostgresStore(url: cluster.url, connections: 2))
+    let store = try PostgresStore(url: cluster.url, connections: 2)
+    let server = try TestServer(store: store)
     defer { server.stop() }
     try await server.applySampleConfig()
     let before = try await server.createProfile()
+    // Both pooled connections have been used; the restart leaves them idle and stale.
+    try store.pool.each { _ = try $0.query("SELECT 1", []) }
 
     try cluster.stop()
     let during = try await server.sdk("POST", "/v1/sdk/profiles", json: #"{"profile_id":"\#(UUID().uuidString)"}"#)
@@ -104,6 +107,9 @@ struct PostgresOutageTests {
     #expect(try await server.send("GET", "/health").status == 503)
 
     try cluster.start()
+    // Every connection that sat idle through the restart answers on its first use: none
+    // spends a request discovering that its socket is dead.
+    try store.pool.each { _ = try $0.query("SELECT 1", []) }
     let after = try await server.sdk("GET", "/v1/sdk/profiles/\(before)")
     #expect(after.status == 200)
     #expect(try await server.createProfile().isEmpty == false)

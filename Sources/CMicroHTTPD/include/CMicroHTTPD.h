@@ -26,14 +26,24 @@ struct tg_mhd_counter *tg_mhd_counter_new(void);
 void tg_mhd_counter_free(struct tg_mhd_counter *counter);
 long tg_mhd_counter_open(const struct tg_mhd_counter *counter);
 
-/// Starts a daemon with an internal epoll thread pool and suspend/resume allowed.
-/// Returns NULL when the address is invalid or the port cannot be bound.
-struct MHD_Daemon *tg_mhd_start(const tg_mhd_settings *settings,
-                                MHD_AccessHandlerCallback handler, void *handler_cls,
-                                MHD_RequestCompletedCallback completed, void *completed_cls);
+/// A daemon with an internal epoll thread pool (suspend/resume allowed) fed by a listening
+/// socket and an accepting thread of our own.
+struct tg_server;
 
-/// The port the daemon is bound to (useful after binding port 0).
-uint16_t tg_mhd_bound_port(struct MHD_Daemon *daemon);
+/// Binds, listens and starts; returns NULL when the address is invalid or the port cannot be
+/// bound.
+struct tg_server *tg_server_start(const tg_mhd_settings *settings, MHD_AccessHandlerCallback handler,
+                                  void *handler_cls, MHD_RequestCompletedCallback completed, void *completed_cls);
+
+/// The bound port (useful after binding port 0).
+uint16_t tg_server_port(const struct tg_server *server);
+
+/// Stops accepting and closes the listening socket: new connections are refused at once, open
+/// ones go on. Safe to call twice.
+void tg_server_stop_accepting(struct tg_server *server);
+
+/// Stops accepting (if not yet), closes every connection, stops the threads and frees `server`.
+void tg_server_stop(struct tg_server *server);
 
 /// Writes the peer's IPv4 or IPv6 address as text into `out` (at least 64 bytes); returns 0,
 /// or -1 when it is not known.

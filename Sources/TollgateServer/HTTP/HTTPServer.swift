@@ -64,7 +64,7 @@ public final class HTTPServer: Sendable {
         per_ip_connection_limit: UInt32(settings.perIPConnectionLimit),
         connection_timeout_seconds: UInt32(settings.connectionTimeoutSeconds),
         connection_memory_limit: 32 * 1024, counter: counter.pointer)
-      return tg_mhd_start(
+      return tg_server_start(
         &native, MHDCallbacks.access, context, MHDCallbacks.completed, context)
     }
     guard let started else {
@@ -73,11 +73,11 @@ public final class HTTPServer: Sendable {
           + "(address in use or invalid)")
     }
     daemon.withLock { $0 = Daemon(pointer: started) }
-    return tg_mhd_bound_port(started)
+    return tg_server_port(started)
   }
 
-  /// Stops accepting connections, lets requests in flight finish (up to the grace
-  /// period), then stops the worker threads. Safe to call twice.
+  /// Stops accepting connections (new ones are refused at once), lets requests in flight
+  /// finish (up to the grace period), then stops the worker threads. Safe to call twice.
   public func shutdown() {
     guard
       let running = daemon.withLock({ value -> OpaquePointer? in
@@ -85,13 +85,12 @@ public final class HTTPServer: Sendable {
         return value?.pointer
       })
     else { return }
-    let listener = MHD_quiesce_daemon(running)
-    if listener >= 0 { close(listener) }
+    tg_server_stop_accepting(running)
     let deadline = Date().addingTimeInterval(settings.shutdownGraceSeconds)
     while inFlight.withLock({ $0 }) > 0 && Date() < deadline {
       usleep(5_000)
     }
-    MHD_stop_daemon(running)
+    tg_server_stop(running)
   }
 
   /// Connections open now.
@@ -112,7 +111,7 @@ private final class OpenConnections: @unchecked Sendable {
   deinit { tg_mhd_counter_free(pointer) }
 }
 
-/// The C daemon handle; libmicrohttpd's daemon functions are thread-safe.
+/// The C server handle (daemon and accepting thread); its functions are thread-safe.
 private struct Daemon: @unchecked Sendable {
   let pointer: OpaquePointer
 }
