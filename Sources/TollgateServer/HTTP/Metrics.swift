@@ -32,14 +32,18 @@ public final class Metrics: Sendable {
   public func record(route: String, method: String, status: Int, seconds: Double) {
     state.withLock { state in
       state.requests[Key(route: route, method: method, status: status), default: 0] += 1
-      var histogram = state.latency[route, default: Histogram()]
-      for (index, bound) in Self.bounds.enumerated() where seconds <= bound {
-        histogram.buckets[index] += 1
-      }
-      histogram.count += 1
-      histogram.sum += seconds
-      state.latency[route] = histogram
+      // Mutated in place: a copy taken out and stored back would copy the bucket array on
+      // every request.
+      Self.add(seconds, to: &state.latency[route, default: Histogram()])
     }
+  }
+
+  private static func add(_ seconds: Double, to histogram: inout Histogram) {
+    for (index, bound) in bounds.enumerated() where seconds <= bound {
+      histogram.buckets[index] += 1
+    }
+    histogram.count += 1
+    histogram.sum += seconds
   }
 
   /// Requests answered so far by status class (`2xx` … `5xx`), all routes together.

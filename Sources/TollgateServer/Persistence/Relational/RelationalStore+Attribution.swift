@@ -117,8 +117,9 @@ extension RelationalStore {
 
   public func attributionQueueDepth() throws -> Int {
     try with { db in
-      try db.query("SELECT COUNT(*) AS pending FROM attribution_jobs WHERE status = 'pending'").first?.decode("pending")
-        ?? 0
+      guard let row = try db.query("SELECT COUNT(*) AS pending FROM attribution_jobs WHERE status = 'pending'").first
+      else { throw StoreError.database("COUNT(*) returned no row") }
+      return try row.decode("pending")
     }
   }
 
