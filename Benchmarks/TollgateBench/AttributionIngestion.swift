@@ -5,8 +5,9 @@ import TollgateAPI
   import FoundationNetworking
 #endif
 
-/// Tokens/s accepted and applied by a running server whose Apple Ads stand-in answers at
-/// once; counts what was applied so nothing lost goes unnoticed.
+/// Tokens/s accepted (stored in the queue: `Prefer: respond-async`, no wait for Apple) and
+/// applied by a running server whose Apple Ads stand-in answers at once; counts what was
+/// applied so nothing lost goes unnoticed.
 enum AttributionIngestion {
   static func run(base: String, key: String, tokens: Int) async throws {
     let session = URLSession(configuration: .ephemeral)
@@ -14,6 +15,7 @@ enum AttributionIngestion {
       var request = URLRequest(url: URL(string: base + path)!)
       request.httpMethod = method
       request.setValue("Api-Key \(key)", forHTTPHeaderField: "Authorization")
+      request.setValue("respond-async", forHTTPHeaderField: "Prefer")
       if let body {
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -29,7 +31,8 @@ enum AttributionIngestion {
     let start = Date()
     try await forEachConcurrently(Array(ids.enumerated()), width: 32) { index, id in
       let body = WireCoding.encode(AppleAdsTokenRequest(token: "sbx|campaign=\(index % 7)|n=\(id)"))
-      _ = try await send("POST", RoutePaths.appleAdsAttribution(id), body)
+      let (status, _) = try await send("POST", RoutePaths.appleAdsAttribution(id), body)
+      guard status == 202 || status == 200 else { throw Refused(description: "token \(index) answered HTTP \(status)") }
     }
     let accepted = Date().timeIntervalSince(start)
     var count = try await applied(send) - before
@@ -67,4 +70,9 @@ enum AttributionIngestion {
       }
     }
   }
+}
+
+/// A token the server did not take: the figures would not mean what they say.
+struct Refused: Error, CustomStringConvertible {
+  let description: String
 }

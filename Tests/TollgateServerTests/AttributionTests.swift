@@ -52,6 +52,49 @@ struct AttributionTests {
     #expect(stored.attribution.appleAds?.clickDate == AppleAdsDate.parse("2024-10-08T17:17Z"))
   }
 
+  @Test("Prefer: respond-async answers 202 once the token is queued; the worker applies it later")
+  func respondAsync() async throws {
+    // A budget long enough that, without the preference, the request would wait for Apple.
+    let server = try TestServer(attributionBudget: 30, mode: .inProcess)
+    defer { server.stop() }
+    try await server.applySampleConfig()
+    let id = try await server.createProfile()
+    // Apple answers 404 first; the retry is due 5 s later on the test's clock, which stands
+    // still: a request that waited for the outcome would wait out its whole budget.
+    let token = "sbx|not_found=1|campaign=542370539"
+    let request = Request(
+      method: "POST", path: RoutePaths.appleAdsAttribution(id), query: [:],
+      headers: [
+        "Authorization": "Api-Key \(server.sdkKey)", "Content-Type": "application/json",
+        "Prefer": "wait=5, Respond-Async",
+      ],
+      body: WireCoding.encode(AppleAdsTokenRequest(token: token)))
+    let queued = server.server.service.handle(request)
+    #expect(queued.deferred == nil, "answered now, not suspended until Apple's outcome")
+    #expect(queued.status == 202)
+    let pending = try WireCoding.decoder.decode(AttributionPendingResponse.self, from: queued.body)
+    #expect(pending.status == .pending)
+    #expect(pending.profile.attributionStatus == ["apple_ads": .pending])
+    #expect(try server.server.store.attributionQueueDepth() == 1, "stored before the answer")
+    let metrics = String(decoding: try await server.send("GET", "/metrics").body, as: UTF8.self)
+    #expect(metrics.contains("tollgate_attribution_intake_batches_total 1\n"))
+    #expect(metrics.contains("tollgate_attribution_intake_tokens_total 1\n"))
+    await server.attributionPass()
+    server.time.advance(days: 5.0 / 86_400)
+    await server.attributionPass()
+    #expect(try await profile(server, id).attributionStatus == ["apple_ads": .applied])
+    #expect(server.sandbox.tally(token).calls == 2)
+  }
+
+  @Test("the Prefer header is read as RFC 7240 lists it")
+  func preferParsing() {
+    #expect(AttributionController.respondAsync("respond-async"))
+    #expect(AttributionController.respondAsync("return=minimal, RESPOND-ASYNC ;x=1"))
+    #expect(!AttributionController.respondAsync("respond-asynchronously"))
+    #expect(!AttributionController.respondAsync("return=respond-async"))
+    #expect(!AttributionController.respondAsync(nil))
+  }
+
   @Test("404 twice then 200: 202 pending, retried every 5 s on the clock, then applied")
   func notReadyThenApplied() async throws {
     let server = try TestServer(mode: .inProcess)

@@ -66,7 +66,9 @@ public final class Service: Sendable {
     // The HTTP edge, one controller per resource.
     var router = Router()
     OperationsController(
-      operations: OperationsService(store: store, attribution: attribution, webhooks: webhooks, logger: logger),
+      operations: OperationsService(
+        store: store, attribution: attribution, intake: attributionService.intake, webhooks: webhooks,
+        logger: logger),
       metrics: metrics, waits: waits
     ).register(on: &router)
     ProfilesController(

@@ -3,7 +3,8 @@ import TollgateAPI
 
 /// `POST /v1/sdk/profiles/{profileId}/attribution/apple-ads`: the AdServices token. Answered
 /// 200 with the profile once Apple's outcome is in within the request budget, else 202
-/// `pending` (the worker goes on). Idempotent: the same token is one job.
+/// `pending` (the worker goes on); with `Prefer: respond-async` (RFC 7240) 202 as soon as the
+/// token is queued. Idempotent: the same token is one job.
 struct AttributionController: Sendable {
   let auth: Authenticator
   let attribution: AttributionService
@@ -25,6 +26,10 @@ struct AttributionController: Sendable {
         return .json(ProfilePayload(profile))
       }
       let id = profile.id
+      if Self.respondAsync(request.header("Prefer")) {
+        let queued = try profiles.existing(appId: appId, id: id)
+        return .json(AttributionPendingResponse(profile: ProfilePayload(queued)), status: 202)
+      }
       return waits.wait(
         .init(appId: appId, profileId: id), seconds: budget,
         attempt: {
@@ -40,6 +45,16 @@ struct AttributionController: Sendable {
             return .json(AttributionPendingResponse(profile: ProfilePayload(profile)), status: 202)
           }
         })
+    }
+  }
+
+  /// Whether a `Prefer` header (RFC 7240: comma-separated preferences, each possibly with
+  /// `;` parameters, names case-insensitive) asks for `respond-async`.
+  static func respondAsync(_ prefer: String?) -> Bool {
+    guard let prefer else { return false }
+    return prefer.split(separator: ",").contains { preference in
+      let name = preference.split(separator: ";").first?.split(separator: "=").first ?? ""
+      return name.trimmingCharacters(in: .whitespaces).lowercased() == "respond-async"
     }
   }
 }

@@ -13,6 +13,8 @@ final class AttributionService: Sendable {
   let limiter: RateLimiter
   let limits: ParsedRateLimits
   let time: any TimeSource
+  /// Tokens of concurrent requests go into the queue in one transaction.
+  let intake: AttributionIntake
 
   init(
     store: any Store, worker: AttributionWorker, limiter: RateLimiter, limits: ParsedRateLimits,
@@ -23,6 +25,7 @@ final class AttributionService: Sendable {
     self.limiter = limiter
     self.limits = limits
     self.time = time
+    intake = AttributionIntake { [store] tokens in try store.enqueueAttributions(tokens) }
   }
 
   /// The token as sent; 422 at `path` when it is empty or longer than `maxTokenLength`
@@ -51,8 +54,9 @@ final class AttributionService: Sendable {
     guard try store.attributionQueueDepth() < worker.maxQueue else {
       throw DomainError(.attributionQueueFull, "Too many tokens are waiting for Apple; retry later.")
     }
-    let (job, created) = try store.enqueueAttribution(
-      appId: appId, profileId: profile.id, token: token, tokenHash: Digest.sha256Hex(token), at: time.now())
+    let (job, created) = try intake.enqueue(
+      QueuedToken(appId: appId, profileId: profile.id, token: token, tokenHash: Digest.sha256Hex(token), at: time.now())
+    )
     if created || job.status == .pending { worker.kick() }
     return true
   }

@@ -6,12 +6,17 @@ import TollgateAPI
 final class OperationsService: Sendable {
   let store: any Store
   let attribution: AttributionWorker
+  let intake: AttributionIntake
   let webhooks: WebhookWorker
   let logger: Logger
 
-  init(store: any Store, attribution: AttributionWorker, webhooks: WebhookWorker, logger: Logger) {
+  init(
+    store: any Store, attribution: AttributionWorker, intake: AttributionIntake, webhooks: WebhookWorker,
+    logger: Logger
+  ) {
     self.store = store
     self.attribution = attribution
+    self.intake = intake
     self.webhooks = webhooks
     self.logger = logger
   }
@@ -39,6 +44,13 @@ final class OperationsService: Sendable {
     text += "# HELP tollgate_attribution_queue_depth Tokens waiting for Apple.\n"
     text += "# TYPE tollgate_attribution_queue_depth gauge\n"
     text += "tollgate_attribution_queue_depth \((try? store.attributionQueueDepth()) ?? -1)\n"
+    let intake = intake.figures
+    text += "# HELP tollgate_attribution_intake_batches_total Transactions that stored received tokens.\n"
+    text += "# TYPE tollgate_attribution_intake_batches_total counter\n"
+    text += "tollgate_attribution_intake_batches_total \(intake.batches)\n"
+    text += "# HELP tollgate_attribution_intake_tokens_total Tokens stored by those transactions.\n"
+    text += "# TYPE tollgate_attribution_intake_tokens_total counter\n"
+    text += "tollgate_attribution_intake_tokens_total \(intake.tokens)\n"
     text += "# HELP tollgate_long_polls_waiting Requests suspended until attribution or their timeout.\n"
     text += "# TYPE tollgate_long_polls_waiting gauge\n"
     text += "tollgate_long_polls_waiting \(longPolls)\n"

@@ -141,12 +141,11 @@ public final class CachedStore: Store {
       appId: appId, profileId: profileId, at: at, webhooks: webhooks, derive: derive)
   }
 
-  public func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date)
-    throws -> (AttributionJob, created: Bool)
-  {
-    defer { changed(appId: appId, [profileId]) }
-    return try database.enqueueAttribution(
-      appId: appId, profileId: profileId, token: token, tokenHash: tokenHash, at: at)
+  public func enqueueAttributions(_ tokens: [QueuedToken]) throws -> [(AttributionJob, created: Bool)] {
+    defer {
+      for (appId, group) in Dictionary(grouping: tokens, by: \.appId) { changed(appId: appId, group.map(\.profileId)) }
+    }
+    return try database.enqueueAttributions(tokens)
   }
 
   public func finishAttribution(

@@ -15,31 +15,40 @@ extension RelationalStore {
       lastError: try row.decode("last_error"))
   }
 
-  public func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date)
-    throws -> (AttributionJob, created: Bool)
-  {
+  public func enqueueAttributions(_ tokens: [QueuedToken]) throws -> [(AttributionJob, created: Bool)] {
     try with { db in
       try db.transaction {
-        let now = SQLValue.real(at.timeIntervalSince1970)
-        try db.query(
-          """
-          INSERT INTO attribution_jobs (\(SQLColumns.job), created_at, updated_at)
-          VALUES (?, ?, ?, ?, 'pending', 0, 0, ?, NULL, ?, ?) ON CONFLICT DO NOTHING
-          """, [.integer(appId), .text(profileId), .text(tokenHash), .text(token), now, now, now])
-        let created = db.changes == 1
-        let rows = try db.query(
-          "SELECT \(SQLColumns.job) FROM attribution_jobs WHERE app_id = ? AND profile_id = ? AND token_hash = ?",
-          [.integer(appId), .text(profileId), .text(tokenHash)])
-        if created, var profile = try Self.profile(db, appId: appId, id: profileId, lock: dialect.lockRow),
-          profile.attribution.status[appleAdsSource] != .applied
-        {
-          profile.attribution.status[appleAdsSource] = .pending
-          try save(db, appId: appId, profile)
+        // Profiles are locked in one order whatever the batch's, so two instances' batches
+        // cannot deadlock on each other's rows.
+        let order = tokens.indices.sorted {
+          (tokens[$0].appId, tokens[$0].profileId) < (tokens[$1].appId, tokens[$1].profileId)
         }
-        guard let row = rows.first else { throw StoreError.database("the job just recorded is not there") }
-        return (try Self.job(row), created)
+        var stored = [(AttributionJob, created: Bool)?](repeating: nil, count: tokens.count)
+        for index in order { stored[index] = try enqueue(db, tokens[index]) }
+        return stored.compactMap { $0 }
       }
     }
+  }
+
+  private func enqueue(_ db: any SQLConnection, _ queued: QueuedToken) throws -> (AttributionJob, created: Bool) {
+    let now = SQLValue.real(queued.at.timeIntervalSince1970)
+    let key: [SQLValue] = [.integer(queued.appId), .text(queued.profileId), .text(queued.tokenHash)]
+    try db.query(
+      """
+      INSERT INTO attribution_jobs (\(SQLColumns.job), created_at, updated_at)
+      VALUES (?, ?, ?, ?, 'pending', 0, 0, ?, NULL, ?, ?) ON CONFLICT DO NOTHING
+      """, key + [.text(queued.token), now, now, now])
+    let created = db.changes == 1
+    let rows = try db.query(
+      "SELECT \(SQLColumns.job) FROM attribution_jobs WHERE app_id = ? AND profile_id = ? AND token_hash = ?", key)
+    if created, var profile = try Self.profile(db, appId: queued.appId, id: queued.profileId, lock: dialect.lockRow),
+      profile.attribution.status[appleAdsSource] != .applied
+    {
+      profile.attribution.status[appleAdsSource] = .pending
+      try save(db, appId: queued.appId, profile)
+    }
+    guard let row = rows.first else { throw StoreError.database("the job just recorded is not there") }
+    return (try Self.job(row), created)
   }
 
   public func claimAttributionJobs(now: Date, lease: TimeInterval, limit: Int) throws -> [AttributionJob] {

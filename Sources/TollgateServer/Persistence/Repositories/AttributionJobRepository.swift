@@ -3,10 +3,10 @@ import TollgateAPI
 
 /// Apple Ads tokens waiting for Apple, and their outcomes: a durable queue that survives restarts.
 public protocol AttributionJobRepository: Sendable {
-  /// Records a token for a profile unless the same token was recorded before; marks the
-  /// profile's `apple_ads` status pending unless already applied.
-  func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date) throws
-    -> (AttributionJob, created: Bool)
+  /// Records each token for its profile unless the same token was recorded before, and marks
+  /// the profile's `apple_ads` status pending unless already applied: all in one transaction,
+  /// answered in the order given.
+  func enqueueAttributions(_ tokens: [QueuedToken]) throws -> [(AttributionJob, created: Bool)]
 
   /// Takes up to `limit` due pending jobs and pushes their next attempt `lease` seconds
   /// ahead, so a crashed worker's jobs come back and two workers never take the same job.
@@ -22,4 +22,40 @@ public protocol AttributionJobRepository: Sendable {
 
   /// The app's attribution tokens by outcome.
   func attributionFunnel(appId: Int64) throws -> AttributionFunnel
+}
+
+/// A token on its way into the queue.
+public struct QueuedToken: Sendable, Hashable {
+  /// The app.
+  public var appId: Int64
+  /// The profile it was sent for.
+  public var profileId: String
+  /// The token as sent.
+  public var token: String
+  /// Its SHA-256, hex: the same token twice is one job.
+  public var tokenHash: String
+  /// When it arrived.
+  public var at: Date
+
+  /// A token; `tokenHash` is the SHA-256 of `token`, hex.
+  public init(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date) {
+    self.appId = appId
+    self.profileId = profileId
+    self.token = token
+    self.tokenHash = tokenHash
+    self.at = at
+  }
+}
+
+extension AttributionJobRepository {
+  /// One token: `enqueueAttributions` with a batch of one.
+  public func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date) throws
+    -> (AttributionJob, created: Bool)
+  {
+    let stored = try enqueueAttributions([
+      QueuedToken(appId: appId, profileId: profileId, token: token, tokenHash: tokenHash, at: at)
+    ])
+    guard let first = stored.first else { throw StoreError.database("a batch of one stored nothing") }
+    return first
+  }
 }

@@ -1,0 +1,116 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+import TollgateAPI
+import TollgateTestSupport
+
+@testable import TollgateServer
+
+/// Tokens of concurrent requests share a transaction, every request hears its own token's
+/// outcome, and one refused token fails only its own request (SQLite and PostgreSQL).
+@Suite("Attribution intake", .timeLimit(.minutes(1)))
+struct AttributionIntakeTests {
+  /// A store whose first batch waits at a gate, so others can queue behind it.
+  final class GatedWrites: Sendable {
+    let store: any Store
+    let gate = DispatchSemaphore(value: 0)
+    let batches = Mutex<[[String]]>([])
+    /// Any batch holding this token is refused whole.
+    let refused: String?
+
+    init(store: any Store, refused: String? = nil) {
+      self.store = store
+      self.refused = refused
+    }
+
+    func write(_ tokens: [QueuedToken]) throws -> [(AttributionJob, created: Bool)] {
+      let first = batches.withLock { batches in
+        batches.append(tokens.map(\.token))
+        return batches.count == 1
+      }
+      if first { gate.wait() }
+      if let refused, tokens.contains(where: { $0.token == refused }) {
+        throw StoreError.database("refused \(refused)")
+      }
+      return try store.enqueueAttributions(tokens)
+    }
+  }
+
+  /// Enqueues `first` (which then waits at the gate), then `others` from threads of their own;
+  /// opens the gate once all of them wait; returns each outcome by token.
+  func run(
+    _ intake: AttributionIntake, _ writes: GatedWrites, first: QueuedToken, others: [QueuedToken]
+  ) async -> [String: Result<(AttributionJob, created: Bool), any Error>] {
+    let outcomes = Mutex<[String: Result<(AttributionJob, created: Bool), any Error>]>([:])
+    let done = DispatchGroup()
+    for token in [first] + others {
+      done.enter()
+      Thread.detachNewThread {
+        let outcome = Result { try intake.enqueue(token) }
+        outcomes.withLock { $0[token.token] = outcome }
+        done.leave()
+      }
+      if token == first {
+        while writes.batches.withLock({ $0.isEmpty }) { try? await Task.sleep(for: .milliseconds(1)) }
+      }
+    }
+    while intake.waiting < others.count { try? await Task.sleep(for: .milliseconds(1)) }
+    writes.gate.signal()
+    await withCheckedContinuation { continuation in done.notify(queue: .global()) { continuation.resume() } }
+    return outcomes.withLock { $0 }
+  }
+
+  func tokens(_ store: any Store, count: Int) throws -> [QueuedToken] {
+    let app = try store.createApp(name: "intake")
+    return try (0..<count).map { index in
+      let id = String(format: "00000000-0000-4000-8000-%012d", index)
+      _ = try store.insertProfile(appId: app.id, ProfileRecord(id: id, createdAt: Date(), updatedAt: Date()))
+      let token = "sbx|campaign=\(index)"
+      return QueuedToken(appId: app.id, profileId: id, token: token, tokenHash: Digest.sha256Hex(token), at: Date())
+    }
+  }
+
+  @Test("tokens arriving during a write are stored together in the next transaction", arguments: StoreFactory.available)
+  func groupCommit(factory: StoreFactory) async throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let all = try tokens(store, count: 11)
+    let writes = GatedWrites(store: store)
+    let intake = AttributionIntake(write: writes.write)
+    let outcomes = await run(intake, writes, first: all[0], others: Array(all.dropFirst()))
+    #expect(writes.batches.withLock { $0.map(\.count) } == [1, 10])
+    for token in all {
+      let (job, created) = try #require(try outcomes[token.token]?.get())
+      #expect(created)
+      #expect(job.profileId == token.profileId && job.token == token.token && job.status == .pending)
+      #expect(
+        try store.profile(appId: token.appId, id: token.profileId)?.attribution.status[appleAdsSource] == .pending)
+    }
+    #expect(try store.attributionQueueDepth() == 11)
+    // The same token again is the same job, not a new one.
+    #expect(try intake.enqueue(all[3]).created == false)
+    #expect(intake.figures.tokens == 12)
+  }
+
+  @Test(
+    "a refused batch is retried token by token: only the refused token's request fails",
+    arguments: StoreFactory.available)
+  func oneBadToken(factory: StoreFactory) async throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let all = try tokens(store, count: 6)
+    let writes = GatedWrites(store: store, refused: all[4].token)
+    let intake = AttributionIntake(write: writes.write)
+    let outcomes = await run(intake, writes, first: all[0], others: Array(all.dropFirst()))
+    for token in all {
+      let outcome = try #require(outcomes[token.token])
+      if token == all[4] {
+        #expect(throws: StoreError.self) { try outcome.get() }
+      } else {
+        #expect(try outcome.get().created)
+      }
+    }
+    #expect(try store.attributionQueueDepth() == 5)
+  }
+}
