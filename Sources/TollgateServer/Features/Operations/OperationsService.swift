@@ -41,19 +41,19 @@ final class OperationsService: Sendable {
     for (outcome, count) in attribution.outcomeCounts.sorted(by: { $0.key < $1.key }) {
       text += "tollgate_attribution_outcomes_total{outcome=\"\(outcome)\"} \(count)\n"
     }
-    text += "# HELP tollgate_attribution_queue_depth Tokens waiting for Apple.\n"
-    text += "# TYPE tollgate_attribution_queue_depth gauge\n"
-    text += "tollgate_attribution_queue_depth \((try? store.attributionQueueDepth()) ?? -1)\n"
+    text += Self.metric(
+      "tollgate_attribution_queue_depth", "gauge", "Tokens waiting for Apple.",
+      (try? store.attributionQueueDepth()) ?? -1)
     let intake = intake.figures
-    text += "# HELP tollgate_attribution_intake_batches_total Transactions that stored received tokens.\n"
-    text += "# TYPE tollgate_attribution_intake_batches_total counter\n"
-    text += "tollgate_attribution_intake_batches_total \(intake.batches)\n"
-    text += "# HELP tollgate_attribution_intake_tokens_total Tokens stored by those transactions.\n"
-    text += "# TYPE tollgate_attribution_intake_tokens_total counter\n"
-    text += "tollgate_attribution_intake_tokens_total \(intake.tokens)\n"
-    text += "# HELP tollgate_long_polls_waiting Requests suspended until attribution or their timeout.\n"
-    text += "# TYPE tollgate_long_polls_waiting gauge\n"
-    text += "tollgate_long_polls_waiting \(longPolls)\n"
+    text += Self.metric(
+      "tollgate_attribution_intake_batches_total", "counter",
+      "Transactions that stored received tokens.", intake.batches)
+    text += Self.metric(
+      "tollgate_attribution_intake_tokens_total", "counter",
+      "Tokens stored by those transactions.", intake.tokens)
+    text += Self.metric(
+      "tollgate_long_polls_waiting", "gauge",
+      "Requests suspended until attribution or their timeout.", longPolls)
     text += "# HELP tollgate_webhook_attempts_total Webhook delivery attempts by outcome.\n"
     text += "# TYPE tollgate_webhook_attempts_total counter\n"
     for (outcome, count) in webhooks.outcomeCounts.sorted(by: { $0.key < $1.key }) {
@@ -61,34 +61,36 @@ final class OperationsService: Sendable {
     }
     if let cache = store.profileCache {
       let figures = cache.figures
-      text += "# HELP tollgate_profile_cache_capacity Profiles the cache may hold.\n"
-      text += "# TYPE tollgate_profile_cache_capacity gauge\ntollgate_profile_cache_capacity \(cache.capacity)\n"
-      text += "# HELP tollgate_profile_cache_entries Profiles held in memory.\n"
-      text += "# TYPE tollgate_profile_cache_entries gauge\ntollgate_profile_cache_entries \(figures.entries)\n"
-      text += "# TYPE tollgate_profile_cache_hits_total counter\ntollgate_profile_cache_hits_total \(figures.hits)\n"
-      text +=
-        "# TYPE tollgate_profile_cache_misses_total counter\ntollgate_profile_cache_misses_total \(figures.misses)\n"
-      text += "# TYPE tollgate_profile_cache_evictions_total counter\n"
-      text += "tollgate_profile_cache_evictions_total \(figures.evictions)\n"
-      text +=
-        "# HELP tollgate_profile_cache_bypass 1 while other instances' changes cannot be heard (reads skip the cache).\n"
-      text += "# TYPE tollgate_profile_cache_bypass gauge\ntollgate_profile_cache_bypass \(figures.bypass ? 1 : 0)\n"
-      text += "# HELP tollgate_profile_cache_outages_total Times the cache started bypassing.\n"
-      text += "# TYPE tollgate_profile_cache_outages_total counter\n"
-      text += "tollgate_profile_cache_outages_total \(figures.outages)\n"
-      text += "# HELP tollgate_profile_cache_warming 1 while profiles are read into the cache at start.\n"
-      text += "# TYPE tollgate_profile_cache_warming gauge\ntollgate_profile_cache_warming \(cache.warming ? 1 : 0)\n"
+      text += Self.metric("tollgate_profile_cache_capacity", "gauge", "Profiles the cache may hold.", cache.capacity)
+      text += Self.metric("tollgate_profile_cache_entries", "gauge", "Profiles held in memory.", figures.entries)
+      text += Self.metric("tollgate_profile_cache_hits_total", "counter", nil, figures.hits)
+      text += Self.metric("tollgate_profile_cache_misses_total", "counter", nil, figures.misses)
+      text += Self.metric("tollgate_profile_cache_evictions_total", "counter", nil, figures.evictions)
+      text += Self.metric(
+        "tollgate_profile_cache_bypass", "gauge",
+        "1 while other instances' changes cannot be heard (reads skip the cache).", figures.bypass ? 1 : 0)
+      text += Self.metric(
+        "tollgate_profile_cache_outages_total", "counter",
+        "Times the cache started bypassing.", figures.outages)
+      text += Self.metric(
+        "tollgate_profile_cache_warming", "gauge",
+        "1 while profiles are read into the cache at start.", cache.warming ? 1 : 0)
     }
     if let writes = store.assignmentWrites {
-      text += "# HELP tollgate_assignment_writes_pending First-time A/B assignments waiting for their batch write.\n"
-      text +=
-        "# TYPE tollgate_assignment_writes_pending gauge\ntollgate_assignment_writes_pending \(writes.pending)\n"
-      text += "# TYPE tollgate_assignment_writes_total counter\ntollgate_assignment_writes_total \(writes.written)\n"
-      text +=
-        "# HELP tollgate_assignment_writes_dropped_total Assignments dropped after the database refused them too long (recomputed on the next request).\n"
-      text += "# TYPE tollgate_assignment_writes_dropped_total counter\n"
-      text += "tollgate_assignment_writes_dropped_total \(writes.dropped)\n"
+      text += Self.metric(
+        "tollgate_assignment_writes_pending", "gauge",
+        "First-time A/B assignments waiting for their batch write.", writes.pending)
+      text += Self.metric("tollgate_assignment_writes_total", "counter", nil, writes.written)
+      text += Self.metric(
+        "tollgate_assignment_writes_dropped_total", "counter",
+        "Assignments dropped after the database refused them too long (recomputed on the next request).",
+        writes.dropped)
     }
     return text
+  }
+
+  /// One unlabelled sample with its `# HELP` (when given) and `# TYPE` lines.
+  static func metric(_ name: String, _ type: String, _ help: String?, _ value: Int) -> String {
+    (help.map { "# HELP \(name) \($0)\n" } ?? "") + "# TYPE \(name) \(type)\n\(name) \(value)\n"
   }
 }

@@ -10,6 +10,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
   private let setup: [String]
   private var prepared: [String: String] = [:]
   private(set) var changes = 0
+  private var lastUsed = ContinuousClock.now
 
   /// Connects; `setup` statements run on every (re)connection.
   init(conninfo: String, setup: [String]) throws {
@@ -34,18 +35,22 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
   }
 
   /// Reconnects when the connection was lost (a database restart). libpq notices a closed
-  /// socket only when it reads, so an idle connection's pending input is read first, without
-  /// blocking: the first read takes a server's "terminating connection" message, the second
-  /// meets the end of the stream. A restarted database thus costs no failed request on each
-  /// connection that sat idle meanwhile.
+  /// socket only when it reads, so the pending input of a connection that sat idle is read
+  /// first, without blocking: the first read takes a server's "terminating connection" message,
+  /// the second meets the end of the stream. A restarted database thus costs no failed request
+  /// on each connection that sat idle meanwhile. Statements in quick succession (a transaction's)
+  /// skip the reads: no restart fits in `idleProbe`, and a stop in between fails them anyway.
   private func ensureConnected() throws {
-    if handle != nil, PQstatus(handle) == CONNECTION_OK, PQconsumeInput(handle) == 1,
-      PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK
-    {
-      return
-    }
+    let now = ContinuousClock.now
+    defer { lastUsed = now }
+    guard handle != nil, PQstatus(handle) == CONNECTION_OK else { return try connect() }
+    guard lastUsed.duration(to: now) >= Self.idleProbe else { return }
+    if PQconsumeInput(handle) == 1, PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK { return }
     try connect()
   }
+
+  /// Idle time after which a connection's socket is checked before use.
+  static let idleProbe: Duration = .milliseconds(100)
 
   func execute(_ sql: String) throws {
     try ensureConnected()
