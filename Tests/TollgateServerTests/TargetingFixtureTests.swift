@@ -66,6 +66,23 @@ struct TargetingFixtureTests {
     }
   }
 
+  @Test("cases evaluate the same through a packed profile (what the cache keeps)", arguments: TargetingFixture.files)
+  func packedCases(file: String) throws {
+    let strings = StringTable(capacity: 8)
+    for item in try TargetingFixture.load(file).cases {
+      var compiler = RuleCompiler()
+      let compiled = compiler.compile(item.rule, at: "$")
+      let rule = try #require(compiled)
+      let schema = TargetingSchema(reading: rule.attributeNames, accessLevels: [])
+      // A small table: some strings interned, the rest inline, as in a full cache.
+      let bytes = TargetingView.pack(attributes: item.attributes, schema: schema, strings: strings)
+      let view = TargetingView(profileId: "p", schemaId: schema.id, bytes: PackedBytes(bytes), strings: strings)
+      let attributes = view.attributes(schema, now: Date())
+      for name in schema.names { #expect(attributes.value(of: name) == item.attributes[name], "\(file): \(name)") }
+      #expect((rule.evaluate(attributes) ?? false) == item.expected, "\(file): \(item.name)")
+    }
+  }
+
   @Test("invalid rules are rejected at the fixture's path", arguments: TargetingFixture.files)
   func invalid(file: String) throws {
     for item in try TargetingFixture.load(file).invalid {

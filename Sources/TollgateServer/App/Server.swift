@@ -66,15 +66,15 @@ public final class Server: Sendable {
     let port = try http.start()
     refresher.withLock { $0?.resume() }
     // The first requests after a restart find their profiles in memory.
-    if let capacity = store.profileCache?.capacity, capacity > 0 {
-      let store = store
+    if let store = store as? CachedStore, let capacity = store.profileCache?.capacity, capacity > 0 {
       let logger = logger
+      let service = service
       store.profileCache?.warming = true
       DispatchQueue.global(qos: .utility).async {
         defer { store.profileCache?.warming = false }
         let started = Date()
         do {
-          let read = try store.warmProfileCache(pageSize: 2_000)
+          let read = try store.warmProfileCache(pageSize: 2_000) { service.targetingSchema(appId: $0) }
           logger.info(
             "profile cache: \(read) profiles read in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
         } catch {

@@ -50,8 +50,9 @@ public final class Service: Sendable {
       webhooks: { currentConfig($0)?.webhooks ?? [] })
 
     // The rules.
+    let views: any TargetingViewRepository = (store as? CachedStore) ?? RecordTargetingViews(profiles: store)
     let profiles = ProfileService(
-      store: store, configs: configs, time: time,
+      store: store, views: views, configs: configs, time: time,
       changed: { changed, appId in
         for profile in changed { waits.changed(.init(appId: appId, profileId: profile.id)) }
       })
@@ -132,6 +133,9 @@ public final class Service: Sendable {
 
   /// Drops cached configs whose revision changed in the store (applied elsewhere).
   public func refreshConfigs() throws { try configs.refresh() }
+
+  /// The targeting schema of an app's current configuration (nil: none, or it cannot be read).
+  func targetingSchema(appId: Int64) -> TargetingSchema? { (try? configs.entry(appId: appId))??.config.targeting }
 
   /// Answers every long poll at once (before shutdown: suspended connections must resume).
   public func finishWaits() { waits.finishAll() }

@@ -17,10 +17,6 @@ public protocol Store:
   /// when they are written on the request path).
   var assignmentWrites: (pending: Int, written: Int, dropped: Int)? { get }
 
-  /// Reads profiles into the cache until it is full; returns how many were read.
-  @discardableResult
-  func warmProfileCache(pageSize: Int) throws -> Int
-
   /// Finishes pending work and releases the database.
   func close()
 }
@@ -28,6 +24,4 @@ public protocol Store:
 extension Store {
   public var profileCache: ProfileCache? { nil }
   public var assignmentWrites: (pending: Int, written: Int, dropped: Int)? { nil }
-  @discardableResult
-  public func warmProfileCache(pageSize: Int) throws -> Int { 0 }
 }

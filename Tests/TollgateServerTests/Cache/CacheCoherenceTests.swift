@@ -74,7 +74,7 @@ struct CacheCoherenceTests {
 
     // Creation: b looked first (404, nothing cached), then a creates.
     #expect(try await b.sdk("GET", profilePath, key: b.sdkKey).status == 404)
-    _ = try await a.createProfile(id, install: #"{"app_version":"1.0.0","store_country":"USA"}"#)
+    _ = try await a.createProfile(id, install: #"{"app_version":"2.1.0","store_country":"USA"}"#)
     windows["create"] = await staleness(on: b, profilePath, key: b.sdkKey, since: .now) {
       Self.text($0).contains(#""id":"\#(id)""#)
     }
@@ -88,6 +88,10 @@ struct CacheCoherenceTests {
     windows["patch"] = await staleness(on: b, profilePath, key: b.sdkKey, since: started) {
       Self.text($0).contains(#""sessions":42"#)
     }
+    // The placement answer reads the cached targeting view: it too must see the new value.
+    windows["patch (targeting view)"] = await staleness(
+      on: b, "/v1/sdk/placements/settings_upgrade/flow?profile_id=\(id)", key: b.sdkKey, since: started
+    ) { Self.text($0).contains(#""audience_id":"power_users""#) }
 
     // Attribution applied by a's worker: b's placement answer moves to the Apple Ads audience.
     let token = "sbx|campaign=542370539"

@@ -77,6 +77,8 @@ public struct CompiledConfig: Sendable {
   public internal(set) var webhooks: [WebhookConfig] = []
   /// `settings.access_level_sharing`.
   public internal(set) var accessLevelSharing = AccessLevelSharing.transfer
+  /// The profile attributes the audiences read: what the profile cache keeps per profile.
+  var targeting = TargetingSchema(reading: [], accessLevels: [])
   let flows: [String: Flow]
   let audiences: [String: Audience]
   let placements: [String: Placement]

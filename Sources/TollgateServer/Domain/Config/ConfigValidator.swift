@@ -331,6 +331,7 @@ public enum ConfigValidator {
       config.reporting = reporting
       config.appleAdsAPI = appleAdsAPI
       config.webhooks = webhooks
+      config.targeting = TargetingSchema(audiences: audiences.values.map(\.rule), accessLevels: accessLevels)
       return config
     }
 

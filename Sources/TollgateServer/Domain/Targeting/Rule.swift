@@ -15,24 +15,47 @@ indirect enum Rule: Sendable {
   case not(Rule)
   case condition(attribute: String, Condition)
 
-  /// Evaluates against flat attributes (`attribution.sources`, `custom.level`, …).
-  func evaluate(_ attributes: [String: JSONValue]) -> Bool? {
+  /// Evaluates against flat attributes (`attribution.sources`, `custom.level`, …); `false`
+  /// wins over `nil` in `$and` and `true` in `$or`, so it stops at the first decisive part.
+  func evaluate(_ attributes: some RuleAttributes) -> Bool? {
     switch self {
     case .all(let rules):
-      let results = rules.map { $0.evaluate(attributes) }
-      if results.contains(false) { return false }
-      return results.contains(nil) ? nil : true
+      var unknown = false
+      for rule in rules {
+        switch rule.evaluate(attributes) {
+        case false?: return false
+        case nil: unknown = true
+        case true?: break
+        }
+      }
+      return unknown ? nil : true
     case .any(let rules):
-      let results = rules.map { $0.evaluate(attributes) }
-      if results.contains(true) { return true }
-      return results.contains(nil) ? nil : false
+      var unknown = false
+      for rule in rules {
+        switch rule.evaluate(attributes) {
+        case true?: return true
+        case nil: unknown = true
+        case false?: break
+        }
+      }
+      return unknown ? nil : false
     case .none(let rules):
       return Rule.any(rules).evaluate(attributes).map { !$0 }
     case .not(let rule):
       return rule.evaluate(attributes).map { !$0 }
     case .condition(let attribute, let condition):
-      let value = attributes[attribute]
+      let value = attributes.value(of: attribute)
       return condition.evaluate(value == .null ? nil : value)
+    }
+  }
+
+  /// Every attribute the rule reads.
+  var attributeNames: Set<String> {
+    switch self {
+    case .all(let rules), .any(let rules), .none(let rules):
+      return rules.reduce(into: []) { $0.formUnion($1.attributeNames) }
+    case .not(let rule): return rule.attributeNames
+    case .condition(let attribute, _): return [attribute]
     }
   }
 }
@@ -109,9 +132,15 @@ enum Condition: Sendable {
       guard let text = value.stringValue, let version = SemanticVersion(text) else { return nil }
       return comparison.holds(version, operand)
     case .all(let conditions):
-      let results = conditions.map { $0.evaluate(value) }
-      if results.contains(false) { return false }
-      return results.contains(nil) ? nil : true
+      var unknown = false
+      for condition in conditions {
+        switch condition.evaluate(value) {
+        case false?: return false
+        case nil: unknown = true
+        case true?: break
+        }
+      }
+      return unknown ? nil : true
     }
   }
 

@@ -72,6 +72,13 @@ final class OperationsService: Sendable {
       text += Self.metric(
         "tollgate_profile_cache_outages_total", "counter",
         "Times the cache started bypassing.", figures.outages)
+      let footprint = cache.footprint
+      text += Self.metric(
+        "tollgate_profile_cache_bytes", "gauge",
+        "Memory the cache holds, counted from its allocations (records, index, strings).", footprint.bytes)
+      text += Self.metric(
+        "tollgate_profile_cache_overflowed", "gauge",
+        "Profiles whose packed data did not fit in their record's 32 bytes.", footprint.overflowed)
       text += Self.metric(
         "tollgate_profile_cache_warming", "gauge",
         "1 while profiles are read into the cache at start.", cache.warming ? 1 : 0)

@@ -10,7 +10,7 @@ struct PlacementResolver {
 
   /// The answer's bytes, pre-rendered per variation and locale in the config's cache entry.
   func resolveRendered(
-    _ placement: CompiledConfig.Placement, entry: ConfigCache.Entry, appId: Int64, profile: ProfileRecord,
+    _ placement: CompiledConfig.Placement, entry: ConfigCache.Entry, appId: Int64, profile: TargetingView,
     locale: String?, now: Date
   ) throws -> Data {
     let config = entry.config
@@ -26,15 +26,15 @@ struct PlacementResolver {
 
   /// The audience, A/B test and variation this profile gets in the placement.
   private func decide(
-    _ placement: CompiledConfig.Placement, config: CompiledConfig, appId: Int64, profile: ProfileRecord, now: Date
+    _ placement: CompiledConfig.Placement, config: CompiledConfig, appId: Int64, profile: TargetingView, now: Date
   ) throws -> (audience: (id: String, name: String), abTestName: String?, variation: CompiledConfig.Variation) {
     let placementId = placement.id
-    let attributes = ProfileAttributes.of(profile, now: now, accessLevels: config.accessLevels)
+    let attributes = profile.attributes(config.targeting, now: now)
     for target in placement.targets {
       guard let audience = config.audiences[target.audienceId] else { continue }
       guard let matched = audience.rule.evaluate(attributes) else {
         logger.warn(
-          "rule of audience \(audience.id) could not be evaluated for profile \(profile.id) "
+          "rule of audience \(audience.id) could not be evaluated for profile \(profile.profileId) "
             + "(operand of the wrong type); treated as no match")
         continue
       }
@@ -44,7 +44,7 @@ struct PlacementResolver {
         return ((audience.id, audience.name), nil, variation)
       case .experiment(let name, let variations, _):
         let key = AssignmentKey(
-          appId: appId, profileId: profile.id, placementId: placementId, audienceId: audience.id)
+          appId: appId, profileId: profile.profileId, placementId: placementId, audienceId: audience.id)
         return ((audience.id, audience.name), name, try choose(key: key, among: variations, now: now))
       }
     }

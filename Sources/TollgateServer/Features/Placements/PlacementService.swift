@@ -33,12 +33,12 @@ final class PlacementService: Sendable {
   /// The answer's bytes for this profile: audience, variation (stored once chosen), flow
   /// with the remote config of the best locale.
   func resolve(
-    _ found: (entry: ConfigCache.Entry, placement: CompiledConfig.Placement), appId: Int64, profile: ProfileRecord,
+    _ found: (entry: ConfigCache.Entry, placement: CompiledConfig.Placement), appId: Int64, profile: TargetingView,
     locale: String?
   ) throws -> Data {
     try resolver.resolveRendered(
-      found.placement, entry: found.entry, appId: appId, profile: profile, locale: locale ?? profile.install.locale,
-      now: time.now())
+      found.placement, entry: found.entry, appId: appId, profile: profile,
+      locale: locale ?? profile.locale(found.entry.config.targeting), now: time.now())
   }
 
   /// The default-audience answer: identical bytes for everyone, with their ETag.

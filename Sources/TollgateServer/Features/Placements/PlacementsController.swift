@@ -21,20 +21,21 @@ struct PlacementsController: Sendable {
       guard let profileId = request.query["profile_id"], !profileId.isEmpty else {
         throw DomainError(.missingParameter, "The query parameter profile_id is required.")
       }
-      let profile = try profiles.existing(appId: appId, id: profileId)
       let placementId = request.parameter("placementId")
       let found = try placements.placement(appId: appId, id: placementId)
+      let profile = try profiles.targeting(appId: appId, id: profileId, schema: found.entry.config.targeting)
       let locale = request.query["locale"]
       guard let wait = try AttributionWait(request, cap: maxWaitSeconds) else {
         return .json(bytes: try placements.resolve(found, appId: appId, profile: profile, locale: locale))
       }
-      let id = profile.id
+      let id = profile.profileId
       // Answered later: the configuration and the profile are read again then.
       let answer: @Sendable () -> Response = {
         errors.answer {
           let current = try profiles.existing(appId: appId, id: id)
           let found = try placements.placement(appId: appId, id: placementId)
-          let body = try placements.resolve(found, appId: appId, profile: current, locale: locale)
+          let view = TargetingView(profile: current, schema: found.entry.config.targeting)
+          let body = try placements.resolve(found, appId: appId, profile: view, locale: locale)
           return .json(bytes: Self.adding(profile: current, to: body))
         }
       }

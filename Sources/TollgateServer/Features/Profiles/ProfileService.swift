@@ -6,16 +6,19 @@ import TollgateAPI
 /// again when access lapsed by the clock or the access levels were reconfigured.
 final class ProfileService: Sendable {
   let store: any Store
+  /// Where placements read profiles (the cache's packed views, when there is one).
+  let views: any TargetingViewRepository
   let configs: ConfigCache
   let time: any TimeSource
   /// Told of every profile this service changed, so waiting long polls re-check.
   let changed: @Sendable (_ profiles: [ProfileRecord], _ appId: Int64) -> Void
 
   init(
-    store: any Store, configs: ConfigCache, time: any TimeSource,
+    store: any Store, views: any TargetingViewRepository, configs: ConfigCache, time: any TimeSource,
     changed: @escaping @Sendable ([ProfileRecord], Int64) -> Void
   ) {
     self.store = store
+    self.views = views
     self.configs = configs
     self.time = time
     self.changed = changed
@@ -43,6 +46,18 @@ final class ProfileService: Sendable {
       ProfileRecord(
         id: id, customerUserId: body.customerUserId, install: body.install ?? InstallMeta(), createdAt: now,
         updatedAt: now))
+  }
+
+  /// What resolving a placement needs of the profile, or 404 `profile_not_found`: its packed
+  /// view for `schema`, unless its purchases must be derived again (then through `existing`).
+  func targeting(appId: Int64, id: String, schema: TargetingSchema) throws -> TargetingView {
+    guard let uuid = UUID(uuidString: id) else { throw Self.notFound(id) }
+    if let view = try views.targetingView(appId: appId, id: uuid.uuidString.lowercased(), schema: schema),
+      view.isCurrent(at: time.now())
+    {
+      return view
+    }
+    return TargetingView(profile: try existing(appId: appId, id: id), schema: schema)
   }
 
   /// The profile, or 404 `profile_not_found` (also for ids that are not UUIDs). A profile

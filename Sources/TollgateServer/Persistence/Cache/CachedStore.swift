@@ -23,7 +23,7 @@ protocol ProfileCacheSource: Store {
 /// write that changes a profile forgets it once committed. On PostgreSQL a listener hears the
 /// other instances' changes (announced inside their transactions) and forgets those too; while
 /// it is not listening, the cache is bypassed. Everything else goes straight to `database`.
-public final class CachedStore: Store {
+public final class CachedStore: Store, TargetingViewRepository {
   let database: any ProfileCacheSource
   /// Profiles kept in memory.
   public let profileCache: ProfileCache?
@@ -61,12 +61,13 @@ public final class CachedStore: Store {
 
   public var assignmentWrites: (pending: Int, written: Int, dropped: Int)? { writer.figures }
 
-  /// Reads profiles into the cache (with their assignments) in key order, a page at a time,
-  /// until it is full or every profile is in; returns how many were read. Run at start so
-  /// the first requests after a restart find their profiles in memory. Waits (up to 5 s)
-  /// for the change listener first: until it listens, nothing read could be kept.
+  /// Reads profiles into the cache (with their assignments, packed for their app's `schema`)
+  /// in key order, a page at a time, until it is full or every profile is in; returns how
+  /// many were read. Run at start so the first requests after a restart find their profiles
+  /// in memory. Waits (up to 5 s) for the change listener first: until it listens, nothing
+  /// read could be kept.
   @discardableResult
-  public func warmProfileCache(pageSize: Int = 2_000) throws -> Int {
+  func warmProfileCache(pageSize: Int = 2_000, schema: (Int64) -> TargetingSchema?) throws -> Int {
     for _ in 0..<100 where listener?.listening == false { Thread.sleep(forTimeInterval: 0.05) }
     var after: (appId: Int64, id: String) = (Int64.min, "")
     var read = 0
@@ -76,7 +77,7 @@ public final class CachedStore: Store {
       guard let last = page.last else { return read }
       read += page.count
       after = (last.appId, last.profile.id)
-      guard cache.fill(page, since: mark) else { return read }
+      guard cache.fill(page, since: mark, schema: schema) else { return read }
     }
   }
 
@@ -94,10 +95,15 @@ public final class CachedStore: Store {
 
   // MARK: Profiles and assignments, through the cache
 
+  /// The full record comes from the database: only routes that return it read it.
   public func profile(appId: Int64, id: String) throws -> ProfileRecord? {
-    // Read with its assignments, so resolving its placements needs no further read.
-    try cache.profile(appId: appId, id: id) {
-      try database.profileWithAssignments(appId: appId, id: id).map { profile, assignments in (profile, assignments) }
+    try database.profile(appId: appId, id: id)
+  }
+
+  /// Read with all its assignments on a miss, so resolving its placements needs no further read.
+  func targetingView(appId: Int64, id: String, schema: TargetingSchema) throws -> TargetingView? {
+    try cache.view(appId: appId, id: id, schema: schema) {
+      try database.profileWithAssignments(appId: appId, id: id)
     }
   }
 

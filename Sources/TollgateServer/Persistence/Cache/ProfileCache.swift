@@ -1,111 +1,103 @@
 import Foundation
 import Synchronization
 
-/// Profiles kept in memory, at most `capacity`, evicted by the CLOCK algorithm (an
-/// approximation of least-recently-used at O(1)). Read-through: a miss reads the database
-/// and fills the entry — unless the profile was invalidated while that read was running
-/// (a per-key generation says so), so a write never loses to a slower read.
+/// What placements need of profiles, kept in memory: per profile, its targeting view (the
+/// values its app's rules read, packed) and its stored A/B assignments — a few dozen bytes,
+/// so every profile of a large app fits (see `PackedProfiles`). At most `capacity` profiles,
+/// evicted by CLOCK. Read-through: a miss reads the database and fills the entry — unless the
+/// profile was invalidated while that read was running (a per-key generation says so), so a
+/// write never loses to a slower read. Full records are never kept: routes that return one
+/// read it from the database.
 public final class ProfileCache: Sendable {
-  struct Key: Hashable {
-    let appId: Int64
-    let id: String
-  }
-
   /// One experiment slot of a profile.
   struct Slot: Hashable {
     let placementId: String
     let audienceId: String
   }
 
-  private struct Entry {
-    var profile: ProfileRecord
-    /// Every stored assignment of the profile when it was read (nil: not read with it).
-    var assignments: [Slot: String]?
-    var referenced: Bool
-    var slot: Int
-  }
-
   private struct State {
-    var entries: [Key: Entry] = [:]
-    var ring: [Key?]
-    var hand = 0
+    var profiles: PackedProfiles
     /// Bumped on every invalidation; a read that started at another generation does not fill.
-    var generations: [Key: UInt64] = [:]
+    var generations: [PackedKey: UInt64] = [:]
     var clock: UInt64 = 0
     /// Bumped when the generation table is dropped: no read running then may fill.
     var epoch: UInt64 = 0
     /// Assignments queued for the batch writer, added to profiles read meanwhile.
-    var unwritten: [Key: [Slot: String]] = [:]
+    var unwritten: [PackedKey: [Slot: String]] = [:]
+    /// How many values each schema packs (where a record's assignments start).
+    var schemaSizes: [UInt32: Int] = [:]
   }
 
   /// How many profiles it keeps at most; 0 turns caching off.
   public let capacity: Int
   private let state: Mutex<State>
+  /// Strings shared by many profiles; the first half of the table is open to attribute
+  /// values, the whole of it to placement, audience and variation ids.
+  let strings = StringTable()
   private let hitCount = Atomic<Int>(0)
   private let missCount = Atomic<Int>(0)
-  private let evictionCount = Atomic<Int>(0)
   private let bypassing = Atomic<Bool>(false)
   private let outageCount = Atomic<Int>(0)
+  /// Generations kept at most before the table is dropped (an epoch bump).
+  private let generationLimit: Int
 
   public init(capacity: Int) {
     self.capacity = max(0, capacity)
-    state = Mutex(State(ring: Array(repeating: nil, count: max(0, capacity))))
+    generationLimit = min(4 * max(0, capacity) + 1_024, 65_536)
+    state = Mutex(State(profiles: PackedProfiles(capacity: max(0, capacity))))
   }
 
-  /// The profile, from memory or through `load` (and then kept).
-  func profile(appId: Int64, id: String, load: () throws -> ProfileRecord?) throws -> ProfileRecord? {
-    try profile(appId: appId, id: id, loadWithAssignments: { try load().map { ($0, nil) } })
-  }
-
-  /// The profile, from memory or through `load`, which may also return all the profile's
-  /// stored assignments (then `assignment` needs no database read for it).
-  func profile(
-    appId: Int64, id: String, loadWithAssignments load: () throws -> (ProfileRecord, [Slot: String]?)?
-  ) throws -> ProfileRecord? {
-    guard capacity > 0, !bypassing.load(ordering: .relaxed) else { return try load()?.0 }
-    let key = Key(appId: appId, id: id)
-    let (cached, generation, epoch) = state.withLock { state -> (ProfileRecord?, UInt64, UInt64) in
-      if var entry = state.entries[key] {
-        entry.referenced = true
-        state.entries[key] = entry
-        return (entry.profile, 0, 0)
+  /// The targeting view of a profile for `schema`, from memory or through `load` (the full
+  /// record and all its stored assignments, then packed and kept). Nil: no such profile.
+  func view(
+    appId: Int64, id: String, schema: TargetingSchema, load: () throws -> (ProfileRecord, [Slot: String])?
+  ) throws -> TargetingView? {
+    guard capacity > 0, !bypassing.load(ordering: .relaxed), let key = PackedKey(appId: appId, id: id) else {
+      return try load().map { TargetingView(profile: $0.0, schema: schema) }
+    }
+    let (cached, generation, epoch) = state.withLock { state -> (PackedBytes?, UInt64, UInt64) in
+      if let index = state.profiles.find(key) {
+        let (packedFor, bytes) = state.profiles.read(index)
+        if packedFor == schema.id {
+          state.profiles.touch(index)
+          return (bytes, 0, 0)
+        }
       }
       return (nil, state.generations[key] ?? 0, state.epoch)
     }
     if let cached {
       hitCount.wrappingAdd(1, ordering: .relaxed)
-      return cached
+      return TargetingView(profileId: id, schemaId: schema.id, bytes: cached, strings: strings)
     }
     missCount.wrappingAdd(1, ordering: .relaxed)
     guard let (profile, stored) = try load() else { return nil }
+    let values = TargetingView.pack(profile, schema: schema, strings: strings)
     state.withLock { state in
-      guard state.epoch == epoch, (state.generations[key] ?? 0) == generation, state.entries[key] == nil else {
-        return
-      }
+      guard state.epoch == epoch, (state.generations[key] ?? 0) == generation else { return }
       // Assignments made here since are still on their way to the database.
       var assignments = stored
-      if assignments != nil {
-        for (slot, variation) in state.unwritten[key] ?? [:] { assignments?[slot] = variation }
-      }
-      insert(&state, key, profile, assignments: assignments)
+      for (slot, variation) in state.unwritten[key] ?? [:] { assignments[slot] = variation }
+      store(&state, key, values: values, schema: schema, assignments: assignments)
     }
-    return profile
+    return TargetingView(profileId: id, schemaId: schema.id, bytes: PackedBytes(values), strings: strings)
   }
 
   /// Stored A/B assignments never change (the first stored variation wins), so they stay
-  /// true in every instance; kept up to `capacity`, then started afresh.
+  /// true in every instance. Profiles not in memory keep theirs here, up to a bound, then
+  /// started afresh.
   private let assignments = Mutex<[AssignmentKey: String]>([:])
 
   func assignment(_ key: AssignmentKey, load: () throws -> String?) throws -> String? {
     guard capacity > 0 else { return try load() }
-    let profileKey = Key(appId: key.appId, id: key.profileId)
     let slot = Slot(placementId: key.placementId, audienceId: key.audienceId)
-    // A cached profile read with its assignments knows them all: absent means none.
-    let fromEntry = state.withLock { state -> String?? in
-      guard let assignments = state.entries[profileKey]?.assignments else { return .none }
-      return .some(assignments[slot])
+    // A cached profile knows all its assignments: absent means none.
+    if let profileKey = PackedKey(appId: key.appId, id: key.profileId) {
+      let fromEntry = state.withLock { state -> String?? in
+        guard let index = state.profiles.find(profileKey), let known = assignments(&state, index) else { return .none }
+        return .some(known[slot])
+      }
+      if case .some(let known) = fromEntry { return known }
     }
-    if case .some(let known) = fromEntry { return known }
     if let known = assignments.withLock({ $0[key] }) { return known }
     guard let stored = try load() else { return nil }
     remember(key, stored)
@@ -115,18 +107,27 @@ public final class ProfileCache: Sendable {
   /// Notes an assignment; `unwritten` while it waits for its batch write.
   func remember(_ key: AssignmentKey, _ variationId: String, unwritten: Bool = false) {
     guard capacity > 0 else { return }
-    let profileKey = Key(appId: key.appId, id: key.profileId)
     let slot = Slot(placementId: key.placementId, audienceId: key.audienceId)
+    let profileKey = PackedKey(appId: key.appId, id: key.profileId)
     let held = state.withLock { state -> Bool in
+      guard let profileKey else { return false }
       if unwritten { state.unwritten[profileKey, default: [:]][slot] = variationId }
-      guard state.entries[profileKey]?.assignments != nil else { return false }
-      state.entries[profileKey]?.assignments?[slot] = variationId
+      guard let index = state.profiles.find(profileKey), var known = assignments(&state, index) else { return false }
+      known[slot] = variationId
+      let (schema, bytes) = state.profiles.read(index)
+      let values = bytes.withUnsafeBytes { raw in
+        Array(raw.prefix(TargetingView.valuesEnd(raw, schema: state.schemaSizes[schema] ?? 0)))
+      }
+      guard let packed = pack(values, known) else {
+        state.profiles.remove(index)
+        return false
+      }
+      state.profiles.write(index, schema: schema, bytes: packed)
       return true
     }
-    // Profiles not in memory keep their assignments here (bounded: started afresh when full).
     guard !held else { return }
     assignments.withLock { cache in
-      if cache.count >= capacity { cache = [:] }
+      if cache.count >= min(capacity, 65_536) { cache = [:] }
       cache[key] = variationId
     }
   }
@@ -141,23 +142,32 @@ public final class ProfileCache: Sendable {
   func mark() -> Mark { state.withLock { Mark(clock: $0.clock, epoch: $0.epoch) } }
 
   /// Fills free room with profiles read in bulk after `mark` (their stored assignments
-  /// included); returns false once the cache is full.
+  /// included), packed for their app's schema (apps without one are skipped); returns false
+  /// once the cache is full.
   @discardableResult
-  func fill(_ profiles: [(appId: Int64, profile: ProfileRecord, assignments: [Slot: String])], since mark: Mark) -> Bool
-  {
+  func fill(
+    _ profiles: [(appId: Int64, profile: ProfileRecord, assignments: [Slot: String])], since mark: Mark,
+    schema: (Int64) -> TargetingSchema?
+  ) -> Bool {
     guard capacity > 0, !bypassing.load(ordering: .relaxed) else { return false }
+    let packed = profiles.compactMap { appId, profile, assignments in
+      schema(appId).map { schema in
+        (appId, profile.id, schema, TargetingView.pack(profile, schema: schema, strings: strings), assignments)
+      }
+    }
     return state.withLock { state in
       // Everything was dropped since the read (the listener reconnected): skip this page.
-      guard state.epoch == mark.epoch else { return state.entries.count < capacity }
-      for (appId, profile, stored) in profiles {
-        guard state.entries.count < capacity else { return false }
-        let key = Key(appId: appId, id: profile.id)
-        guard state.entries[key] == nil, (state.generations[key] ?? 0) <= mark.clock else { continue }
+      guard state.epoch == mark.epoch else { return state.profiles.count < capacity }
+      for (appId, id, schema, values, stored) in packed {
+        guard state.profiles.count < capacity else { return false }
+        guard let key = PackedKey(appId: appId, id: id), state.profiles.find(key) == nil,
+          (state.generations[key] ?? 0) <= mark.clock
+        else { continue }
         var assignments = stored
         for (slot, variation) in state.unwritten[key] ?? [:] { assignments[slot] = variation }
-        insert(&state, key, profile, assignments: assignments)
+        store(&state, key, values: values, schema: schema, assignments: assignments)
       }
-      return state.entries.count < capacity
+      return state.profiles.count < capacity
     }
   }
 
@@ -165,7 +175,7 @@ public final class ProfileCache: Sendable {
   func written(_ batch: [PendingAssignment]) {
     state.withLock { state in
       for item in batch {
-        let key = Key(appId: item.key.appId, id: item.key.profileId)
+        guard let key = PackedKey(appId: item.key.appId, id: item.key.profileId) else { continue }
         let slot = Slot(placementId: item.key.placementId, audienceId: item.key.audienceId)
         guard state.unwritten[key]?[slot] == item.variationId else { continue }
         state.unwritten[key]?[slot] = nil
@@ -176,14 +186,13 @@ public final class ProfileCache: Sendable {
 
   /// Forgets a profile (it changed, here or in another instance).
   public func invalidate(appId: Int64, id: String) {
-    guard capacity > 0 else { return }
-    let key = Key(appId: appId, id: id)
+    guard capacity > 0, let key = PackedKey(appId: appId, id: id) else { return }
     state.withLock { state in
       state.clock &+= 1
       state.generations[key] = state.clock
-      if let entry = state.entries.removeValue(forKey: key) { state.ring[entry.slot] = nil }
+      if let index = state.profiles.find(key) { state.profiles.remove(index) }
       // Generations only matter while a read may be running; keep the table small.
-      if state.generations.count > 4 * capacity + 1024 {
+      if state.generations.count > generationLimit {
         state.generations = [:]
         state.epoch &+= 1
       }
@@ -194,8 +203,7 @@ public final class ProfileCache: Sendable {
   public func clear() {
     state.withLock { state in
       state.clock &+= 1
-      state.entries = [:]
-      state.ring = Array(repeating: nil, count: capacity)
+      state.profiles.removeAll()
       state.generations = [:]
       state.epoch &+= 1
     }
@@ -240,27 +248,75 @@ public final class ProfileCache: Sendable {
     }
   }
 
-  private func insert(_ state: inout State, _ key: Key, _ profile: ProfileRecord, assignments: [Slot: String]?) {
-    while let occupant = state.ring[state.hand] {
-      if state.entries[occupant]?.referenced == true {
-        state.entries[occupant]?.referenced = false
-        state.hand = (state.hand + 1) % capacity
-      } else {
-        state.entries.removeValue(forKey: occupant)
-        state.ring[state.hand] = nil
-        evictionCount.wrappingAdd(1, ordering: .relaxed)
+  // MARK: Packing
+
+  /// Keeps a profile's values and assignments; false when an id could not be interned (the
+  /// table is full), and then it is not kept.
+  @discardableResult
+  private func store(
+    _ state: inout State, _ key: PackedKey, values: [UInt8], schema: TargetingSchema, assignments: [Slot: String]
+  ) -> Bool {
+    guard let packed = pack(values, assignments) else { return false }
+    state.schemaSizes[schema.id] = schema.names.count
+    if let index = state.profiles.find(key) {
+      state.profiles.write(index, schema: schema.id, bytes: packed)
+    } else {
+      state.profiles.insert(key, schema: schema.id, bytes: packed)
+    }
+    return true
+  }
+
+  /// Values, then the assignment count and each as three interned ids (placement, audience,
+  /// variation).
+  private func pack(_ values: [UInt8], _ assignments: [Slot: String]) -> [UInt8]? {
+    var bytes = values
+    PackedValue.appendVarint(UInt64(assignments.count), to: &bytes)
+    for (slot, variation) in assignments.sorted(by: {
+      ($0.key.placementId, $0.key.audienceId) < ($1.key.placementId, $1.key.audienceId)
+    }) {
+      for text in [slot.placementId, slot.audienceId, variation] {
+        guard let id = strings.id(for: text) else { return nil }
+        PackedValue.appendVarint(UInt64(id), to: &bytes)
       }
     }
-    state.ring[state.hand] = key
-    state.entries[key] = Entry(profile: profile, assignments: assignments, referenced: false, slot: state.hand)
-    state.hand = (state.hand + 1) % capacity
+    return bytes
+  }
+
+  /// The stored assignments of a held profile (nil when its bytes cannot be read).
+  private func assignments(_ state: inout State, _ index: Int) -> [Slot: String]? {
+    let (schema, bytes) = state.profiles.read(index)
+    guard let size = state.schemaSizes[schema] else { return nil }
+    let strings = self.strings
+    return bytes.withUnsafeBytes { raw -> [Slot: String]? in
+      var reader = PackedValue.Reader(bytes: raw, strings: strings)
+      reader.offset = TargetingView.valuesEnd(raw, schema: size)
+      guard let count = reader.varint() else { return nil }
+      var result: [Slot: String] = [:]
+      for _ in 0..<count {
+        guard let placement = reader.varint().flatMap({ strings.string(UInt32($0)) }),
+          let audience = reader.varint().flatMap({ strings.string(UInt32($0)) }),
+          let variation = reader.varint().flatMap({ strings.string(UInt32($0)) })
+        else { return nil }
+        result[Slot(placementId: placement, audienceId: audience)] = variation
+      }
+      return result
+    }
   }
 
   /// Figures for `/metrics`; `outages` counts the times the cache started bypassing.
   public var figures: (entries: Int, hits: Int, misses: Int, evictions: Int, bypass: Bool, outages: Int) {
-    (
-      state.withLock { $0.entries.count }, hitCount.load(ordering: .relaxed), missCount.load(ordering: .relaxed),
-      evictionCount.load(ordering: .relaxed), bypassing.load(ordering: .relaxed), outageCount.load(ordering: .relaxed)
+    let (entries, evictions) = state.withLock { ($0.profiles.count, $0.profiles.evictions) }
+    return (
+      entries, hitCount.load(ordering: .relaxed), missCount.load(ordering: .relaxed), evictions,
+      bypassing.load(ordering: .relaxed), outageCount.load(ordering: .relaxed)
     )
+  }
+
+  /// Memory the cache holds, measured from its allocations (the record array and index as
+  /// allocated, side-table data, the string table), and how many profiles' data did not fit
+  /// inline.
+  public var footprint: (bytes: Int, overflowed: Int) {
+    let (held, overflowed) = state.withLock { ($0.profiles.bytes, $0.profiles.overflowCount) }
+    return (held + strings.bytes, overflowed)
   }
 }

@@ -71,7 +71,7 @@ extension RelationalStore {
         ORDER BY app_id, id LIMIT ?
         """, [.integer(after.appId), .text(after.id), .integer(Int64(limit))])
       guard let first = rows.first, let last = rows.last else { return [] }
-      var assignments: [ProfileCache.Key: [ProfileCache.Slot: String]] = [:]
+      var assignments: [Owner: [ProfileCache.Slot: String]] = [:]
       for row in try db.query(
         """
         SELECT app_id, profile_id, placement_id, audience_id, variation_id FROM assignments
@@ -82,13 +82,13 @@ extension RelationalStore {
           .text(try last.decode("id")),
         ])
       {
-        let key = ProfileCache.Key(appId: try row.decode("app_id"), id: try row.decode("profile_id"))
+        let key = Owner(appId: try row.decode("app_id"), id: try row.decode("profile_id"))
         assignments[key, default: [:]][try Self.slot(row)] = try row.decode("variation_id")
       }
       return try rows.map { row in
         let appId = try row.decode("app_id", as: Int64.self)
         let profile = try Self.decodeProfile(row)
-        return (appId, profile, assignments[ProfileCache.Key(appId: appId, id: profile.id)] ?? [:])
+        return (appId, profile, assignments[Owner(appId: appId, id: profile.id)] ?? [:])
       }
     }
   }
@@ -189,4 +189,10 @@ extension RelationalStore {
       ).map { try $0.decode("id") }
     }
   }
+}
+
+/// A profile's (app, id), grouping the assignments read for a page of profiles.
+private struct Owner: Hashable {
+  let appId: Int64
+  let id: String
 }
