@@ -286,7 +286,7 @@ public final class AppleAdsCampaignSandbox: Sendable {
     }
     // Apple's documented example sends the fields in the URL's query; OAuth clients send a
     // form body (RFC 6749): both are read.
-    var form = request.query
+    var form = request.query.dictionary
     for item in URLComponents(string: "?" + String(decoding: request.body, as: UTF8.self))?.queryItems ?? [] {
       form[item.name] = item.value ?? ""
     }

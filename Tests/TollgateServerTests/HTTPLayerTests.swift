@@ -101,6 +101,58 @@ struct HTTPLayerTests {
     )
   }
 
+  @Test("metrics recorded on many threads at once add up exactly on scrape, buckets cumulative")
+  func metricsAcrossThreads() throws {
+    let metrics = Metrics()
+    let threads = 8
+    let perThread = 5_000
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+      for index in 0..<perThread {
+        // Half within the first bound (0.5 ms), half at 30 ms; one route per parity of thread.
+        metrics.record(
+          route: "/r\(thread % 2)", method: "GET", status: index % 2 == 0 ? 200 : 404,
+          seconds: index % 2 == 0 ? 0.0004 : 0.03)
+      }
+    }
+    let text = metrics.render()
+    let half = threads / 2 * perThread / 2
+    for route in ["/r0", "/r1"] {
+      #expect(text.contains(#"tollgate_http_requests_total{route="\#(route)",method="GET",status="200"} \#(half)"#))
+      #expect(text.contains(#"tollgate_http_requests_total{route="\#(route)",method="GET",status="404"} \#(half)"#))
+      #expect(text.contains(#"tollgate_http_request_duration_seconds_bucket{route="\#(route)",le="0.0005"} \#(half)"#))
+      #expect(text.contains(#"tollgate_http_request_duration_seconds_bucket{route="\#(route)",le="0.025"} \#(half)"#))
+      #expect(
+        text.contains(#"tollgate_http_request_duration_seconds_bucket{route="\#(route)",le="0.05"} \#(2 * half)"#))
+      #expect(text.contains(#"tollgate_http_request_duration_seconds_count{route="\#(route)"} \#(2 * half)"#))
+      // 10 000 × 0.0004 s + 10 000 × 0.03 s, summed in nanoseconds.
+      #expect(text.contains(#"tollgate_http_request_duration_seconds_sum{route="\#(route)"} 304.0"#))
+    }
+    #expect(metrics.requestsByClass == ["2xx": 2 * half, "4xx": 2 * half])
+  }
+
+  @Test("request fields: headers by any case, the last of a repeated name, empty and long values")
+  func requestFields() {
+    var headers = RequestFields(foldsCase: true)
+    headers.append(name: Array("Content-Type".utf8), value: Array("application/json".utf8))
+    headers.append(name: Array("X-Forwarded-For".utf8), value: Array("10.0.0.1".utf8))
+    headers.append(name: Array("x-forwarded-for".utf8), value: Array("10.0.0.2".utf8))
+    let long = String(repeating: "k", count: 300)
+    headers.append(name: Array("Authorization".utf8), value: Array(long.utf8))
+    headers.append(name: Array("Empty".utf8), value: [])
+    #expect(headers["content-type"] == "application/json")
+    #expect(headers["CONTENT-TYPE"] == "application/json")
+    #expect(headers["x-forwarded-for"] == "10.0.0.2")
+    #expect(headers["authorization"] == long)
+    #expect(headers["empty"] == "")
+    #expect(headers["missing"] == nil)
+    #expect(headers["content-typ"] == nil)
+    #expect(headers.dictionary.count == 4)
+    let query = RequestFields(["profile_id": "ABC", "locale": "fr"])
+    #expect(query["profile_id"] == "ABC")
+    #expect(query["PROFILE_ID"] == nil, "query names are case-sensitive")
+    #expect(query.dictionary == ["profile_id": "ABC", "locale": "fr"])
+  }
+
   @Test("shutdown lets a request in flight finish, then stops listening")
   func gracefulShutdown() async throws {
     let entered = DispatchSemaphore(value: 0)

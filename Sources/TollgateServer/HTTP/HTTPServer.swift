@@ -146,8 +146,8 @@ enum MHDCallbacks {
       var request = Request(
         method: method.map { String(cString: $0) } ?? "GET",
         path: url.map { String(cString: $0) } ?? "/",
-        query: values(of: connection, kind: .GET_ARGUMENT_KIND),
-        headers: values(of: connection, kind: .HEADER_KIND))
+        query: values(of: connection, kind: .GET_ARGUMENT_KIND, foldsCase: false),
+        headers: values(of: connection, kind: .HEADER_KIND, foldsCase: true))
       request.clientAddress = clientAddress(of: connection)
       let pending = PendingRequest(request: request)
       connectionContext.pointee = Unmanaged.passRetained(pending).toOpaque()
@@ -240,22 +240,26 @@ enum MHDCallbacks {
   }
 
   private final class Collected {
-    var values: [String: String] = [:]
+    var fields: RequestFields
+    init(foldsCase: Bool) { fields = RequestFields(foldsCase: foldsCase) }
   }
 
   private static let collect: MHD_KeyValueIterator = { cls, _, key, value in
     guard let cls, let key else { return .YES }
     let collected = Unmanaged<Collected>.fromOpaque(cls).takeUnretainedValue()
-    collected.values[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+    let name = UnsafeRawBufferPointer(start: key, count: strlen(key))
+    let text =
+      value.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
+    collected.fields.append(name: name, value: text)
     return .YES
   }
 
-  private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [String: String] {
-    let collected = Collected()
+  private static func values(of connection: OpaquePointer, kind: MHD_ValueKind, foldsCase: Bool) -> RequestFields {
+    let collected = Collected(foldsCase: foldsCase)
     withExtendedLifetime(collected) {
       _ = MHD_get_connection_values(
         connection, kind, collect, Unmanaged.passUnretained(collected).toOpaque())
     }
-    return collected.values
+    return collected.fields
   }
 }

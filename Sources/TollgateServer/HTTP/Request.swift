@@ -6,14 +6,14 @@ public struct Request: Sendable {
   public var method: String
   /// The decoded path without the query string.
   public var path: String
-  /// Query arguments, decoded by libmicrohttpd; an argument without `=` maps to "".
-  public var query: [String: String]
-  /// Headers with lower-cased names.
-  public var headers: [String: String]
+  /// Query arguments, decoded by libmicrohttpd; an argument without `=` reads as "".
+  public var query: RequestFields
+  /// Headers, looked up without regard to case.
+  public var headers: RequestFields
   /// The request body (at most the server's body limit).
   public var body: Data
   /// Values of `{name}` segments of the matched route.
-  public var pathParameters: [String: String] = [:]
+  public var pathParameters = RequestFields()
   /// The peer's address as libmicrohttpd saw it ("" when unknown, e.g. tests calling the
   /// service directly).
   public var clientAddress: String = ""
@@ -23,15 +23,22 @@ public struct Request: Sendable {
     method: String, path: String, query: [String: String] = [:],
     headers: [String: String] = [:], body: Data = Data()
   ) {
+    self.init(
+      method: method, path: path, query: RequestFields(query),
+      headers: RequestFields(headers, foldsCase: true), body: body)
+  }
+
+  /// Creates a request from fields read off the connection.
+  init(method: String, path: String, query: RequestFields, headers: RequestFields, body: Data = Data()) {
     self.method = method
     self.path = path
     self.query = query
-    self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { _, last in last }
+    self.headers = headers
     self.body = body
   }
 
   /// A header by case-insensitive name.
-  public func header(_ name: String) -> String? { headers[name.lowercased()] }
+  public func header(_ name: String) -> String? { headers[name] }
 
   /// A path parameter the route declared; routes only ask for names they declare.
   public func parameter(_ name: String) -> String { pathParameters[name] ?? "" }

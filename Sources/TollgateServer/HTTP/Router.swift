@@ -19,7 +19,7 @@ public struct Router: Sendable {
   /// The outcome of matching a request.
   public enum Match: Sendable {
     /// A route matched.
-    case route(Route, parameters: [String: String])
+    case route(Route, parameters: RequestFields)
     /// The path exists but not with this method; the allowed methods are listed.
     case methodNotAllowed([String])
     /// No route has this path.
@@ -63,15 +63,15 @@ public struct Router: Sendable {
     path.split(separator: "/", omittingEmptySubsequences: true)
   }
 
-  private static func bind(_ pattern: [Substring], to parts: [Substring]) -> [String: String]? {
+  private static func bind(_ pattern: [Substring], to parts: [Substring]) -> RequestFields? {
     guard pattern.count == parts.count else { return nil }
     // Literal segments first: most routes fail here, before anything is allocated.
     for (expected, actual) in zip(pattern, parts) where !isParameter(expected) && expected != actual {
       return nil
     }
-    var parameters: [String: String] = [:]
+    var parameters = RequestFields()
     for (expected, actual) in zip(pattern, parts) where isParameter(expected) {
-      parameters[String(expected.dropFirst().dropLast())] = String(actual)
+      parameters.append(name: expected.utf8.dropFirst().dropLast(), value: actual.utf8)
     }
     return parameters
   }

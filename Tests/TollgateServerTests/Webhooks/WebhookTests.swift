@@ -33,7 +33,7 @@ final class WebhookReceiver: Sendable {
     let log = self.log
     http = HTTPServer(settings: settings) { request in
       let status = log.state.withLock { state -> Int in
-        state.received.append(Received(body: request.body, headers: request.headers))
+        state.received.append(Received(body: request.body, headers: request.headers.dictionary))
         return state.statuses.isEmpty ? 200 : state.statuses.removeFirst()
       }
       return Response(status: status)

@@ -38,14 +38,14 @@ struct StatsController: Sendable {
       let appId = try auth.appId(for: request, needs: .secretKey)
       return .json(
         try stats.subscriptionReport(
-          appId: appId, from: request.query["from"], to: request.query["to"], parameters: request.query))
+          appId: appId, from: request.query["from"], to: request.query["to"], parameters: request.query.dictionary))
     }
 
     router.add("GET", "/v1/admin/stats/cohorts") { request in
       let appId = try auth.appId(for: request, needs: .secretKey)
       return .json(
         try stats.cohortReport(
-          appId: appId, from: request.query["from"], to: request.query["to"], parameters: request.query))
+          appId: appId, from: request.query["from"], to: request.query["to"], parameters: request.query.dictionary))
     }
 
     router.add("GET", "/v1/admin/overview") { request in
