@@ -183,7 +183,7 @@ struct ProfileCacheTests {
     #expect(cache.figures.hits == 1)
   }
 
-  @Test("a profile of the sample configuration takes at most 100 bytes in the cache")
+  @Test("a profile of the sample configuration, with 5 experiments on average, takes at most 100 bytes in the cache")
   func bytesPerProfile() throws {
     let capacity = 100_000
     let cache = ProfileCache(capacity: capacity)
@@ -206,6 +206,11 @@ struct ProfileCacheTests {
         assignments[.init(placementId: "onboarding", audienceId: "apple_ads_brand")] =
           "onboarding:apple_ads_brand:onboarding_\(n % 2 == 0 ? "a" : "b")"
       }
+      // And 0 to 10 experiments elsewhere (5 on average), as in an app that runs many.
+      for placement in 0..<(n % 11) {
+        assignments[.init(placementId: "p\(placement)", audienceId: "everyone")] =
+          "p\(placement):everyone:flow_\(n % 2 == 0 ? "a" : "b")"
+      }
       page.append((1, profile, assignments))
     }
     #expect(cache.fill(page, since: cache.mark(), schema: { _ in schema }) == false, "full")
@@ -213,7 +218,7 @@ struct ProfileCacheTests {
     let perProfile = Double(footprint.bytes) / Double(capacity)
     #expect(cache.figures.entries == capacity)
     #expect(perProfile <= 100, "\(perProfile) bytes per profile")
-    #expect(footprint.overflowed == 0)
+    #expect(footprint.overflowed < capacity / 10, "\(footprint.overflowed) did not fit inline")
   }
 
   @Test(

@@ -51,8 +51,8 @@ final class ProfileService: Sendable {
   /// What resolving a placement needs of the profile, or 404 `profile_not_found`: its packed
   /// view for `schema`, unless its purchases must be derived again (then through `existing`).
   func targeting(appId: Int64, id: String, schema: TargetingSchema) throws -> TargetingView {
-    guard let uuid = UUID(uuidString: id) else { throw Self.notFound(id) }
-    if let view = try views.targetingView(appId: appId, id: uuid.uuidString.lowercased(), schema: schema),
+    guard let canonical = ProfileId.canonical(id) else { throw Self.notFound(id) }
+    if let view = try views.targetingView(appId: appId, id: canonical, schema: schema),
       view.isCurrent(at: time.now())
     {
       return view
@@ -64,8 +64,7 @@ final class ProfileService: Sendable {
   /// whose access lapsed by the clock alone (an expiry with no notification yet), or whose
   /// access levels were reconfigured, is re-derived first, so the change gets its own version.
   func existing(appId: Int64, id: String) throws -> ProfileRecord {
-    guard let uuid = UUID(uuidString: id),
-      let profile = try store.profile(appId: appId, id: uuid.uuidString.lowercased())
+    guard let canonical = ProfileId.canonical(id), let profile = try store.profile(appId: appId, id: canonical)
     else { throw Self.notFound(id) }
     let config = profile.purchases.hasPurchases ? try configs.entry(appId: appId)?.config : nil
     let lapsed = profile.purchases.nextChangeAt.map { $0 <= time.now() } ?? false

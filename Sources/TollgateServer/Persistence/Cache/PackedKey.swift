@@ -8,11 +8,10 @@ struct PackedKey: Hashable, Sendable {
 
   /// Nil when `id` is not a UUID (such a profile is never cached).
   init?(appId: Int64, id: String) {
-    guard let uuid = UUID(uuidString: id) else { return nil }
-    let bytes = uuid.uuid
+    guard let (high, low) = ProfileId.words(id) else { return nil }
     self.appId = appId
-    high = withUnsafeBytes(of: bytes) { $0.load(fromByteOffset: 0, as: UInt64.self) }
-    low = withUnsafeBytes(of: bytes) { $0.load(fromByteOffset: 8, as: UInt64.self) }
+    self.high = high
+    self.low = low
   }
 
   /// A well-mixed hash for the open-addressing table (UUIDs are mostly random already;

@@ -93,8 +93,8 @@ public final class ProfileCache: Sendable {
     // A cached profile knows all its assignments: absent means none.
     if let profileKey = PackedKey(appId: key.appId, id: key.profileId) {
       let fromEntry = state.withLock { state -> String?? in
-        guard let index = state.profiles.find(profileKey), let known = assignments(&state, index) else { return .none }
-        return .some(known[slot])
+        guard let index = state.profiles.find(profileKey) else { return .none }
+        return assignment(&state, index, slot)
       }
       if case .some(let known) = fromEntry { return known }
     }
@@ -266,20 +266,39 @@ public final class ProfileCache: Sendable {
     return true
   }
 
-  /// Values, then the assignment count and each as three interned ids (placement, audience,
-  /// variation).
+  /// Values, then the assignment count and each assignment as one interned id of its
+  /// placement, audience and variation together (few distinct ones: one or two bytes each).
   private func pack(_ values: [UInt8], _ assignments: [Slot: String]) -> [UInt8]? {
     var bytes = values
     PackedValue.appendVarint(UInt64(assignments.count), to: &bytes)
-    for (slot, variation) in assignments.sorted(by: {
-      ($0.key.placementId, $0.key.audienceId) < ($1.key.placementId, $1.key.audienceId)
-    }) {
-      for text in [slot.placementId, slot.audienceId, variation] {
-        guard let id = strings.id(for: text) else { return nil }
-        PackedValue.appendVarint(UInt64(id), to: &bytes)
+    for (slot, variation) in assignments {
+      guard let id = strings.id(for: slot.placementId + "\u{0}" + slot.audienceId + "\u{0}" + variation) else {
+        return nil
       }
+      PackedValue.appendVarint(UInt64(id), to: &bytes)
     }
     return bytes
+  }
+
+  /// One stored assignment of a held profile, found without decoding the others: `.some(nil)`
+  /// when it has none there, `.none` when its bytes cannot be read.
+  private func assignment(_ state: inout State, _ index: Int, _ slot: Slot) -> String?? {
+    let (schema, bytes) = state.profiles.read(index)
+    guard let size = state.schemaSizes[schema] else { return .none }
+    let prefix = slot.placementId + "\u{0}" + slot.audienceId + "\u{0}"
+    let strings = self.strings
+    return bytes.withUnsafeBytes { raw -> String?? in
+      var reader = PackedValue.Reader(bytes: raw, strings: strings)
+      reader.offset = TargetingView.valuesEnd(raw, schema: size)
+      guard let count = reader.varint() else { return .none }
+      for _ in 0..<count {
+        guard let joined = reader.varint().flatMap({ strings.string(UInt32(truncatingIfNeeded: $0)) }) else {
+          return .none
+        }
+        if joined.utf8.starts(with: prefix.utf8) { return .some(String(joined.utf8.dropFirst(prefix.utf8.count))) }
+      }
+      return .some(nil)
+    }
   }
 
   /// The stored assignments of a held profile (nil when its bytes cannot be read).
@@ -293,11 +312,12 @@ public final class ProfileCache: Sendable {
       guard let count = reader.varint() else { return nil }
       var result: [Slot: String] = [:]
       for _ in 0..<count {
-        guard let placement = reader.varint().flatMap({ strings.string(UInt32($0)) }),
-          let audience = reader.varint().flatMap({ strings.string(UInt32($0)) }),
-          let variation = reader.varint().flatMap({ strings.string(UInt32($0)) })
-        else { return nil }
-        result[Slot(placementId: placement, audienceId: audience)] = variation
+        guard let joined = reader.varint().flatMap({ strings.string(UInt32(truncatingIfNeeded: $0)) }) else {
+          return nil
+        }
+        let parts = joined.split(separator: "\u{0}", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        result[Slot(placementId: String(parts[0]), audienceId: String(parts[1]))] = String(parts[2])
       }
       return result
     }
