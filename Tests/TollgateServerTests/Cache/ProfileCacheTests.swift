@@ -191,7 +191,8 @@ struct ProfileCacheTests {
     let schema = try ConfigValidator.compile(document, revision: 1).targeting
     var random = Seeded(state: 3)
     var page: [(appId: Int64, profile: ProfileRecord, assignments: [ProfileCache.Slot: String])] = []
-    for n in 0..<capacity {
+    // More than it holds: the cache is split in shards by key hash, each fills on its own.
+    for n in 0..<capacity * 5 / 4 {
       var profile = ProfileRecord(
         id: UUID().uuidString.lowercased(), customerUserId: "user-\(n)",
         install: InstallMeta(

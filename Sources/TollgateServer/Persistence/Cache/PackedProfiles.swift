@@ -82,21 +82,15 @@ struct PackedProfiles {
     if let freed = free.popLast() {
       index = Int(freed)
     } else if records.count < capacity {
-      if records.count == records.capacity { records.reserveCapacity(min(capacity, max(1_024, records.count * 2))) }
+      // Grown an eighth at a time: little room allocated and unused.
+      if records.count == records.capacity {
+        records.reserveCapacity(min(capacity, records.count + max(1_024, records.count / 8)))
+      }
       records.append(Record(key: key, words: (0, 0, 0, 0), schema: 0, count: 0, referenced: false))
       index = records.count - 1
     } else {
-      while records[hand].schema != 0 && records[hand].referenced {
-        records[hand].referenced = false
-        hand = (hand + 1) % records.count
-      }
-      index = hand
-      hand = (hand + 1) % records.count
-      if records[index].schema != 0 {
-        remove(index)
-        evictions += 1
-        _ = free.popLast()
-      }
+      evictOne()
+      index = Int(free.removeLast())
     }
     records[index].key = key
     records[index].referenced = false
@@ -105,6 +99,19 @@ struct PackedProfiles {
     while table[position] >= 0 { position = (position + 1) & mask }
     table[position] = Int32(index)
     count += 1
+  }
+
+  /// Evicts one profile by CLOCK: the first one past the hand not used since the hand last
+  /// passed (its slot is reused first). Nothing happens when none is held.
+  mutating func evictOne() {
+    guard count > 0 else { return }
+    while records[hand].schema == 0 || records[hand].referenced {
+      records[hand].referenced = false
+      hand = (hand + 1) % records.count
+    }
+    remove(hand)
+    evictions += 1
+    hand = (hand + 1) % records.count
   }
 
   /// Frees the record at `index` (its slot is reused first).

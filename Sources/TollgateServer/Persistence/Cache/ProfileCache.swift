@@ -28,9 +28,16 @@ public final class ProfileCache: Sendable {
     var schemaSizes: [UInt32: Int] = [:]
   }
 
+  /// One lock's share of the profiles (picked by key hash), so request threads rarely wait
+  /// for each other.
+  private final class Shard: Sendable {
+    let state: Mutex<State>
+    init(capacity: Int) { state = Mutex(State(profiles: PackedProfiles(capacity: capacity))) }
+  }
+
   /// How many profiles it keeps at most; 0 turns caching off.
   public let capacity: Int
-  private let state: Mutex<State>
+  private let shards: [Shard]
   /// Strings shared by many profiles; the first half of the table is open to attribute
   /// values, the whole of it to placement, audience and variation ids.
   let strings = StringTable()
@@ -38,14 +45,26 @@ public final class ProfileCache: Sendable {
   private let missCount = Atomic<Int>(0)
   private let bypassing = Atomic<Bool>(false)
   private let outageCount = Atomic<Int>(0)
+  /// Profiles held in all shards.
+  private let heldCount = Atomic<Int>(0)
   /// Generations kept at most before the table is dropped (an epoch bump).
   private let generationLimit: Int
 
   public init(capacity: Int) {
     self.capacity = max(0, capacity)
-    generationLimit = min(4 * max(0, capacity) + 1_024, 65_536)
-    state = Mutex(State(profiles: PackedProfiles(capacity: max(0, capacity))))
+    // Small caches keep one shard. Keys do not spread evenly, so a shard may hold a quarter more
+    // than its share while the cache as a whole holds fewer than `capacity`.
+    let count = capacity >= 16_384 ? 16 : 1
+    let share = (max(0, capacity) + count - 1) / count
+    generationLimit = min(4 * max(0, capacity) + 1_024, 65_536) / count
+    shards = (0..<count).map { _ in Shard(capacity: count == 1 ? share : share + share / 4) }
   }
+
+  private func shardIndex(_ key: PackedKey) -> Int {
+    shards.count == 1 ? 0 : Int(truncatingIfNeeded: key.mixed >> 60) % shards.count
+  }
+
+  private func shard(_ key: PackedKey) -> Shard { shards[shardIndex(key)] }
 
   /// The targeting view of a profile for `schema`, from memory or through `load` (the full
   /// record and all its stored assignments, then packed and kept). Nil: no such profile.
@@ -55,7 +74,8 @@ public final class ProfileCache: Sendable {
     guard capacity > 0, !bypassing.load(ordering: .relaxed), let key = PackedKey(appId: appId, id: id) else {
       return try load().map { TargetingView(profile: $0.0, schema: schema) }
     }
-    let (cached, generation, epoch) = state.withLock { state -> (PackedBytes?, UInt64, UInt64) in
+    let shard = shard(key)
+    let (cached, generation, epoch) = shard.state.withLock { state -> (PackedBytes?, UInt64, UInt64) in
       if let index = state.profiles.find(key) {
         let (packedFor, bytes) = state.profiles.read(index)
         if packedFor == schema.id {
@@ -72,7 +92,7 @@ public final class ProfileCache: Sendable {
     missCount.wrappingAdd(1, ordering: .relaxed)
     guard let (profile, stored) = try load() else { return nil }
     let values = TargetingView.pack(profile, schema: schema, strings: strings)
-    state.withLock { state in
+    shard.state.withLock { state in
       guard state.epoch == epoch, (state.generations[key] ?? 0) == generation else { return }
       // Assignments made here since are still on their way to the database.
       var assignments = stored
@@ -92,7 +112,7 @@ public final class ProfileCache: Sendable {
     let slot = Slot(placementId: key.placementId, audienceId: key.audienceId)
     // A cached profile knows all its assignments: absent means none.
     if let profileKey = PackedKey(appId: key.appId, id: key.profileId) {
-      let fromEntry = state.withLock { state -> String?? in
+      let fromEntry = shard(profileKey).state.withLock { state -> String?? in
         guard let index = state.profiles.find(profileKey) else { return .none }
         return assignment(&state, index, slot)
       }
@@ -109,8 +129,8 @@ public final class ProfileCache: Sendable {
     guard capacity > 0 else { return }
     let slot = Slot(placementId: key.placementId, audienceId: key.audienceId)
     let profileKey = PackedKey(appId: key.appId, id: key.profileId)
-    let held = state.withLock { state -> Bool in
-      guard let profileKey else { return false }
+    guard let profileKey else { return keepAside(key, variationId) }
+    let held = shard(profileKey).state.withLock { state -> Bool in
       if unwritten { state.unwritten[profileKey, default: [:]][slot] = variationId }
       guard let index = state.profiles.find(profileKey), var known = assignments(&state, index) else { return false }
       known[slot] = variationId
@@ -120,12 +140,16 @@ public final class ProfileCache: Sendable {
       }
       guard let packed = pack(values, known) else {
         state.profiles.remove(index)
+        heldCount.wrappingSubtract(1, ordering: .relaxed)
         return false
       }
       state.profiles.write(index, schema: schema, bytes: packed)
       return true
     }
-    guard !held else { return }
+    if !held { keepAside(key, variationId) }
+  }
+
+  private func keepAside(_ key: AssignmentKey, _ variationId: String) {
     assignments.withLock { cache in
       if cache.count >= min(capacity, 65_536) { cache = [:] }
       cache[key] = variationId
@@ -134,12 +158,15 @@ public final class ProfileCache: Sendable {
 
   /// Where a bulk read starts: entries invalidated after it are not filled from that read.
   struct Mark {
-    fileprivate let clock: UInt64
-    fileprivate let epoch: UInt64
+    fileprivate let clocks: [UInt64]
+    fileprivate let epochs: [UInt64]
   }
 
   /// Taken before a bulk read (warming).
-  func mark() -> Mark { state.withLock { Mark(clock: $0.clock, epoch: $0.epoch) } }
+  func mark() -> Mark {
+    let marks = shards.map { shard in shard.state.withLock { ($0.clock, $0.epoch) } }
+    return Mark(clocks: marks.map(\.0), epochs: marks.map(\.1))
+  }
 
   /// Fills free room with profiles read in bulk after `mark` (their stored assignments
   /// included), packed for their app's schema (apps without one are skipped); returns false
@@ -150,34 +177,38 @@ public final class ProfileCache: Sendable {
     schema: (Int64) -> TargetingSchema?
   ) -> Bool {
     guard capacity > 0, !bypassing.load(ordering: .relaxed) else { return false }
-    let packed = profiles.compactMap { appId, profile, assignments in
-      schema(appId).map { schema in
-        (appId, profile.id, schema, TargetingView.pack(profile, schema: schema, strings: strings), assignments)
+    // Packed outside the locks, grouped by the shard that keeps each.
+    var groups = Array(repeating: [(PackedKey, TargetingSchema, [UInt8], [Slot: String])](), count: shards.count)
+    for (appId, profile, assignments) in profiles {
+      guard let schema = schema(appId), let key = PackedKey(appId: appId, id: profile.id) else { continue }
+      groups[shardIndex(key)].append(
+        (key, schema, TargetingView.pack(profile, schema: schema, strings: strings), assignments))
+    }
+    for (number, shard) in shards.enumerated() {
+      shard.state.withLock { state in
+        // Everything was dropped since the read (the listener reconnected): skip this page.
+        guard state.epoch == mark.epochs[number] else { return }
+        for (key, schema, values, stored) in groups[number] {
+          guard heldCount.load(ordering: .relaxed) < capacity, state.profiles.count < state.profiles.capacity else {
+            return
+          }
+          guard state.profiles.find(key) == nil, (state.generations[key] ?? 0) <= mark.clocks[number] else { continue }
+          var assignments = stored
+          for (slot, variation) in state.unwritten[key] ?? [:] { assignments[slot] = variation }
+          store(&state, key, values: values, schema: schema, assignments: assignments)
+        }
       }
     }
-    return state.withLock { state in
-      // Everything was dropped since the read (the listener reconnected): skip this page.
-      guard state.epoch == mark.epoch else { return state.profiles.count < capacity }
-      for (appId, id, schema, values, stored) in packed {
-        guard state.profiles.count < capacity else { return false }
-        guard let key = PackedKey(appId: appId, id: id), state.profiles.find(key) == nil,
-          (state.generations[key] ?? 0) <= mark.clock
-        else { continue }
-        var assignments = stored
-        for (slot, variation) in state.unwritten[key] ?? [:] { assignments[slot] = variation }
-        store(&state, key, values: values, schema: schema, assignments: assignments)
-      }
-      return state.profiles.count < capacity
-    }
+    return heldCount.load(ordering: .relaxed) < capacity
   }
 
   /// Assignments the batch writer stored: no longer pending.
   func written(_ batch: [PendingAssignment]) {
-    state.withLock { state in
-      for item in batch {
-        guard let key = PackedKey(appId: item.key.appId, id: item.key.profileId) else { continue }
-        let slot = Slot(placementId: item.key.placementId, audienceId: item.key.audienceId)
-        guard state.unwritten[key]?[slot] == item.variationId else { continue }
+    for item in batch {
+      guard let key = PackedKey(appId: item.key.appId, id: item.key.profileId) else { continue }
+      let slot = Slot(placementId: item.key.placementId, audienceId: item.key.audienceId)
+      shard(key).state.withLock { state in
+        guard state.unwritten[key]?[slot] == item.variationId else { return }
         state.unwritten[key]?[slot] = nil
         if state.unwritten[key]?.isEmpty == true { state.unwritten[key] = nil }
       }
@@ -187,10 +218,13 @@ public final class ProfileCache: Sendable {
   /// Forgets a profile (it changed, here or in another instance).
   public func invalidate(appId: Int64, id: String) {
     guard capacity > 0, let key = PackedKey(appId: appId, id: id) else { return }
-    state.withLock { state in
+    shard(key).state.withLock { state in
       state.clock &+= 1
       state.generations[key] = state.clock
-      if let index = state.profiles.find(key) { state.profiles.remove(index) }
+      if let index = state.profiles.find(key) {
+        state.profiles.remove(index)
+        heldCount.wrappingSubtract(1, ordering: .relaxed)
+      }
       // Generations only matter while a read may be running; keep the table small.
       if state.generations.count > generationLimit {
         state.generations = [:]
@@ -201,11 +235,14 @@ public final class ProfileCache: Sendable {
 
   /// Forgets everything (the change notifications were interrupted).
   public func clear() {
-    state.withLock { state in
-      state.clock &+= 1
-      state.profiles.removeAll()
-      state.generations = [:]
-      state.epoch &+= 1
+    for shard in shards {
+      shard.state.withLock { state in
+        state.clock &+= 1
+        heldCount.wrappingSubtract(state.profiles.count, ordering: .relaxed)
+        state.profiles.removeAll()
+        state.generations = [:]
+        state.epoch &+= 1
+      }
     }
   }
 
@@ -261,7 +298,11 @@ public final class ProfileCache: Sendable {
     if let index = state.profiles.find(key) {
       state.profiles.write(index, schema: schema.id, bytes: packed)
     } else {
+      let before = state.profiles.count
+      // The cache as a whole is full: make room in this shard.
+      if heldCount.load(ordering: .relaxed) >= capacity { state.profiles.evictOne() }
       state.profiles.insert(key, schema: schema.id, bytes: packed)
+      heldCount.wrappingAdd(state.profiles.count - before, ordering: .relaxed)
     }
     return true
   }
@@ -325,7 +366,9 @@ public final class ProfileCache: Sendable {
 
   /// Figures for `/metrics`; `outages` counts the times the cache started bypassing.
   public var figures: (entries: Int, hits: Int, misses: Int, evictions: Int, bypass: Bool, outages: Int) {
-    let (entries, evictions) = state.withLock { ($0.profiles.count, $0.profiles.evictions) }
+    let (entries, evictions) = shards.reduce((0, 0)) { sum, shard in
+      shard.state.withLock { (sum.0 + $0.profiles.count, sum.1 + $0.profiles.evictions) }
+    }
     return (
       entries, hitCount.load(ordering: .relaxed), missCount.load(ordering: .relaxed), evictions,
       bypassing.load(ordering: .relaxed), outageCount.load(ordering: .relaxed)
@@ -336,7 +379,9 @@ public final class ProfileCache: Sendable {
   /// allocated, side-table data, the string table), and how many profiles' data did not fit
   /// inline.
   public var footprint: (bytes: Int, overflowed: Int) {
-    let (held, overflowed) = state.withLock { ($0.profiles.bytes, $0.profiles.overflowCount) }
+    let (held, overflowed) = shards.reduce((0, 0)) { sum, shard in
+      shard.state.withLock { (sum.0 + $0.profiles.bytes, sum.1 + $0.profiles.overflowCount) }
+    }
     return (held + strings.bytes, overflowed)
   }
 }
