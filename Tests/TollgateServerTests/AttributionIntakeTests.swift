@@ -113,4 +113,36 @@ struct AttributionIntakeTests {
     }
     #expect(try store.attributionQueueDepth() == 5)
   }
+
+  @Test(
+    "a batch of 100 (several statement chunks) with repeats, known tokens and an applied profile",
+    arguments: StoreFactory.available)
+  func largeBatch(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let all = try tokens(store, count: 100)
+    // Stored before: token 7 (a known job), and profile 9 already attributed.
+    _ = try store.enqueueAttributions([all[7]])
+    _ = try store.updateProfile(appId: all[9].appId, id: all[9].profileId, at: Date()) { profile in
+      profile.attribution.status[appleAdsSource] = .applied
+      return true
+    }
+    let batch = all + [all[3], all[50]]
+    let stored = try store.enqueueAttributions(batch)
+    #expect(stored.count == batch.count)
+    for (token, (job, _)) in zip(batch, stored) {
+      #expect(job.profileId == token.profileId && job.tokenHash == token.tokenHash && job.token == token.token)
+      #expect(job.status == .pending)
+    }
+    let created = stored.map(\.created)
+    #expect(created[7] == false, "known before the batch")
+    #expect(created[100] == false && created[101] == false, "a repeat in the batch is the same job")
+    #expect(created.filter { $0 }.count == 99)
+    for token in all {
+      let status = try store.profile(appId: token.appId, id: token.profileId)?.attribution.status[appleAdsSource]
+      #expect(status == (token == all[9] ? .applied : .pending), "\(token.profileId)")
+    }
+    #expect(try store.attributionQueueDepth() == 100)
+    #expect(SQLiteStore.chunks(100) == [0..<64, 64..<96, 96..<100])
+  }
 }

@@ -14,6 +14,7 @@ public final class PostgresStore: RelationalStore {
     relaxTransaction: "SET LOCAL synchronous_commit TO OFF",
     skipLocked: " FOR UPDATE SKIP LOCKED",
     announceProfile: "SELECT pg_notify('\(ProfileChangeListener.channel)', ?)",
+    announceChannel: ProfileChangeListener.channel,
     claimJobs: """
       UPDATE attribution_jobs SET next_attempt_at = ?
       WHERE (app_id, profile_id, token_hash) IN (

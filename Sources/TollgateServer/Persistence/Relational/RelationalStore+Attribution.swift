@@ -15,40 +15,110 @@ extension RelationalStore {
       lastError: try row.decode("last_error"))
   }
 
+  /// A batch in a handful of statements, whatever its size: one insert of every token, one
+  /// read of their jobs, one locking read of the profiles that got a new token, one update of
+  /// those (and on PostgreSQL one announcement) — each in chunks of power-of-two sizes, so a
+  /// connection prepares at most seven shapes of each statement.
   public func enqueueAttributions(_ tokens: [QueuedToken]) throws -> [(AttributionJob, created: Bool)] {
-    try with { db in
+    guard !tokens.isEmpty else { return [] }
+    return try with { db in
       try db.transaction {
-        // Profiles are locked in one order whatever the batch's, so two instances' batches
-        // cannot deadlock on each other's rows.
-        let order = tokens.indices.sorted {
-          (tokens[$0].appId, tokens[$0].profileId) < (tokens[$1].appId, tokens[$1].profileId)
+        // Rows are inserted and profiles locked in one order whatever the batch's, so two
+        // instances' batches cannot deadlock on each other's rows.
+        let keys = Array(Set(tokens.map(JobKey.init))).sorted()
+        let first = Dictionary(tokens.map { (JobKey($0), $0) }) { earlier, _ in earlier }
+        var created = Set<JobKey>()
+        for chunk in Self.chunks(keys.count) {
+          let rows = try db.query(
+            """
+            INSERT INTO attribution_jobs (\(SQLColumns.job), created_at, updated_at) VALUES \(
+              Array(repeating: "(?, ?, ?, ?, 'pending', 0, 0, ?, NULL, ?, ?)", count: chunk.count).joined(separator: ", "))
+            ON CONFLICT DO NOTHING RETURNING app_id, profile_id, token_hash
+            """,
+            keys[chunk].flatMap { key -> [SQLValue] in
+              let token = first[key]!
+              let now = SQLValue.real(token.at.timeIntervalSince1970)
+              return key.values + [.text(token.token), now, now, now]
+            })
+          for row in rows {
+            created.insert(
+              JobKey(
+                appId: try row.decode("app_id"), profileId: try row.decode("profile_id"),
+                tokenHash: try row.decode("token_hash")))
+          }
         }
-        var stored = [(AttributionJob, created: Bool)?](repeating: nil, count: tokens.count)
-        for index in order { stored[index] = try enqueue(db, tokens[index]) }
-        return stored.compactMap { $0 }
+        var jobs: [JobKey: AttributionJob] = [:]
+        for chunk in Self.chunks(keys.count) {
+          let rows = try db.query(
+            "SELECT \(SQLColumns.job) FROM attribution_jobs WHERE "
+              + Array(repeating: "(app_id = ? AND profile_id = ? AND token_hash = ?)", count: chunk.count)
+              .joined(separator: " OR "),
+            keys[chunk].flatMap(\.values))
+          for row in rows {
+            let job = try Self.job(row)
+            jobs[JobKey(appId: job.appId, profileId: job.profileId, tokenHash: job.tokenHash)] = job
+          }
+        }
+        try markPending(
+          db, profiles: Array(Set(created.map { ProfileKey(appId: $0.appId, id: $0.profileId) })).sorted())
+        // The first request with a new token created its job; any other asked for an existing one.
+        var answered = Set<JobKey>()
+        return try tokens.map { token in
+          let key = JobKey(token)
+          guard let job = jobs[key] else { throw StoreError.database("the job just recorded is not there") }
+          return (job, created: created.contains(key) && answered.insert(key).inserted)
+        }
       }
     }
   }
 
-  private func enqueue(_ db: any SQLConnection, _ queued: QueuedToken) throws -> (AttributionJob, created: Bool) {
-    let now = SQLValue.real(queued.at.timeIntervalSince1970)
-    let key: [SQLValue] = [.integer(queued.appId), .text(queued.profileId), .text(queued.tokenHash)]
-    try db.query(
-      """
-      INSERT INTO attribution_jobs (\(SQLColumns.job), created_at, updated_at)
-      VALUES (?, ?, ?, ?, 'pending', 0, 0, ?, NULL, ?, ?) ON CONFLICT DO NOTHING
-      """, key + [.text(queued.token), now, now, now])
-    let created = db.changes == 1
-    let rows = try db.query(
-      "SELECT \(SQLColumns.job) FROM attribution_jobs WHERE app_id = ? AND profile_id = ? AND token_hash = ?", key)
-    if created, var profile = try Self.profile(db, appId: queued.appId, id: queued.profileId, lock: dialect.lockRow),
-      profile.attribution.status[appleAdsSource] != .applied
-    {
-      profile.attribution.status[appleAdsSource] = .pending
-      try save(db, appId: queued.appId, profile)
+  /// Profiles that just got a token are pending for Apple Ads, unless it applied already.
+  private func markPending(_ db: any SQLConnection, profiles keys: [ProfileKey]) throws {
+    var changed: [(ProfileKey, ProfileAttribution)] = []
+    for chunk in Self.chunks(keys.count) {
+      let rows = try db.query(
+        "SELECT app_id, id, attribution FROM profiles WHERE "
+          + Array(repeating: "(app_id = ? AND id = ?)", count: chunk.count).joined(separator: " OR ")
+          + " ORDER BY app_id, id\(dialect.lockRow)",
+        keys[chunk].flatMap { [SQLValue.integer($0.appId), .text($0.id)] })
+      for row in rows {
+        var attribution = try WireCoding.decoder.decode(ProfileAttribution.self, from: try row.decode("attribution"))
+        guard attribution.status[appleAdsSource] != .applied else { continue }
+        attribution.status[appleAdsSource] = .pending
+        changed.append((ProfileKey(appId: try row.decode("app_id"), id: try row.decode("id")), attribution))
+      }
     }
-    guard let row = rows.first else { throw StoreError.database("the job just recorded is not there") }
-    return (try Self.job(row), created)
+    for chunk in Self.chunks(changed.count) {
+      let part = changed[chunk]
+      if let announce = dialect.announceProfiles(part.count) {
+        try db.query(announce, part.map { .text("\($0.0.appId):\($0.0.id)") })
+      }
+      // Only the attribution column changes (no version bump, no cohort row to move).
+      try db.query(
+        "UPDATE profiles SET attribution = CASE "
+          + Array(repeating: "WHEN app_id = ? AND id = ? THEN ?", count: part.count).joined(separator: " ")
+          + " END WHERE "
+          + Array(repeating: "(app_id = ? AND id = ?)", count: part.count).joined(separator: " OR "),
+        part.flatMap { key, attribution in
+          [
+            SQLValue.integer(key.appId), .text(key.id),
+            .text(String(decoding: WireCoding.encode(attribution), as: UTF8.self)),
+          ]
+        } + part.flatMap { key, _ in [SQLValue.integer(key.appId), .text(key.id)] })
+    }
+  }
+
+  /// `0..<count` in chunks of 64, 32, … 1 (largest first).
+  static func chunks(_ count: Int) -> [Range<Int>] {
+    var result: [Range<Int>] = []
+    var start = 0
+    var size = 64
+    while start < count {
+      while size > count - start { size /= 2 }
+      result.append(start..<start + size)
+      start += size
+    }
+    return result
   }
 
   public func claimAttributionJobs(now: Date, lease: TimeInterval, limit: Int) throws -> [AttributionJob] {
@@ -152,4 +222,33 @@ extension RelationalStore {
       return funnel
     }
   }
+}
+
+/// An attribution job's key.
+private struct JobKey: Hashable, Comparable {
+  let appId: Int64
+  let profileId: String
+  let tokenHash: String
+
+  init(appId: Int64, profileId: String, tokenHash: String) {
+    self.appId = appId
+    self.profileId = profileId
+    self.tokenHash = tokenHash
+  }
+
+  init(_ token: QueuedToken) { self.init(appId: token.appId, profileId: token.profileId, tokenHash: token.tokenHash) }
+
+  var values: [SQLValue] { [.integer(appId), .text(profileId), .text(tokenHash)] }
+
+  static func < (left: JobKey, right: JobKey) -> Bool {
+    (left.appId, left.profileId, left.tokenHash) < (right.appId, right.profileId, right.tokenHash)
+  }
+}
+
+/// A profile's key.
+private struct ProfileKey: Hashable, Comparable {
+  let appId: Int64
+  let id: String
+
+  static func < (left: ProfileKey, right: ProfileKey) -> Bool { (left.appId, left.id) < (right.appId, right.id) }
 }

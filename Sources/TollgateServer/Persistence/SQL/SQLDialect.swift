@@ -11,6 +11,15 @@ struct SQLDialect: Sendable {
   /// Tells other instances, inside the changing transaction, that a profile changed
   /// (parameter: `appId:profileId`); nil where one process owns the database.
   var announceProfile: String? = nil
+  /// The channel `announceProfile` notifies (nil where one process owns the database).
+  var announceChannel: String? = nil
   /// Claims due attribution jobs: parameters (lease end, now, limit); returns job columns.
   let claimJobs: String
+
+  /// One statement announcing `count` profiles (parameters: `appId:profileId` each).
+  func announceProfiles(_ count: Int) -> String? {
+    guard let announceChannel else { return nil }
+    return "SELECT pg_notify('\(announceChannel)', x) FROM (VALUES "
+      + Array(repeating: "(?)", count: count).joined(separator: ", ") + ") AS announced(x)"
+  }
 }
