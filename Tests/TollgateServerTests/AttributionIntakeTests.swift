@@ -145,4 +145,35 @@ struct AttributionIntakeTests {
     #expect(try store.attributionQueueDepth() == 100)
     #expect(SQLiteStore.chunks(100) == [0..<64, 64..<96, 96..<100])
   }
+
+  /// Apple never reached: tokens stay queued.
+  struct Unreachable: AppleAdsResolving {
+    func resolve(token: String) async -> AppleAdsAnswer { .unavailable("not asked in this test") }
+  }
+
+  @Test(
+    "a full queue refuses the next token with 503 attribution_queue_full, though its depth is counted once per interval",
+    arguments: StoreFactory.available)
+  func queueFull(factory: StoreFactory) async throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let all = try tokens(store, count: 4)
+    let time = ManualTime()
+    let worker = AttributionWorker(store: store, apple: Unreachable(), time: time, logger: Logger(), maxQueue: 3)
+    let service = AttributionService(
+      store: store, worker: worker, limiter: RateLimiter(clock: { 0 }), limits: .off, time: time)
+    for token in all.prefix(3) {
+      let profile = try #require(try store.profile(appId: token.appId, id: token.profileId))
+      #expect(try service.submit(token.token, appId: token.appId, profile: profile, keyId: "k"))
+    }
+    // The clock has not moved since the first count: the tokens queued since are added to it.
+    let last = all[3]
+    let profile = try #require(try store.profile(appId: last.appId, id: last.profileId))
+    let refused = await withCheckedContinuation { continuation in
+      service.submit(last.token, appId: last.appId, profile: profile, keyId: "k") { continuation.resume(returning: $0) }
+    }
+    #expect(throws: DomainError.self) { try refused.get() }
+    if case .failure(let error as DomainError) = refused { #expect(error.response.status == 503) }
+    #expect(try store.attributionQueueDepth() == 3)
+  }
 }

@@ -21,14 +21,27 @@ struct AttributionController: Sendable {
       let body = try request.decodeJSON(AppleAdsTokenRequest.self)
       let token = try AttributionService.validToken(body.token, path: "$.token")
       let profile = try profiles.existing(appId: appId, id: request.parameter("profileId"))
+      let id = profile.id
+      if Self.respondAsync(request.header("Prefer")) {
+        // Answered once the token is committed; the connection waits without a thread, so
+        // tokens arriving together share a transaction.
+        let deferred = DeferredResponse()
+        attribution.submit(token, appId: appId, profile: profile, keyId: caller.keyId) { outcome in
+          deferred.complete(
+            errors.answer {
+              // Applied is permanent: no need to ask Apple again.
+              guard try outcome.get() else { return .json(ProfilePayload(profile)) }
+              // What the batch stored: the profile as read, now pending (no second read).
+              var queued = profile
+              queued.attribution.status[appleAdsSource] = .pending
+              return .json(AttributionPendingResponse(profile: ProfilePayload(queued)), status: 202)
+            })
+        }
+        return .deferred(deferred)
+      }
       // Applied is permanent: no need to ask Apple again.
       guard try attribution.submit(token, appId: appId, profile: profile, keyId: caller.keyId) else {
         return .json(ProfilePayload(profile))
-      }
-      let id = profile.id
-      if Self.respondAsync(request.header("Prefer")) {
-        let queued = try profiles.existing(appId: appId, id: id)
-        return .json(AttributionPendingResponse(profile: ProfilePayload(queued)), status: 202)
       }
       return waits.wait(
         .init(appId: appId, profileId: id), seconds: budget,

@@ -2,31 +2,25 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Stores the tokens of requests that arrive together in one transaction (group commit): the
-/// first request in writes everything waiting, the others wait for that commit, and whoever
-/// arrived meanwhile is written by the next. A request is answered only after its token is
-/// committed, so an accepted token is never lost; a quiet server writes each token at once.
+/// Stores the tokens of requests that arrive together in one transaction (group commit). One
+/// writer (a serial queue of its own) takes everything waiting, up to `batchLimit`, writes it,
+/// tells each request its outcome, and goes on while tokens keep arriving; a quiet server
+/// writes each token at once. A request learns its outcome only after its token is committed,
+/// so an accepted token is never lost. Requests that do not block (`Prefer: respond-async`)
+/// hold no thread meanwhile: the more arrive, the larger the batches.
 final class AttributionIntake: Sendable {
   /// Stores a batch in one transaction, answering in the order given.
   typealias Write = @Sendable ([QueuedToken]) throws -> [(AttributionJob, created: Bool)]
+  /// Hears a token's outcome (on the writer's queue: keep it short or hand the work on).
+  typealias Completion = @Sendable (Result<(AttributionJob, created: Bool), any Error>) -> Void
 
-  /// One waiting request: told its outcome, or that it writes the next batch.
-  private final class Slot: @unchecked Sendable {
-    enum Outcome {
-      case stored(Result<(AttributionJob, created: Bool), any Error>)
-      case lead
-    }
-
+  private struct Waiting {
     let token: QueuedToken
-    let ready = DispatchSemaphore(value: 0)
-    /// Set once before `ready` is signalled (or by the slot's own thread), read after.
-    var outcome: Outcome?
-
-    init(_ token: QueuedToken) { self.token = token }
+    let completion: Completion
   }
 
   private struct State {
-    var waiting: [Slot] = []
+    var waiting: [Waiting] = []
     var writing = false
   }
 
@@ -34,6 +28,7 @@ final class AttributionIntake: Sendable {
   let batchLimit: Int
   private let write: Write
   private let state = Mutex(State())
+  private let queue = DispatchQueue(label: "tollgate.attribution-intake")
   private let batchCount = Atomic<Int>(0)
   private let tokenCount = Atomic<Int>(0)
 
@@ -43,38 +38,27 @@ final class AttributionIntake: Sendable {
     self.write = write
   }
 
-  /// Stores `token` (in a batch with whatever arrived with it) and returns its job.
-  func enqueue(_ token: QueuedToken) throws -> (AttributionJob, created: Bool) {
-    let slot = Slot(token)
-    let leads = state.withLock { state -> Bool in
-      state.waiting.append(slot)
+  /// Stores `token` in the next batch; `completion` hears its job once committed.
+  func enqueue(_ token: QueuedToken, then completion: @escaping Completion) {
+    let starts = state.withLock { state -> Bool in
+      state.waiting.append(Waiting(token: token, completion: completion))
       guard !state.writing else { return false }
       state.writing = true
       return true
     }
-    if !leads { slot.ready.wait() }
-    if case .stored(let result)? = slot.outcome { return try result.get() }
-    // This request writes: everything waiting (itself included), then hands the pen on.
-    let batch = state.withLock { state -> [Slot] in
-      let taken = Array(state.waiting.prefix(batchLimit))
-      state.waiting.removeFirst(taken.count)
-      return taken
+    if starts { queue.async { self.drain() } }
+  }
+
+  /// Stores `token` and waits for its job (for callers that answer with it).
+  func enqueue(_ token: QueuedToken) throws -> (AttributionJob, created: Bool) {
+    let done = DispatchSemaphore(value: 0)
+    let outcome = Mutex<Result<(AttributionJob, created: Bool), any Error>?>(nil)
+    enqueue(token) { result in
+      outcome.withLock { $0 = result }
+      done.signal()
     }
-    store(batch)
-    let next = state.withLock { state -> Slot? in
-      guard let first = state.waiting.first else {
-        state.writing = false
-        return nil
-      }
-      return first
-    }
-    if let next {
-      next.outcome = .lead
-      next.ready.signal()
-    }
-    guard case .stored(let result)? = slot.outcome else {
-      throw StoreError.database("a token's batch was written without it")
-    }
+    done.wait()
+    guard let result = outcome.withLock({ $0 }) else { throw StoreError.database("a token was not written") }
     return try result.get()
   }
 
@@ -86,9 +70,23 @@ final class AttributionIntake: Sendable {
     (batchCount.load(ordering: .relaxed), tokenCount.load(ordering: .relaxed))
   }
 
+  /// Writes batches until nothing waits.
+  private func drain() {
+    while true {
+      let batch = state.withLock { state -> [Waiting] in
+        let taken = Array(state.waiting.prefix(batchLimit))
+        state.waiting.removeFirst(taken.count)
+        if taken.isEmpty { state.writing = false }
+        return taken
+      }
+      guard !batch.isEmpty else { return }
+      store(batch)
+    }
+  }
+
   /// Writes a batch; when the transaction fails, each token is tried alone so one bad token
   /// (or a lost race) fails only its own request.
-  private func store(_ batch: [Slot]) {
+  private func store(_ batch: [Waiting]) {
     let outcomes: [Result<(AttributionJob, created: Bool), any Error>]
     do {
       let stored = try write(batch.map(\.token))
@@ -100,9 +98,9 @@ final class AttributionIntake: Sendable {
       outcomes =
         batch.count == 1
         ? [.failure(error)]
-        : batch.map { slot in
+        : batch.map { waiting in
           Result { () throws -> (AttributionJob, created: Bool) in
-            guard let stored = try write([slot.token]).first else {
+            guard let stored = try write([waiting.token]).first else {
               throw StoreError.database("a batch of one stored nothing")
             }
             return stored
@@ -111,9 +109,6 @@ final class AttributionIntake: Sendable {
     }
     batchCount.wrappingAdd(1, ordering: .relaxed)
     tokenCount.wrappingAdd(batch.count, ordering: .relaxed)
-    for (slot, outcome) in zip(batch, outcomes) {
-      slot.outcome = .stored(outcome)
-      slot.ready.signal()
-    }
+    for (waiting, outcome) in zip(batch, outcomes) { waiting.completion(outcome) }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TollgateAPI
 
 /// The rules of Apple Ads tokens: taken as sent (1–8192 characters), limited per profile and
@@ -43,7 +44,36 @@ final class AttributionService: Sendable {
   /// Returns whether the token was queued.
   @discardableResult
   func submit(_ token: String, appId: Int64, profile: ProfileRecord, keyId: String) throws -> Bool {
-    guard profile.attribution.status[appleAdsSource] != .applied else { return false }
+    guard let queued = try admit(token, appId: appId, profile: profile, keyId: keyId) else { return false }
+    accepted(try intake.enqueue(queued))
+    return true
+  }
+
+  /// `submit` without holding the caller's thread: `then` hears whether the token was queued,
+  /// once it is committed (on the intake's queue: keep it short or hand the work on).
+  func submit(
+    _ token: String, appId: Int64, profile: ProfileRecord, keyId: String,
+    then: @escaping @Sendable (Result<Bool, any Error>) -> Void
+  ) {
+    let queued: QueuedToken?
+    do {
+      queued = try admit(token, appId: appId, profile: profile, keyId: keyId)
+    } catch {
+      return then(.failure(error))
+    }
+    guard let queued else { return then(.success(false)) }
+    intake.enqueue(queued) { [self] result in
+      then(
+        result.map { stored in
+          accepted(stored)
+          return true
+        })
+    }
+  }
+
+  /// The checks before a token is queued; nil when attribution is applied already.
+  private func admit(_ token: String, appId: Int64, profile: ProfileRecord, keyId: String) throws -> QueuedToken? {
+    guard profile.attribution.status[appleAdsSource] != .applied else { return nil }
     // The profile first: a profile over its limit spends nothing of the key's.
     if let wait = limiter.take("tokens profile \(appId) \(profile.id)", limits.tokensPerProfile) {
       throw RateLimitGuard.rateLimited(wait, "Too many attribution tokens for this profile")
@@ -51,14 +81,38 @@ final class AttributionService: Sendable {
     if let wait = limiter.take("tokens key \(keyId)", limits.tokensPerKey) {
       throw RateLimitGuard.rateLimited(wait, "Too many attribution tokens through this key")
     }
-    guard try store.attributionQueueDepth() < worker.maxQueue else {
+    guard try queueDepth() < worker.maxQueue else {
       throw DomainError(.attributionQueueFull, "Too many tokens are waiting for Apple; retry later.")
     }
-    let (job, created) = try intake.enqueue(
-      QueuedToken(appId: appId, profileId: profile.id, token: token, tokenHash: Digest.sha256Hex(token), at: time.now())
-    )
+    return QueuedToken(
+      appId: appId, profileId: profile.id, token: token, tokenHash: Digest.sha256Hex(token), at: time.now())
+  }
+
+  /// A token is stored: the worker is told, and the queue depth counts it.
+  private func accepted(_ stored: (AttributionJob, created: Bool)) {
+    let (job, created) = stored
+    if created { depth.withLock { $0.added += 1 } }
     if created || job.status == .pending { worker.kick() }
-    return true
+  }
+
+  /// The queue's depth as last counted (at most `depthAge` seconds ago) plus every token
+  /// queued since: never below the truth, and one count per interval instead of per token.
+  private let depth = Mutex<(at: Double?, counted: Int, added: Int)>((at: nil, counted: 0, added: 0))
+
+  /// How long a count of the queue stands.
+  static let depthAge = 0.1
+
+  private func queueDepth() throws -> Int {
+    let now = time.elapsedSeconds()
+    if let known = depth.withLock({ depth -> Int? in
+      guard let at = depth.at, now - at < Self.depthAge, now >= at else { return nil }
+      return depth.counted + depth.added
+    }) {
+      return known
+    }
+    let counted = try store.attributionQueueDepth()
+    depth.withLock { $0 = (now, counted, 0) }
+    return counted
   }
 
   /// A token sent with `POST /v1/sdk/profiles`: queued without waiting for Apple (the first
