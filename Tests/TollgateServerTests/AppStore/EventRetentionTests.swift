@@ -108,4 +108,94 @@ struct EventRetentionTests {
     try upgraded.rebuildRollups(appId: app.id)
     #expect(try upgraded.rollupSnapshot(appId: app.id) == live)
   }
+
+  static func view(_ id: String?, profile: Int, at date: Date) -> EventRecord {
+    EventRecord(
+      eventId: id, profileId: profiles[profile % profiles.count], placementId: "onboarding", audienceId: "default",
+      variationId: "onboarding:default:a", flowId: "a", receivedAt: date)
+  }
+
+  static func partitions(_ store: PostgresStore) throws -> Set<String> {
+    Set(
+      try store.with { db in
+        try db.query(
+          """
+          SELECT child.relname AS name FROM pg_inherits JOIN pg_class child ON child.oid = pg_inherits.inhrelid
+          WHERE pg_inherits.inhparent = 'events'::regclass
+          """
+        ).map { try $0.decode("name", as: String.self) }
+      })
+  }
+
+  @Test(
+    "PostgreSQL: views go into monthly partitions; the retention drops past months whole, then the rest row by row",
+    .enabled(if: PostgresCluster.url != nil))
+  func monthlyPartitions() throws {
+    let store = try PostgresCluster.store()
+    defer { store.close() }
+    let app = try store.createApp(name: "months")
+    // Months after the one partitioning started in (before it, the old table holds them).
+    let base = EventMonths.month(of: Date()) + 3
+    func at(_ month: Int, day: Double) -> Date { EventMonths.start(of: base + month).addingTimeInterval(day * 86_400) }
+    var batch: [EventRecord] = (0..<5).map { Self.view("m0-\($0)", profile: $0, at: at(0, day: Double($0))) }
+    batch += [2, 4, 15, 20].map { Self.view("m1-\($0)", profile: $0, at: at(1, day: Double($0))) }
+    batch += (0..<3).map { Self.view(nil, profile: $0, at: at(2, day: Double($0))) }
+    #expect(try store.recordEvents(appId: app.id, batch) == 12)
+    let made = try Self.partitions(store)
+    for month in 0...3 { #expect(made.contains(EventMonths.table(of: base + month)), "month \(month)") }
+    #expect(made.contains("events_before_partitions") && made.contains("events_default"))
+    // A client id seen in one month is refused in another.
+    #expect(try store.recordEvents(appId: app.id, [Self.view("m0-0", profile: 0, at: at(2, day: 5))]) == 0)
+
+    // Retention to day 10 of month 1: month 0 goes whole (5), month 1's days 2 and 4 row by row.
+    let cutoff = at(1, day: 10)
+    let retention = EventRetention(
+      store: store, days: 30, time: ManualTime(cutoff.addingTimeInterval(30 * 86_400)), logger: Logger(level: .error))
+    #expect(retention.pass() == 7)
+    #expect(retention.pass() == 0)
+    let left = try Self.partitions(store)
+    #expect(!left.contains(EventMonths.table(of: base)))
+    #expect(left.contains(EventMonths.table(of: base + 1)))
+    let kept = try views(store, appId: app.id)
+    #expect(kept.count == 5 && kept.allSatisfy { $0 >= cutoff })
+    #expect(try store.eventsExpiredBefore(appId: app.id) == cutoff)
+    // Client ids are kept only as long as their views: an id of an expired view is new again.
+    #expect(try store.recordEvents(appId: app.id, [Self.view("m0-1", profile: 1, at: at(2, day: 6))]) == 1)
+  }
+
+  @Test(
+    "PostgreSQL: a database from before partitioning keeps its views and its client ids",
+    .enabled(if: PostgresCluster.url != nil))
+  func upgradeToPartitions() throws {
+    let schema = PostgresCluster.freshSchema()
+    var old: PostgresConnection? = try PostgresConnection(
+      conninfo: try #require(PostgresCluster.url),
+      setup: ["SET client_min_messages = warning", "CREATE SCHEMA \(schema)", "SET search_path TO \(schema)"])
+    try old?.execute(
+      "CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
+    for migration in Migrations.postgres where migration.version < 13 {
+      try old?.execute(migration.sql)
+      try old?.query("INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)", [.integer(migration.version)])
+    }
+    try old?.query("INSERT INTO apps (id, name, created_at) VALUES (1, 'old', 0)")
+    for (index, id) in ["a", "b", nil].enumerated() {
+      try old?.query(
+        """
+        INSERT INTO events (app_id, event_id, profile_id, placement_id, audience_id, variation_id, flow_id, received_at)
+        VALUES (1, ?, ?, 'onboarding', 'default', 'onboarding:default:a', 'a', ?)
+        """,
+        [
+          id.map(SQLValue.text) ?? .null, .text(Self.profiles[index]),
+          .real(F.date(Double(index)).timeIntervalSince1970),
+        ])
+    }
+    old = nil  // disconnects
+    let store = try PostgresCluster.store(schema: schema)
+    defer { store.close() }
+    #expect(try views(store, appId: 1).count == 3)
+    #expect(try store.recordEvents(appId: 1, [Self.view("a", profile: 5, at: Date())]) == 0, "an old client id")
+    #expect(try store.recordEvents(appId: 1, [Self.view("c", profile: 5, at: Date())]) == 1)
+    #expect(try views(store, appId: 1).count == 4)
+    #expect(try Self.partitions(store).contains("events_before_partitions"))
+  }
 }

@@ -31,9 +31,14 @@ public final class EventRetention: Sendable {
   /// One batch; the loop repeats while a batch found rows.
   func pass() -> Int {
     do {
+      // Whole months first (PostgreSQL drops their partitions), then what is left row by row.
+      let cutoff = cutoff
+      let dropped = try store.dropExpiredEventMonths(before: cutoff)
       let deleted = try store.expireEvents(before: cutoff, limit: Self.batch)
-      if deleted > 0 { logger.debug("events retention: \(deleted) raw flow views older than \(days) days deleted") }
-      return deleted
+      if dropped + deleted > 0 {
+        logger.debug("events retention: \(dropped + deleted) raw flow views older than \(days) days deleted")
+      }
+      return dropped + deleted
     } catch {
       logger.warn("events retention: \(error)")
       return 0

@@ -58,4 +58,7 @@ extension CachedStore {
     try database.expireEvents(before: cutoff, limit: limit)
   }
   public func eventsExpiredBefore(appId: Int64) throws -> Date? { try database.eventsExpiredBefore(appId: appId) }
+  public func dropExpiredEventMonths(before cutoff: Date) throws -> Int {
+    try database.dropExpiredEventMonths(before: cutoff)
+  }
 }

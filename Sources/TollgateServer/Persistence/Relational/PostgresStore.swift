@@ -9,6 +9,7 @@ import TollgateAPI
 public final class PostgresStore: RelationalStore {
   let pool: ConnectionPool
   var relaxedPool: ConnectionPool { pool }
+  let eventMonths: EventMonths? = EventMonths()
   let dialect = SQLDialect(
     lockRow: " FOR UPDATE",
     relaxTransaction: "SET LOCAL synchronous_commit TO OFF",

@@ -4,11 +4,20 @@ import TollgateAPI
 /// `EventRepository` on SQL: flows shown (counted once per client id) and first-launch reports.
 extension RelationalStore {
   public func recordEvents(appId: Int64, _ events: [EventRecord]) throws -> Int {
-    try with { db in
+    // Outside the transaction: making a partition locks the table for a moment.
+    try eventMonths?.prepare(for: events.map(\.receivedAt), on: pool)
+    return try with { db in
       try db.transaction {
         var inserted = 0
         let pending = PendingRollups()
         for event in events {
+          // Partitioned, the views cannot hold a unique index of client ids: a table of them does.
+          if eventMonths != nil, let eventId = event.eventId {
+            try db.query(
+              "INSERT INTO event_ids (app_id, event_id, received_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+              [.integer(appId), .text(eventId), .real(event.receivedAt.timeIntervalSince1970)])
+            guard db.changes == 1 else { continue }
+          }
           guard
             let row = try db.query(
               """
@@ -77,6 +86,47 @@ extension RelationalStore {
         return rows.count
       }
     }
+  }
+
+  public func dropExpiredEventMonths(before cutoff: Date) throws -> Int {
+    guard let eventMonths else { return 0 }
+    let months = try with { db in
+      try db.query(
+        """
+        SELECT child.relname AS name FROM pg_inherits JOIN pg_class child ON child.oid = pg_inherits.inhrelid
+        WHERE pg_inherits.inhparent = 'events'::regclass
+        """
+      ).compactMap { EventMonths.month(ofTable: try $0.decode("name")) }
+    }
+    var dropped = 0
+    for month in months.sorted() where EventMonths.start(of: month + 1) <= cutoff {
+      let end = EventMonths.start(of: month + 1).timeIntervalSince1970
+      let table = EventMonths.table(of: month)
+      dropped += try with { db in
+        try db.transaction {
+          let rows = try db.query("SELECT app_id, COUNT(*) AS views FROM \(table) GROUP BY app_id")
+          for row in rows {
+            try db.query(
+              """
+              INSERT INTO events_expired (app_id, expired_before) VALUES (?, ?)
+              ON CONFLICT (app_id) DO UPDATE SET expired_before = excluded.expired_before
+              WHERE excluded.expired_before > events_expired.expired_before
+              """, [.integer(try row.decode("app_id")), .real(end)])
+          }
+          try db.execute("DROP TABLE \(table)")
+          return try rows.reduce(0) { $0 + Int(try $1.decode("views", as: Int64.self)) }
+        }
+      }
+      eventMonths.dropped(month)
+    }
+    // Client ids only de-duplicate views the retention still keeps.
+    while try with({ db in
+      try db.query(
+        "DELETE FROM event_ids WHERE ctid IN (SELECT ctid FROM event_ids WHERE received_at < ? LIMIT 10000)",
+        [.real(cutoff.timeIntervalSince1970)])
+      return db.changes
+    }) == 10_000 {}
+    return dropped
   }
 
   public func eventsExpiredBefore(appId: Int64) throws -> Date? {

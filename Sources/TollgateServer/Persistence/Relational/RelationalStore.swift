@@ -9,6 +9,8 @@ protocol RelationalStore: ProfileCacheSource, AnyObject {
   /// Connections for writes that may skip waiting for the disk (see `assign`).
   var relaxedPool: ConnectionPool { get }
   var dialect: SQLDialect { get }
+  /// Monthly partitions of raw flow views (PostgreSQL); nil where there are none.
+  var eventMonths: EventMonths? { get }
 }
 
 extension RelationalStore {

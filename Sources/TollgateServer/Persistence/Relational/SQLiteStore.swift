@@ -6,6 +6,8 @@ import TollgateAPI
 public final class SQLiteStore: RelationalStore {
   let pool: ConnectionPool
   let relaxedPool: ConnectionPool
+  /// One file, one table of events: old rows are deleted in batches.
+  var eventMonths: EventMonths? { nil }
   let dialect = SQLDialect(
     lockRow: "",
     relaxTransaction: nil,

@@ -18,6 +18,11 @@ public protocol EventRepository: Sendable {
   /// how many went. Rollups and each profile's first view are kept.
   func expireEvents(before cutoff: Date, limit: Int) throws -> Int
 
+  /// Drops whole months of raw flow views that ended before `cutoff` (where views are
+  /// partitioned by month: PostgreSQL), noting per app that views before the month's end are
+  /// gone; returns how many views went. Elsewhere nothing happens (0).
+  func dropExpiredEventMonths(before cutoff: Date) throws -> Int
+
   /// The time before which the app's raw flow views may have been expired; nil if none were.
   func eventsExpiredBefore(appId: Int64) throws -> Date?
 }

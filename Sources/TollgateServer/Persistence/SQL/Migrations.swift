@@ -50,6 +50,7 @@ enum Migrations {
     Migration(version: 10, name: "0010_apple_ads_spend", sql: postgresTypes(appleAdsSpend)),
     Migration(version: 11, name: "0011_assets", sql: postgresTypes(assets)),
     Migration(version: 12, name: "0012_event_retention", sql: postgresTypes(eventRetention)),
+    Migration(version: 13, name: "0013_events_partitioned_by_month", sql: postgresEventPartitions),
   ]
 
   static let sqliteInitial = """
@@ -641,6 +642,60 @@ enum Migrations {
       app_id {INT} NOT NULL PRIMARY KEY REFERENCES apps(id),
       expired_before {REAL} NOT NULL
     );
+    CREATE INDEX events_by_time ON events(received_at);
+    """
+
+  /// PostgreSQL keeps raw flow views in one partition per month (`events_pYYYYMM`, UTC), so
+  /// the retention drops a month at once instead of deleting row by row. The table as it was
+  /// becomes the partition of everything before the month after its newest row (emptied by
+  /// the row-by-row retention over time); a default partition takes what no month holds. A
+  /// unique index of a partitioned table must hold the partition key, so the client ids
+  /// that de-duplicate views move to a table of their own.
+  static let postgresEventPartitions = """
+    ALTER TABLE events RENAME TO events_before_partitions;
+    ALTER TABLE events_before_partitions RENAME CONSTRAINT events_pkey TO events_before_partitions_pkey;
+    ALTER TABLE events_before_partitions RENAME CONSTRAINT events_app_id_fkey TO events_before_partitions_app_id_fkey;
+    ALTER INDEX events_dedupe RENAME TO events_before_partitions_dedupe;
+    ALTER INDEX events_by_placement RENAME TO events_before_partitions_by_placement;
+    ALTER INDEX events_by_profile RENAME TO events_before_partitions_by_profile;
+    ALTER INDEX events_by_time RENAME TO events_before_partitions_by_time;
+    CREATE TABLE events (
+      seq BIGINT NOT NULL DEFAULT nextval('events_seq_seq'),
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      event_id TEXT,
+      profile_id TEXT NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      flow_id TEXT NOT NULL,
+      received_at DOUBLE PRECISION NOT NULL
+    ) PARTITION BY RANGE (received_at);
+    ALTER SEQUENCE events_seq_seq OWNED BY events.seq;
+    CREATE TABLE event_ids (
+      app_id BIGINT NOT NULL REFERENCES apps(id),
+      event_id TEXT NOT NULL,
+      received_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (app_id, event_id)
+    );
+    INSERT INTO event_ids (app_id, event_id, received_at)
+      SELECT app_id, event_id, received_at FROM events_before_partitions WHERE event_id IS NOT NULL;
+    CREATE INDEX event_ids_by_time ON event_ids(received_at);
+    CREATE TABLE event_months (starts_at DOUBLE PRECISION NOT NULL);
+    DO $$
+    DECLARE
+      newest DOUBLE PRECISION;
+      bound DOUBLE PRECISION;
+    BEGIN
+      SELECT GREATEST(extract(epoch FROM now()), COALESCE(MAX(received_at), 0)) INTO newest FROM events_before_partitions;
+      bound := extract(epoch FROM
+        (date_trunc('month', to_timestamp(newest) AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC');
+      EXECUTE format(
+        'ALTER TABLE events ATTACH PARTITION events_before_partitions FOR VALUES FROM (MINVALUE) TO (%s)', bound);
+      INSERT INTO event_months (starts_at) VALUES (bound);
+    END $$;
+    CREATE TABLE events_default PARTITION OF events DEFAULT;
+    CREATE INDEX events_by_placement ON events(app_id, placement_id);
+    CREATE INDEX events_by_profile ON events(app_id, profile_id, received_at);
     CREATE INDEX events_by_time ON events(received_at);
     """
 
