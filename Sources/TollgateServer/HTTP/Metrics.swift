@@ -90,8 +90,11 @@ public final class Metrics: @unchecked Sendable {
 
   private func add(route: String, method: String, status: Int, seconds: Double, to counters: ThreadCounters) {
     let key = Key(route: route, method: method, status: status)
-    guard let series = counters.series[key] ?? slot(for: key, in: counters),
-      let routeIndex = counters.routes[route] ?? slot(forRoute: route, in: counters)
+    guard
+      let series = Self.known(
+        key, in: &counters.series, else: { register(key, \.series, \.keys, Self.seriesCapacity) }),
+      let routeIndex = Self.known(
+        route, in: &counters.routes, else: { register(route, \.routes, \.routeNames, Self.routeCapacity) })
     else { return }
     counters.counts[series].wrappingAdd(1, ordering: .relaxed)
     let histogram = counters.histograms + routeIndex * Self.histogramWidth
@@ -114,29 +117,30 @@ public final class Metrics: @unchecked Sendable {
     return counters
   }
 
-  /// The index of a series this thread has not met yet (nil: no room left).
-  private func slot(for key: Key, in counters: ThreadCounters) -> Int? {
-    let index = registry.withLock { registry -> Int? in
-      if let known = registry.series[key] { return known }
-      guard registry.keys.count < Self.seriesCapacity else { return nil }
-      registry.keys.append(key)
-      registry.series[key] = registry.keys.count - 1
-      return registry.keys.count - 1
-    }
-    if let index { counters.series[key] = index }
+  /// The index this thread remembers for `name`, else the registry's (then remembered): the
+  /// registry's lock is taken once per series and thread.
+  private static func known<Name: Hashable>(_ name: Name, in cache: inout [Name: Int], else register: () -> Int?)
+    -> Int?
+  {
+    if let index = cache[name] { return index }
+    let index = register()
+    cache[name] = index
     return index
   }
 
-  private func slot(forRoute route: String, in counters: ThreadCounters) -> Int? {
-    let index = registry.withLock { registry -> Int? in
-      if let known = registry.routes[route] { return known }
-      guard registry.routeNames.count < Self.routeCapacity else { return nil }
-      registry.routeNames.append(route)
-      registry.routes[route] = registry.routeNames.count - 1
-      return registry.routeNames.count - 1
+  /// The index of a series (or route) this thread has not met yet, registering it on first
+  /// sight (nil: no room left).
+  private func register<Name: Hashable>(
+    _ name: Name, _ index: WritableKeyPath<Registry, [Name: Int]>, _ order: WritableKeyPath<Registry, [Name]>,
+    _ capacity: Int
+  ) -> Int? {
+    registry.withLock { registry -> Int? in
+      if let known = registry[keyPath: index][name] { return known }
+      guard registry[keyPath: order].count < capacity else { return nil }
+      registry[keyPath: order].append(name)
+      registry[keyPath: index][name] = registry[keyPath: order].count - 1
+      return registry[keyPath: order].count - 1
     }
-    if let index { counters.routes[route] = index }
-    return index
   }
 
   /// The counters summed over every thread.

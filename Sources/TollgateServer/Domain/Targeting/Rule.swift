@@ -20,25 +20,9 @@ indirect enum Rule: Sendable {
   func evaluate(_ attributes: some RuleAttributes) -> Bool? {
     switch self {
     case .all(let rules):
-      var unknown = false
-      for rule in rules {
-        switch rule.evaluate(attributes) {
-        case false?: return false
-        case nil: unknown = true
-        case true?: break
-        }
-      }
-      return unknown ? nil : true
+      return Self.combine(rules.lazy.map { $0.evaluate(attributes) }, decisive: false)
     case .any(let rules):
-      var unknown = false
-      for rule in rules {
-        switch rule.evaluate(attributes) {
-        case true?: return true
-        case nil: unknown = true
-        case false?: break
-        }
-      }
-      return unknown ? nil : false
+      return Self.combine(rules.lazy.map { $0.evaluate(attributes) }, decisive: true)
     case .none(let rules):
       return Rule.any(rules).evaluate(attributes).map { !$0 }
     case .not(let rule):
@@ -47,6 +31,17 @@ indirect enum Rule: Sendable {
       let value = attributes.value(of: attribute)
       return condition.evaluate(value == .null ? nil : value)
     }
+  }
+
+  /// Three-valued `$and` (`decisive` false) or `$or` (true): the first decisive part settles
+  /// it; otherwise the result is unknown if any part is.
+  static func combine(_ results: some Sequence<Bool?>, decisive: Bool) -> Bool? {
+    var unknown = false
+    for result in results {
+      if result == decisive { return decisive }
+      if result == nil { unknown = true }
+    }
+    return unknown ? nil : !decisive
   }
 
   /// Every attribute the rule reads.
@@ -132,15 +127,7 @@ enum Condition: Sendable {
       guard let text = value.stringValue, let version = SemanticVersion(text) else { return nil }
       return comparison.holds(version, operand)
     case .all(let conditions):
-      var unknown = false
-      for condition in conditions {
-        switch condition.evaluate(value) {
-        case false?: return false
-        case nil: unknown = true
-        case true?: break
-        }
-      }
-      return unknown ? nil : true
+      return Rule.combine(conditions.lazy.map { $0.evaluate(value) }, decisive: false)
     }
   }
 
