@@ -57,7 +57,16 @@ struct AssetTests {
     }
     #expect(
       try await upload(Data("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8)).errorCode == "invalid_asset")
-    #expect(try await upload(Data(count: ImageAsset.maximumBytes + 1)).status == 413)
+    // Declared over 2 MiB: answered 413 before the body is sent. (A client that sends the body
+    // anyway, as curl does when the server has not answered within its 1 s `Expect` wait on a
+    // loaded machine, may see the connection close before it reads the answer.)
+    let connection = try RawConnection(port: server.port)
+    defer { connection.close() }
+    connection.send(
+      "POST /v1/admin/assets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.adminKey)\r\n"
+        + "Content-Type: image/png\r\nContent-Length: \(ImageAsset.maximumBytes + 1)\r\n\r\n")
+    let answer = connection.readHead()
+    #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
     var broken = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
     broken.append(Data(repeating: 7, count: 40))
     #expect(try await upload(broken).errorCode == "invalid_asset")

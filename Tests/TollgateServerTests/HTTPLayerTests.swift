@@ -277,6 +277,18 @@ final class RawConnection {
     }
   }
 
+  /// Reads until the end of a response's head (or the connection closes).
+  func readHead() -> String {
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") {
+      let count = recv(fd, &buffer, buffer.count, 0)
+      if count <= 0 { break }
+      received += buffer.prefix(count)
+    }
+    return String(decoding: received, as: UTF8.self)
+  }
+
   func close() {
     guard fd >= 0 else { return }
     _ = Glibc.close(fd)
