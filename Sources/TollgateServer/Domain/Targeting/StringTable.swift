@@ -46,9 +46,6 @@ final class StringTable: @unchecked Sendable {
     return storage[index]
   }
 
-  /// The id of a string already interned (nil when it is not): never interns.
-  func existingId(for text: String) -> UInt32? { ids.withLock { $0[text] } }
-
   /// Bytes held: the slots and each interned string's text beyond what fits inline.
   var bytes: Int {
     let count = self.count

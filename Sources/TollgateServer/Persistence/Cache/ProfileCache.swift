@@ -324,43 +324,49 @@ public final class ProfileCache: Sendable {
   /// One stored assignment of a held profile, found without decoding the others: `.some(nil)`
   /// when it has none there, `.none` when its bytes cannot be read.
   private func assignment(_ state: inout State, _ index: Int, _ slot: Slot) -> String?? {
-    let (schema, bytes) = state.profiles.read(index)
-    guard let size = state.schemaSizes[schema] else { return .none }
     let prefix = slot.placementId + "\u{0}" + slot.audienceId + "\u{0}"
-    let strings = self.strings
-    return bytes.withUnsafeBytes { raw -> String?? in
-      var reader = PackedValue.Reader(bytes: raw, strings: strings)
-      reader.offset = TargetingView.valuesEnd(raw, schema: size)
-      guard let count = reader.varint() else { return .none }
-      for _ in 0..<count {
-        guard let joined = reader.varint().flatMap({ strings.string(UInt32(truncatingIfNeeded: $0)) }) else {
-          return .none
-        }
-        if joined.utf8.starts(with: prefix.utf8) { return .some(String(joined.utf8.dropFirst(prefix.utf8.count))) }
-      }
-      return .some(nil)
+    var found: String?
+    let read = eachAssignment(&state, index) { joined in
+      guard joined.utf8.starts(with: prefix.utf8) else { return false }
+      found = String(joined.utf8.dropFirst(prefix.utf8.count))
+      return true
     }
+    return read ? .some(found) : .none
   }
 
   /// The stored assignments of a held profile (nil when its bytes cannot be read).
   private func assignments(_ state: inout State, _ index: Int) -> [Slot: String]? {
+    var result: [Slot: String] = [:]
+    var whole = true
+    let read = eachAssignment(&state, index) { joined in
+      let parts = joined.split(separator: "\u{0}", maxSplits: 2, omittingEmptySubsequences: false)
+      guard parts.count == 3 else {
+        whole = false
+        return true
+      }
+      result[Slot(placementId: String(parts[0]), audienceId: String(parts[1]))] = String(parts[2])
+      return false
+    }
+    return read && whole ? result : nil
+  }
+
+  /// Visits a held profile's assignments as `placement NUL audience NUL variation` until
+  /// `visit` says stop; false when its bytes cannot be read.
+  private func eachAssignment(_ state: inout State, _ index: Int, _ visit: (String) -> Bool) -> Bool {
     let (schema, bytes) = state.profiles.read(index)
-    guard let size = state.schemaSizes[schema] else { return nil }
+    guard let size = state.schemaSizes[schema] else { return false }
     let strings = self.strings
-    return bytes.withUnsafeBytes { raw -> [Slot: String]? in
+    return bytes.withUnsafeBytes { raw -> Bool in
       var reader = PackedValue.Reader(bytes: raw, strings: strings)
       reader.offset = TargetingView.valuesEnd(raw, schema: size)
-      guard let count = reader.varint() else { return nil }
-      var result: [Slot: String] = [:]
+      guard let count = reader.varint() else { return false }
       for _ in 0..<count {
         guard let joined = reader.varint().flatMap({ strings.string(UInt32(truncatingIfNeeded: $0)) }) else {
-          return nil
+          return false
         }
-        let parts = joined.split(separator: "\u{0}", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return nil }
-        result[Slot(placementId: String(parts[0]), audienceId: String(parts[1]))] = String(parts[2])
+        if visit(joined) { return true }
       }
-      return result
+      return true
     }
   }
 

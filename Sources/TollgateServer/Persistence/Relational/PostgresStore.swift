@@ -14,7 +14,6 @@ public final class PostgresStore: RelationalStore {
     lockRow: " FOR UPDATE",
     relaxTransaction: "SET LOCAL synchronous_commit TO OFF",
     skipLocked: " FOR UPDATE SKIP LOCKED",
-    announceProfile: "SELECT pg_notify('\(ProfileChangeListener.channel)', ?)",
     announceChannel: ProfileChangeListener.channel,
     claimJobs: """
       UPDATE attribution_jobs SET next_attempt_at = ?

@@ -8,13 +8,16 @@ struct SQLDialect: Sendable {
   let relaxTransaction: String?
   /// Appended to a claiming subquery so concurrent workers skip each other's rows.
   let skipLocked: String
-  /// Tells other instances, inside the changing transaction, that a profile changed
-  /// (parameter: `appId:profileId`); nil where one process owns the database.
-  var announceProfile: String? = nil
-  /// The channel `announceProfile` notifies (nil where one process owns the database).
+  /// The channel that tells other instances, inside the changing transaction, which profiles
+  /// changed; nil where one process owns the database.
   var announceChannel: String? = nil
   /// Claims due attribution jobs: parameters (lease end, now, limit); returns job columns.
   let claimJobs: String
+
+  /// One statement announcing a profile (parameter: `appId:profileId`).
+  var announceProfile: String? {
+    announceChannel.map { "SELECT pg_notify('\($0)', ?)" }
+  }
 
   /// One statement announcing `count` profiles (parameters: `appId:profileId` each).
   func announceProfiles(_ count: Int) -> String? {
