@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 # Linking the Swift runtime statically also links Foundation's libcurl (it stays shared).
 PACKAGE_PACKAGES := libcurl4-openssl-dev binutils adduser curl procps
 
-.PHONY: deps build run test contract package package-test apple-check apple-check-proof bench demo cli-doc format lint clean
+.PHONY: deps build run test contract package package-test apple-check apple-check-proof bench bench-scale demo cli-doc format lint clean
 
 deps:
 	@bash scripts/ensure-packages.sh $(PACKAGES)
@@ -64,6 +64,12 @@ apple-check-proof:
 bench: deps
 	@bash scripts/ensure-packages.sh wrk curl
 	bash scripts/with-postgres.sh bash Benchmarks/scripts/bench.sh
+
+# A day of a 1 000 000-daily-user app: 10 M profiles on PostgreSQL, four instances behind
+# nginx (about 25 minutes; figures to Benchmarks/scale.md, included in BENCHMARKS.md).
+bench-scale: deps
+	@bash scripts/ensure-packages.sh wrk curl nginx
+	bash scripts/with-postgres.sh bash Benchmarks/scripts/bench-scale.sh
 
 # The first-launch demo with the development tools (tollgate-dev, not shipped).
 demo: deps

@@ -13,7 +13,7 @@ enum BenchCommand {
       case "seed":
         try Seed.run(
           database: options["--database"] ?? "bench.sqlite", profiles: Int(options["--profiles"] ?? "") ?? 100_000,
-          out: URL(fileURLWithPath: options["--out"] ?? "."))
+          out: URL(fileURLWithPath: options["--out"] ?? "."), listEntries: Int(options["--list-entries"] ?? "") ?? 0)
       case "attribution":
         try await AttributionIngestion.run(
           base: options["--url"] ?? "http://127.0.0.1:8080", key: options["--key"] ?? "",
@@ -33,13 +33,27 @@ enum BenchCommand {
           database: options["--database"] ?? "analytics.sqlite",
           profiles: Int(options["--profiles"] ?? "") ?? 1_000_000,
           subscriptions: Int(options["--subscriptions"] ?? "") ?? 100_000, existing: options["--app"])
+      case "scale-seed":
+        try ScaleSeed.run(
+          database: options["--database"] ?? "", profiles: Int(options["--profiles"] ?? "") ?? 10_000_000,
+          out: URL(fileURLWithPath: options["--out"] ?? "."),
+          webhookURL: options["--webhook-url"] ?? "http://127.0.0.1:9/tollgate")
+      case "scale-day":
+        try ScaleDay.run(
+          profiles: Int(options["--profiles"] ?? "") ?? 10_000_000,
+          dailyUsers: Int(options["--daily-users"] ?? "") ?? 1_000_000,
+          sample: Int(options["--sample"] ?? "") ?? 40, threads: Int(options["--threads"] ?? "") ?? 2,
+          app: options["--app"] ?? "", out: URL(fileURLWithPath: options["--out"] ?? "."),
+          storeKit: URL(fileURLWithPath: options["--storekit"] ?? "storekit"))
       case "montecarlo":
         MonteCarlo.run()
       case "sdk":
         try await FirstLaunch.run(config: options["--config"] ?? "examples/sample-config.json")
       default:
         FileHandle.standardError.write(
-          Data("usage: tollgate-bench seed|attribution|stats|subscriptions|analytics|montecarlo|sdk [options]\n".utf8))
+          Data(
+            "usage: tollgate-bench seed|attribution|stats|subscriptions|analytics|scale-seed|scale-day|montecarlo|sdk [options]\n"
+              .utf8))
         return 2
       }
       return 0

@@ -4,11 +4,13 @@ import TollgateServer
 
 /// Creates the benchmark app: 10 placements × 5 audiences (rules on attribution, country,
 /// app version and custom attributes) with A/B tests, and `profiles` profiles with varied
-/// attributes, written in batches.
+/// attributes, written in batches. With `listEntries`, a saved list of that many customer
+/// user ids (`user-0`, `user-2`, … — every other profile's id is in it) is stored, and every
+/// placement's first target is an audience reading it with `$inGroup`.
 enum Seed {
   static let countries = ["USA", "FRA", "DEU", "GBR", "JPN", "BRA"]
 
-  static func config() -> String {
+  static func config(list: Bool = false) -> String {
     let flows = (0..<20).map { index in
       #"{"id":"f\#(index)","name":"Flow \#(index)","products":["p\#(index)_m","p\#(index)_y"],"remote_config":{"en":{"title":"Flow \#(index)","cta":"Start"},"fr":{"title":"Flux \#(index)","cta":"Commencer"}}}"#
     }
@@ -19,7 +21,8 @@ enum Seed {
       #"{"id":"engaged","rule":{"custom.level":{"$gte":5}}}"#,
       #"{"id":"gold","rule":{"$and":[{"custom.plan":"gold"},{"locale":{"$regex":"^en"}}]}}"#,
     ]
-    let ids = ["aa", "eu", "new_app", "engaged", "gold"]
+    let ids = (list ? ["listed"] : []) + ["aa", "eu", "new_app", "engaged", "gold"]
+    let listed = list ? [#"{"id":"listed","rule":{"customer_user_id":{"$inGroup":"members"}}}"#] : []
     let placements = (0..<10).map { placement in
       let targets = ids.enumerated().map { offset, audience in
         let a = (placement + offset) % 20
@@ -30,14 +33,18 @@ enum Seed {
       return #"{"id":"p\#(placement)","targets":[\#(targets.joined(separator: ","))],"default":"f\#(placement)"}"#
     }
     return
-      #"{"flows":[\#(flows.joined(separator: ","))],"audiences":[\#(audiences.joined(separator: ","))],"placements":[\#(placements.joined(separator: ","))]}"#
+      #"{"flows":[\#(flows.joined(separator: ","))],"audiences":[\#((listed + audiences).joined(separator: ","))],"placements":[\#(placements.joined(separator: ","))]}"#
   }
 
-  static func run(database: String, profiles: Int, out: URL) throws {
+  static func run(database: String, profiles: Int, out: URL, listEntries: Int = 0) throws {
     let store = try StoreLocation.open(database, connections: 2)
     defer { store.close() }
     let keys = try KeyIssuer(store: store).issue(appName: "bench-\(UUID().uuidString.prefix(6))")
-    _ = try ConfigImporter(store: store).apply(Data(config().utf8), appId: keys.app.id)
+    if listEntries > 0 {
+      let members = try SavedListValues.make((0..<listEntries).map { "user-\($0 * 2)" }) { "$[\($0)]" }.get()
+      _ = try SavedListService(store: store).put(appId: keys.app.id, id: "members", values: members, by: "bench")
+    }
+    _ = try ConfigImporter(store: store).apply(Data(config(list: listEntries > 0).utf8), appId: keys.app.id)
     var generator = SystemRandomNumberGenerator()
     var ids: [String] = []
     ids.reserveCapacity(profiles)
@@ -47,7 +54,7 @@ enum Seed {
       let id = UUID().uuidString.lowercased()
       ids.append(id)
       var record = ProfileRecord(
-        id: id,
+        id: id, customerUserId: listEntries > 0 ? "user-\(index)" : nil,
         install: InstallMeta(
           appVersion: ["2.4.1", "3.0.0", "3.1.2"][index % 3], osVersion: "17.5", deviceModel: "iPhone15,2",
           locale: index % 2 == 0 ? "en-US" : "fr-FR", storeCountry: countries[index % countries.count]),

@@ -117,6 +117,25 @@ R[large.hits]=$(curl -sf "http://127.0.0.1:$large_port/metrics" | awk '/^tollgat
 R[large.cache]=$(cache_bytes "$large_port")
 kill "$large_server"; wait "$large_server" 2>/dev/null || true
 
+# The same placements with a first audience reading a saved list of 1 000 000 customer user
+# ids (`$inGroup`; half the profiles are in it): membership is a hash lookup, so the rate holds.
+LIST=${BENCH_LIST_ENTRIES:-1000000}
+echo "== sqlite, $PROFILES profiles, a $LIST-value saved list in every placement's first rule: seeding"
+mkdir -p "$work/list"
+"$BIN/tollgate-bench" seed --database "$work/list/bench.sqlite" --profiles "$PROFILES" --out "$work/list" --list-entries "$LIST" >/dev/null
+# shellcheck disable=SC1091
+source "$work/list/keys.env"
+list_port=$(free_port)
+"$BIN/tollgate" serve --port "$list_port" --database "$work/list/bench.sqlite" --log-level error $NO_LIMITS &
+list_server=$!
+pids+=($list_server)
+wait_port "$list_port"
+R[list.warm]=$(wait_warm "$list_port")
+echo "== sqlite, saved list: placement resolution"
+R[list.flow]=$(BENCH_IDS="$work/list/ids.txt" BENCH_KEY=$BENCH_KEY wrk_run list-flow -s Benchmarks/scripts/flow.lua "http://127.0.0.1:$list_port")
+R[list.rss]=$(peak_rss_mb "$list_server")
+kill "$list_server"; wait "$list_server" 2>/dev/null || true
+
 echo "== nginx: the same default-audience bytes as a static file"
 mkdir -p "$work/static" "$work/nginx"; chmod 755 "$work/static" "$work/nginx"
 cp "$work/sqlite/default.json" "$work/static/default.json"; chmod 644 "$work/static/default.json"
@@ -208,6 +227,7 @@ row() { echo "| $1 | $(rps "$2") | $(p50 "$2") ms | $(p99 "$2") ms |"; }
     row "default audience, PostgreSQL" "${R[postgres.default]}"
   fi
   row "placement resolution, SQLite, $LARGE profiles (all cached)" "${R[large.flow]}"
+  row "placement resolution, SQLite, a $LIST-value saved list in every first rule (\`\$inGroup\`)" "${R[list.flow]}"
   row "nginx static file, same bytes (2 workers, access log off)" "${R[nginx]}"
   row "bare libmicrohttpd responder, same bytes and headers" "${R[bare]}"
   echo
@@ -222,10 +242,12 @@ row() { echo "| $1 | $(rps "$2") | $(p50 "$2") ms | $(p99 "$2") ms |"; }
     echo "| default audience, PostgreSQL / bare responder | $(ratio "$(rps "${R[postgres.default]}")" "$(rps "${R[bare]}")") | ≥ 0.8× |"
   fi
   echo "| placement resolution, $LARGE profiles / $PROFILES profiles (SQLite) | $(ratio "$(rps "${R[large.flow]}")" "$(rps "${R[sqlite.flow]}")") | ≥ 0.8× |"
+  echo "| placement resolution with a $LIST-value saved list / without (SQLite) | $(ratio "$(rps "${R[list.flow]}")" "$(rps "${R[sqlite.flow]}")") | no slowdown |"
   echo "| placement resolution p99, SQLite / PostgreSQL (64 connections) | $(p99 "${R[sqlite.flow]}") ms${R[postgres.flow]:+ / $(p99 "${R[postgres.flow]}") ms} | ≤ 5 ms |"
   echo
   echo "Server peak RSS (VmHWM) through the run: SQLite ${R[sqlite.rss]} MB${R[postgres.rss]:+, PostgreSQL ${R[postgres.rss]} MB} with $PROFILES profiles cached (target ≤ 150 MB); SQLite with all $LARGE profiles cached ${R[large.rss]} MB (target ≤ 250 MB)."
   echo "Profile cache, as it counts its own allocations (\`tollgate_profile_cache_bytes\` ÷ entries; bytes per profile, entries, profiles whose data did not fit inline): SQLite ${R[sqlite.cache]}${R[postgres.cache]:+; PostgreSQL ${R[postgres.cache]}}; $LARGE profiles ${R[large.cache]}."
+  echo "Saved list of $LIST values: server peak RSS ${R[list.rss]} MB (the list indexed in memory beside $PROFILES cached profiles), configuration and list read at start ${R[list.warm]} s."
   echo "Seeding $PROFILES profiles: SQLite ${R[sqlite.seed]} s${R[postgres.seed]:+, PostgreSQL ${R[postgres.seed]} s}; $LARGE profiles: SQLite ${R[large.seed]} s."
   echo "Profile cache warm-up at start (measured before the load; the server answers meanwhile): SQLite ${R[sqlite.warm]} s${R[postgres.warm]:+, PostgreSQL ${R[postgres.warm]} s}, $LARGE profiles ${R[large.warm]} s. Cache hit rate with $LARGE profiles: ${R[large.hits]} %."
   echo
@@ -269,6 +291,11 @@ row() { echo "| $1 | $(rps "$2") | $(p50 "$2") ms | $(p99 "$2") ms |"; }
   echo "SDK requests: the paywall-path requests the server answered for that launch (profile creation carrying the token, default flow, segmented flow; a long poll only when no race holds a waiting request). Event batches (analytics, sent in the background) are not counted."
   echo
   echo "$sdk_table"
+  # `make bench-scale` (a separate, longer run) writes its section; it is carried along here.
+  if [ -f Benchmarks/scale.md ]; then
+    echo
+    cat Benchmarks/scale.md
+  fi
   if [ -f Benchmarks/analysis.md ]; then
     echo
     cat Benchmarks/analysis.md

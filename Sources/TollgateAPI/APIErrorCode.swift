@@ -62,6 +62,10 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   case invalidAsset = "invalid_asset"
   /// No asset has this SHA-256.
   case assetNotFound = "asset_not_found"
+  /// No saved list with this id in this app.
+  case listNotFound = "list_not_found"
+  /// The saved list is named by an audience of the current configuration.
+  case listInUse = "list_in_use"
   /// No Apple Ads credentials were uploaded for this app.
   case credentialsNotFound = "credentials_not_found"
   /// Signed App Store data arrived for an app whose configuration has no `app_store`.
@@ -97,10 +101,10 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case .forbidden: 403
     case .routeNotFound, .profileNotFound, .placementNotFound, .configNotFound, .appNotFound, .keyNotFound,
       .revisionNotFound, .webhookNotFound, .deliveryNotFound, .chartNotInstalled, .credentialsNotFound,
-      .assetNotFound:
+      .assetNotFound, .listNotFound:
       404
     case .methodNotAllowed: 405
-    case .customerUserIdTaken, .lastSecretKey: 409
+    case .customerUserIdTaken, .lastSecretKey, .listInUse: 409
     case .payloadTooLarge: 413
     case .unsupportedMediaType: 415
     case .validationFailed, .invalidConfig, .secretsKeyMissing, .appStoreNotConfigured, .appleAdsNotConfigured,

@@ -68,6 +68,12 @@ enum CommandLineTool {
                                   (PostgreSQL: pg_dump, see docs/operations.md)
       restore --from FILE         put a backup in place as --database, which must not exist yet
       import FILE --app NAME      validate FILE and apply it as the app's next revision
+      lists put ID FILE --app NAME
+                                  store a saved list for $inGroup rules: FILE is one value a line,
+                                  or a JSON array; up to 1 000 000 values (replaces a list of that id)
+      lists get ID --app NAME     a list's size, checksum, time and the audiences naming it
+      lists list --app NAME       every saved list of the app
+      lists delete ID --app NAME  delete a list no audience of the current configuration names
       export-fallback --app NAME [--asset-budget BYTES]
                                   print the app's fallback file (for setFallback(fileURL:)), with
                                   the paywall documents and their images up to BYTES (512 KiB)
@@ -126,6 +132,10 @@ enum CommandLineTool {
       case ["backup"]: try Operations.backup(&options)
       case ["restore"]: try Operations.restore(&options)
       case ["import"]: try importConfig(&options)
+      case ["lists", "put"]: try ListCommands.put(&options)
+      case ["lists", "get"]: try ListCommands.show(&options)
+      case ["lists", "list"]: try ListCommands.list(&options)
+      case ["lists", "delete"]: try ListCommands.delete(&options)
       case ["export-fallback"]: try exportFallback(&options)
       case ["report", "placement"]: try Reports.placement(&options)
       case ["report", "apple-ads"]: try Reports.appleAds(&options)

@@ -27,8 +27,15 @@ struct TargetingFixture: Decodable, Sendable {
   }
 
   let `operator`: String
+  /// Saved lists the cases' rules name (`$inGroup`), by id.
+  let lists: [String: [String]]?
   let cases: [Case]
   let invalid: [Invalid]
+
+  /// The fixture's lists, as the server holds them.
+  var savedLists: [String: SavedList] {
+    (lists ?? [:]).reduce(into: [:]) { $0[$1.key] = SavedList(id: $1.key, values: Array(Set($1.value))) }
+  }
 
   static let directory = repositoryRoot.appendingPathComponent("Fixtures/targeting")
 
@@ -49,7 +56,8 @@ struct TargetingFixtureTests {
     let operators = Set(try TargetingFixture.files.map { try TargetingFixture.load($0).operator })
     let required: Set<String> = [
       "$eq", "$ne", "$in", "$nin", "$all", "$size", "$gt", "$gte", "$lt", "$lte", "$exists", "$regex",
-      "$semver_*", "$and", "$or", "$nor", "$not",
+      "$semver_*", "$and", "$or", "$nor", "$not", "$veq $vne $vgt $vgte $vlt $vlte", "$ini", "$nini", "$alli",
+      "$regexi", "$elemMatch", "$type", "$not (in a condition)", "GrowthBook differences", "$inGroup", "$notInGroup",
     ]
     #expect(required.isSubset(of: operators), "missing: \(required.subtracting(operators))")
   }
@@ -60,7 +68,7 @@ struct TargetingFixtureTests {
     #expect(!fixture.cases.isEmpty)
     for item in fixture.cases {
       var compiler = RuleCompiler()
-      let compiled = compiler.compile(item.rule, at: "$")
+      let compiled = compiler.compile(item.rule, at: "$")?.binding(fixture.savedLists)
       let rule = try #require(compiled, "\(file): \(item.name): \(compiler.problems)")
       #expect((rule.evaluate(item.attributes) ?? false) == item.expected, "\(file): \(item.name)")
     }
@@ -69,9 +77,10 @@ struct TargetingFixtureTests {
   @Test("cases evaluate the same through a packed profile (what the cache keeps)", arguments: TargetingFixture.files)
   func packedCases(file: String) throws {
     let strings = StringTable(capacity: 8)
-    for item in try TargetingFixture.load(file).cases {
+    let fixture = try TargetingFixture.load(file)
+    for item in fixture.cases {
       var compiler = RuleCompiler()
-      let compiled = compiler.compile(item.rule, at: "$")
+      let compiled = compiler.compile(item.rule, at: "$")?.binding(fixture.savedLists)
       let rule = try #require(compiled)
       let schema = TargetingSchema(reading: rule.attributeNames, accessLevels: [])
       // A small table: some strings interned, the rest inline, as in a full cache.

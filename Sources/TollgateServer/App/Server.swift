@@ -35,6 +35,7 @@ public final class Server: Sendable {
     self.logger = logger
     var settings = configuration.http
     settings.largeBodyLimits[AssetsController.uploadPath] = ImageAsset.maximumBytes
+    settings.streamedBodies.append(ListsController.streamedRoute)
     self.http = HTTPServer(settings: settings) { service.handle($0) }
     // Configs are re-checked once a second, and at once (within a 50 ms tick) when another
     // instance announces a change over PostgreSQL.

@@ -102,6 +102,9 @@ public final class Service: Sendable {
     ).register(on: &router)
     KeysController(auth: auth, keys: KeyService(store: store, time: time)).register(on: &router)
     AssetsController(auth: auth, assets: AssetService(store: store, time: time)).register(on: &router)
+    ListsController(
+      auth: auth, lists: SavedListService(store: store, time: time, changed: { try? configs.refresh() })
+    ).register(on: &router)
     AppleAdsSpendController(
       auth: auth,
       spend: AppleAdsSpendService(

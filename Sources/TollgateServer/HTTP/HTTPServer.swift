@@ -26,6 +26,9 @@ public final class HTTPServer: Sendable {
     public var maxBodyBytes: Int = 64 * 1024
     /// Routes (exact paths) whose bodies may be larger: image uploads.
     public var largeBodyLimits: [String: Int] = [:]
+    /// Routes whose bodies are handed to a `BodySink` chunk by chunk as they arrive instead
+    /// of being collected (saved lists of up to a million values).
+    public var streamedBodies: [StreamedBodyRoute] = []
     /// How long shutdown waits for requests in flight.
     public var shutdownGraceSeconds: Double = 10
 
@@ -128,6 +131,9 @@ final class PendingRequest {
   /// This route's body limit.
   var bodyLimit = 0
   var answered = false
+  /// Reads the body as it arrives, on a streamed route.
+  var sink: (any BodySink)?
+  var streamedBytes = 0
   /// Set while the connection is suspended waiting for a deferred answer.
   var deferred: DeferredResponse?
 
@@ -159,6 +165,10 @@ enum MHDCallbacks {
       }
       // Reject a declared oversized body before reading it.
       pending.bodyLimit = server.settings.largeBodyLimits[request.path] ?? server.settings.maxBodyBytes
+      if let route = server.settings.streamedBodies.first(where: { $0.matches(request) }) {
+        pending.bodyLimit = route.limit
+        pending.sink = route.makeSink(request)
+      }
       if let length = request.header("content-length").flatMap(Int.init), length > pending.bodyLimit {
         pending.answered = true
         return send(payloadTooLarge(pending.bodyLimit), on: connection)
@@ -169,7 +179,16 @@ enum MHDCallbacks {
     let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeUnretainedValue()
     if uploadSize.pointee > 0 {
       let size = uploadSize.pointee
-      if pending.bodyTooLarge || pending.request.body.count + size > pending.bodyLimit {
+      if let sink = pending.sink {
+        pending.streamedBytes += size
+        if pending.streamedBytes > pending.bodyLimit {
+          pending.bodyTooLarge = true
+        } else if !pending.bodyTooLarge, let uploadData {
+          uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+            sink.append(UnsafeBufferPointer(start: $0, count: size))
+          }
+        }
+      } else if pending.bodyTooLarge || pending.request.body.count + size > pending.bodyLimit {
         pending.bodyTooLarge = true
       } else if let uploadData {
         uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
@@ -188,6 +207,10 @@ enum MHDCallbacks {
     if pending.answered { return .YES }
     pending.answered = true
     if pending.bodyTooLarge { return send(payloadTooLarge(pending.bodyLimit), on: connection) }
+    if let sink = pending.sink {
+      pending.request.upload = sink.finish()
+      pending.sink = nil
+    }
     let response = server.handler(pending.request)
     guard let deferred = response.deferred else { return send(response, on: connection) }
     pending.deferred = deferred

@@ -10,8 +10,12 @@ public struct Request: Sendable {
   public var query: RequestFields
   /// Headers, looked up without regard to case.
   public var headers: RequestFields
-  /// The request body (at most the server's body limit).
+  /// The request body (at most the server's body limit); empty on a streamed route, whose
+  /// sink's reading is in `upload`.
   public var body: Data
+  /// What a streamed route's `BodySink` made of the body (nil elsewhere, and when a test
+  /// hands the request to the service directly: the route then reads `body`).
+  public var upload: (any Sendable)?
   /// Values of `{name}` segments of the matched route.
   public var pathParameters = RequestFields()
   /// The peer's address as libmicrohttpd saw it ("" when unknown, e.g. tests calling the

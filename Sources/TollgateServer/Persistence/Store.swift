@@ -8,7 +8,7 @@ import TollgateAPI
 public protocol Store:
   AppRepository, ConfigRepository, ProfileRepository, AssignmentRepository, AttributionJobRepository,
   EventRepository, PurchaseRepository, AnalyticsRepository, WebhookOutboxRepository, AppleAdsSpendRepository,
-  AssetRepository
+  AssetRepository, SavedListRepository
 {
   /// The in-memory profile cache, when there is one (its figures go to `/metrics`).
   var profileCache: ProfileCache? { get }

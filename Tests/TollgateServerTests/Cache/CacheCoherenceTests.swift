@@ -135,4 +135,42 @@ struct CacheCoherenceTests {
     #expect(own.appliedAttributionSources == ["apple_ads"])
     #expect(own.accessLevels["premium"]?.isActive == true)
   }
+
+  @Test("a saved list replaced through one instance changes whom the other's rule targets (announced, not polled)")
+  func savedListReachesTheOther() async throws {
+    let schema = PostgresCluster.freshSchema()
+    let time = ManualTime(F.date(0))
+    let a = try TestServer(time: time, store: PostgresCluster.cachedStore(schema: schema, capacity: 1_000))
+    let b = try TestServer(time: time, store: PostgresCluster.cachedStore(schema: schema, capacity: 1_000))
+    defer {
+      a.stop()
+      b.stop()
+    }
+    for server in [a, b] {
+      for _ in 0..<200 where server.server.store.profileCache!.bypass { try await Task.sleep(for: .milliseconds(10)) }
+    }
+    func putList(_ body: String) async throws -> Int {
+      try await a.send(
+        "PUT", "/v1/admin/lists/churned_q3", key: a.adminKey, scheme: "Bearer", body: Data(body.utf8),
+        contentType: "text/plain"
+      ).status
+    }
+    #expect(try await putList("user-1\n") == 201)
+    #expect(try await a.admin("PUT", "/v1/admin/config", json: SavedListTests.listConfig).status == 200)
+    let id = try await a.createProfile()
+    #expect(try await a.sdk("PATCH", RoutePaths.profile(id), json: #"{"customer_user_id":"user-2"}"#).status == 200)
+    let flowPath = "/v1/sdk/placements/main/flow?profile_id=\(id)"
+    var windows: [String: Duration] = [:]
+    windows["config"] = await staleness(on: b, flowPath, key: b.sdkKey, since: .now) {
+      Self.text($0).contains(#""id":"standard""#)
+    }
+    #expect(try await putList("user-1\nuser-2\n") == 200)
+    let started = ContinuousClock.now
+    windows["list"] = await staleness(on: b, flowPath, key: b.sdkKey, since: started) {
+      Self.text($0).contains(#""id":"winback""#)
+    }
+    for (change, window) in windows.sorted(by: { $0.key < $1.key }) {
+      #expect(window < Self.window, "\(change) never reached the other instance")
+    }
+  }
 }

@@ -18,7 +18,7 @@ public struct CompiledConfig: Sendable {
   struct Audience: Sendable {
     let id: String
     let name: String
-    let rule: Rule
+    var rule: Rule
     /// The rule reads `attribution.*`: its flows are attribution-targeted.
     var targetsAttribution = false
   }
@@ -79,10 +79,30 @@ public struct CompiledConfig: Sendable {
   public internal(set) var accessLevelSharing = AccessLevelSharing.transfer
   /// The profile attributes the audiences read: what the profile cache keeps per profile.
   var targeting = TargetingSchema(reading: [], accessLevels: [])
+  /// The saved lists the audiences name, with the path of each one's first use: they must
+  /// exist when the document is applied, and cannot be deleted while it is current.
+  public internal(set) var savedLists: [String: String] = [:]
   let flows: [String: Flow]
-  let audiences: [String: Audience]
+  private(set) var audiences: [String: Audience]
   let placements: [String: Placement]
   let variationOwners: [String: VariationOwner]
+
+  /// The same configuration with its rules reading these saved lists' values.
+  func binding(_ lists: [String: SavedList]) -> CompiledConfig {
+    guard !savedLists.isEmpty else { return self }
+    var bound = self
+    bound.audiences = audiences.mapValues { audience in
+      var copy = audience
+      copy.rule = audience.rule.binding(lists)
+      return copy
+    }
+    return bound
+  }
+
+  /// The ids of the audiences whose rules name a saved list.
+  func audiences(using listId: String) -> [String] {
+    audiences.values.filter { $0.rule.listIds.contains(listId) }.map(\.id).sorted()
+  }
 
   /// The experiment of a placement's audience (its name and decision metric), when its target runs one.
   func experiment(placement: String, audience: String) -> (name: String, metric: DecisionMetric)? {

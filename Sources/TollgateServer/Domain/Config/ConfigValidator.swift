@@ -198,6 +198,7 @@ public enum ConfigValidator {
       var audiences: [String: CompiledConfig.Audience] = [:]
       // Ids declared, valid or not: a reference to an invalid audience is not also "unknown".
       var declaredAudiences: Set<String> = []
+      var listPaths: [String: String] = [:]
       for (index, item) in array(root["audiences"], at: "$.audiences").enumerated() {
         let path = "$.audiences[\(index)]"
         guard
@@ -211,6 +212,7 @@ public enum ConfigValidator {
         rules = RuleCompiler()
         let rule = object["rule"].flatMap { rules.compile($0, at: "\(path).rule") }
         problems += rules.problems
+        listPaths.merge(rules.listPaths) { first, _ in first }
         if let rule, let ruleJSON = object["rule"] {
           audiences[id] = .init(
             id: id, name: string(object["name"], at: "\(path).name") ?? id, rule: rule,
@@ -331,6 +333,7 @@ public enum ConfigValidator {
       config.reporting = reporting
       config.appleAdsAPI = appleAdsAPI
       config.webhooks = webhooks
+      config.savedLists = listPaths
       config.targeting = TargetingSchema(audiences: audiences.values.map(\.rule), accessLevels: accessLevels)
       return config
     }

@@ -18,6 +18,11 @@ struct RuleCompiler {
   ]
 
   private(set) var problems: [APIError.Detail] = []
+  /// Each saved list the rules name, with the path of its first use.
+  private(set) var listPaths: [String: String] = [:]
+  /// Compiling the rule of an `$elemMatch`: its keys are fields of an array's object
+  /// elements, not profile attributes.
+  private var readingElementFields = false
 
   /// Compiles a rule object found at `path`; returns nil when it has problems.
   mutating func compile(_ json: JSONValue, at path: String) -> Rule? {
@@ -52,7 +57,7 @@ struct RuleCompiler {
       default:
         if key.hasPrefix("$") {
           fail(keyPath, "unknown logical operator \(key) (use $and, $or, $nor, $not)")
-        } else if !Self.isKnownAttribute(key) {
+        } else if !readingElementFields && !Self.isKnownAttribute(key) {
           fail(keyPath, "unknown attribute \(key)")
         } else {
           parts.append(.condition(attribute: key, condition(value, at: keyPath)))
@@ -95,12 +100,17 @@ struct RuleCompiler {
     switch name {
     case "$eq": return operand == .null ? .exists(false) : .equal(operand)
     case "$ne": return operand == .null ? .exists(true) : .notEqual(operand)
-    case "$in", "$nin", "$all":
-      guard let list = operand.arrayValue else {
+    case "$in", "$nin", "$all", "$ini", "$nini", "$alli":
+      guard let values = operand.arrayValue else {
         fail(path, "\(name) takes an array, not \(operand.typeName)")
         return nil
       }
-      return name == "$in" ? .inList(list) : name == "$nin" ? .notInList(list) : .containsAll(list)
+      let list = Condition.ValueList(values, caseInsensitive: name.hasSuffix("i"))
+      switch name.dropLast(name.hasSuffix("i") ? 1 : 0) {
+      case "$in": return .inList(list)
+      case "$nin": return .notInList(list)
+      default: return .containsAll(list)
+      }
     case "$gt", "$gte", "$lt", "$lte":
       guard operand.numberValue != nil || operand.stringValue != nil else {
         fail(path, "\(name) takes a number or a string, not \(operand.typeName)")
@@ -114,30 +124,67 @@ struct RuleCompiler {
       }
       return .exists(wanted)
     case "$size":
-      guard case .int(let count) = operand, count >= 0 else {
-        fail(path, "$size takes a non-negative integer")
+      if case .int(let count) = operand, count >= 0 { return .size(.equal(.int(count))) }
+      guard let object = operand.objectValue, !object.isEmpty, object.keys.allSatisfy({ $0.hasPrefix("$") }) else {
+        fail(path, "$size takes a non-negative integer or a condition such as {\"$gt\": 2}")
         return nil
       }
-      return .size(Int(count))
-    case "$regex":
+      return .size(condition(operand, at: path))
+    case "$elemMatch":
+      guard let object = operand.objectValue, !object.isEmpty else {
+        fail(path, "$elemMatch takes a condition such as {\"$in\": [\"apple_ads\"]} or a rule on the elements' fields")
+        return nil
+      }
+      if object.keys.allSatisfy({ $0.hasPrefix("$") }) && !object.keys.contains(where: Self.logical.contains) {
+        return .elementMatch(.value(condition(operand, at: path)))
+      }
+      let outer = readingElementFields
+      readingElementFields = true
+      defer { readingElementFields = outer }
+      return .elementMatch(.fields(rule(operand, at: path)))
+    case "$type":
+      guard let text = operand.stringValue, let type = Condition.ValueType(rawValue: text) else {
+        let names = Condition.ValueType.allCases.map(\.rawValue).joined(separator: ", ")
+        fail(path, "$type takes one of \(names)")
+        return nil
+      }
+      return .type(type)
+    case "$not":
+      return .negated(condition(operand, at: path))
+    case "$inGroup", "$notInGroup":
+      guard let id = operand.stringValue, id.range(of: ConfigValidator.idPattern, options: .regularExpression) != nil
+      else {
+        fail(path, "\(name) takes a saved list's id (1–64 of A–Z a–z 0–9 _ -; PUT /v1/admin/lists/{id})")
+        return nil
+      }
+      if listPaths[id] == nil { listPaths[id] = path }
+      let member = Condition.inGroup(.init(id: id, list: nil))
+      return name == "$inGroup" ? member : .negated(member)
+    case "$regex", "$regexi":
       guard let pattern = operand.stringValue else {
-        fail(path, "$regex takes a string")
+        fail(path, "\(name) takes a string")
         return nil
       }
-      guard let expression = try? NSRegularExpression(pattern: pattern) else {
+      let options: NSRegularExpression.Options = name == "$regexi" ? [.caseInsensitive] : []
+      guard let expression = try? NSRegularExpression(pattern: pattern, options: options) else {
         fail(path, "not a valid regular expression: \(pattern)")
         return nil
       }
       return .regex(expression)
-    case "$semver_eq", "$semver_ne", "$semver_gt", "$semver_gte", "$semver_lt", "$semver_lte":
+    case "$semver_eq", "$semver_ne", "$semver_gt", "$semver_gte", "$semver_lt", "$semver_lte",
+      "$veq", "$vne", "$vgt", "$vgte", "$vlt", "$vlte":
       guard let text = operand.stringValue, let version = SemanticVersion(text) else {
         fail(path, "\(name) takes a version string such as \"2.4.1\"")
         return nil
       }
-      return .version(Condition.Comparison(rawValue: String(name.dropFirst("$semver_".count)))!, version)
+      let comparison = name.hasPrefix("$semver_") ? name.dropFirst("$semver_".count) : name.dropFirst("$v".count)
+      return .version(Condition.Comparison(rawValue: String(comparison))!, version)
     default:
       fail(path, "unknown operator \(name)")
       return nil
     }
   }
+
+  /// The operators that only combine rules (`$not` also tests a value, so it is not here).
+  private static let logical: Set<String> = ["$and", "$or", "$nor"]
 }

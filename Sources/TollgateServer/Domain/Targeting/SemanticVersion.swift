@@ -1,6 +1,8 @@
 /// A version such as `2.4`, `2.4.1` or `v3.0.0-beta.2`, compared as Semantic Versioning
 /// says: numeric parts in order (missing parts are 0), then a pre-release sorts before
-/// the release. Build metadata (`+…`) is ignored.
+/// the release; pre-release identifiers of digits only compare as numbers, others (a hyphen
+/// included, as in `--1`) as ASCII text and after every numeric one (§11.4). Build metadata
+/// (`+…`) is ignored.
 struct SemanticVersion: Comparable, Sendable {
   let numbers: [Int]
   let prerelease: [Substring]
@@ -23,9 +25,7 @@ struct SemanticVersion: Comparable, Sendable {
     guard (1...4).contains(parts.count) else { return nil }
     var numbers: [Int] = []
     for part in parts {
-      guard !part.isEmpty, part.allSatisfy(\.isASCII), let number = Int(part), number >= 0 else {
-        return nil
-      }
+      guard Self.isNumeric(part), let number = Int(part) else { return nil }
       numbers.append(number)
     }
     self.numbers = numbers
@@ -47,13 +47,22 @@ struct SemanticVersion: Comparable, Sendable {
     if lhs.prerelease.isEmpty { return false }
     if rhs.prerelease.isEmpty { return true }
     for (left, right) in zip(lhs.prerelease, rhs.prerelease) where left != right {
-      switch (Int(left), Int(right)) {
-      case (let l?, let r?): return l < r
-      case (.some, nil): return true
-      case (nil, .some): return false
-      default: return left < right
+      switch (isNumeric(left), isNumeric(right)) {
+      case (true, true):
+        // Digits of any length: the longer number (leading zeros aside) is the larger.
+        let l = left.drop { $0 == "0" }
+        let r = right.drop { $0 == "0" }
+        return l.count != r.count ? l.count < r.count : l < r
+      case (true, false): return true
+      case (false, true): return false
+      case (false, false): return Array(left.utf8).lexicographicallyPrecedes(right.utf8)
       }
     }
     return lhs.prerelease.count < rhs.prerelease.count
+  }
+
+  /// Digits only: `Int` alone would also read `-1` and `+1`.
+  private static func isNumeric(_ part: Substring) -> Bool {
+    !part.isEmpty && part.utf8.allSatisfy { (0x30...0x39).contains($0) }
   }
 }

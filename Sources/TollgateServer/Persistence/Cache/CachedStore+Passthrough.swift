@@ -50,6 +50,22 @@ extension CachedStore {
 extension CachedStore {
   public func saveAsset(_ asset: StoredAsset, at: Date) throws -> Bool { try database.saveAsset(asset, at: at) }
   public func asset(sha256: String) throws -> StoredAsset? { try database.asset(sha256: sha256) }
+
+  // Saved lists are read by configuration caches, not through profiles.
+  public func putSavedList(appId: Int64, id: String, values: SavedListValues, at: Date) throws -> Bool {
+    try database.putSavedList(appId: appId, id: id, values: values, at: at)
+  }
+  public func savedListInfo(appId: Int64, id: String) throws -> SavedListInfo? {
+    try database.savedListInfo(appId: appId, id: id)
+  }
+  public func savedListInfos(appId: Int64) throws -> [SavedListInfo] { try database.savedListInfos(appId: appId) }
+  public func savedListValues(appId: Int64, ids: [String]) throws -> [String: (
+    info: SavedListInfo, values: SavedListValues
+  )] { try database.savedListValues(appId: appId, ids: ids) }
+  public func deleteSavedList(appId: Int64, id: String) throws -> Bool {
+    try database.deleteSavedList(appId: appId, id: id)
+  }
+  public func listRevisions() throws -> [Int64: Int64] { try database.listRevisions() }
 }
 
 /// Expiring raw flow views never touches cached profiles.

@@ -2,17 +2,23 @@ import Foundation
 import Synchronization
 import TollgateAPI
 
-/// Compiled configurations and pre-rendered default-audience responses, held in memory per
-/// app and dropped when the app's revision changes (on apply through this server at once,
-/// otherwise at the next `refresh()`, which the server runs every second).
+/// Compiled configurations, bound to the saved lists their rules name, and pre-rendered
+/// default-audience responses, held in memory per app and dropped when the app's revision or
+/// its lists change (on apply through this server at once, otherwise at the next `refresh()`,
+/// which the server runs on every announcement and every second).
 final class ConfigCache: Sendable {
   /// A compiled config plus the exact bytes served for its default-audience routes.
   final class Entry: Sendable {
     let config: CompiledConfig
+    /// The app's count of list changes when its lists were read.
+    let listsRevision: Int64
     /// Default answers by placement and chosen remote-config locale ("" when none).
     private let defaults: Mutex<[String: RenderedResponse]> = Mutex([:])
 
-    init(config: CompiledConfig) { self.config = config }
+    init(config: CompiledConfig, listsRevision: Int64) {
+      self.config = config
+      self.listsRevision = listsRevision
+    }
 
     /// Rendered answers by placement and the locale exactly as requested, so a repeated
     /// request skips locale matching; bounded, since clients choose the locale text.
@@ -62,28 +68,67 @@ final class ConfigCache: Sendable {
 
   private let store: any Store
   private let entries = Mutex<[Int64: Entry]>([:])
+  /// Lists read, by app and id, with the checksum they were read at: a change to one list
+  /// reads that one again, not every list of the app.
+  private let lists = Mutex<[Int64: [String: (checksum: String, list: SavedList)]]>([:])
+  /// One load at a time: a million-value list is read and indexed once, not by every request
+  /// that finds the entry missing.
+  private let loading = Mutex<Void>(())
 
   init(store: any Store) { self.store = store }
 
   /// The app's current compiled config, or nil when it has none yet.
   func entry(appId: Int64) throws -> Entry? {
     if let cached = entries.withLock({ $0[appId] }) { return cached }
-    guard let record = try store.currentConfig(appId: appId) else { return nil }
-    // A stored document was validated when applied; failing now means the validator got
-    // stricter, which is reported instead of serving half a config.
-    let config = try ConfigValidator.compile(record.document, revision: record.revision)
-    return keepNewest(appId: appId, Entry(config: config))
+    return try loading.withLock { _ in
+      if let cached = entries.withLock({ $0[appId] }) { return cached }
+      // Counted before reading: a list changed meanwhile makes this entry stale at once.
+      let listsRevision = try store.listRevisions()[appId] ?? 0
+      guard let record = try store.currentConfig(appId: appId) else { return nil }
+      // A stored document was validated when applied; failing now means the validator got
+      // stricter, which is reported instead of serving half a config.
+      let config = try ConfigValidator.compile(record.document, revision: record.revision)
+      return keepNewest(appId: appId, Entry(config: try bound(config, appId: appId), listsRevision: listsRevision))
+    }
   }
 
-  /// Installs a config applied through this server.
+  /// Installs a config applied through this server (read again on the next request when its
+  /// lists cannot be read now).
   func install(appId: Int64, config: CompiledConfig) {
-    _ = keepNewest(appId: appId, Entry(config: config))
+    loading.withLock { _ in
+      guard let listsRevision = try? store.listRevisions()[appId] ?? 0, let bound = try? bound(config, appId: appId)
+      else {
+        _ = entries.withLock { $0.removeValue(forKey: appId) }
+        return
+      }
+      _ = keepNewest(appId: appId, Entry(config: bound, listsRevision: listsRevision))
+    }
   }
 
-  /// Two threads may load or apply at once: the higher revision always wins.
+  /// The config with the values of the saved lists it names: lists whose checksum is the
+  /// one already read are reused.
+  private func bound(_ config: CompiledConfig, appId: Int64) throws -> CompiledConfig {
+    guard !config.savedLists.isEmpty else { return config }
+    let wanted = Set(config.savedLists.keys)
+    let infos = try store.savedListInfos(appId: appId).filter { wanted.contains($0.id) }
+    var held = lists.withLock { $0[appId] ?? [:] }
+    let stale = infos.filter { held[$0.id]?.checksum != $0.checksum }.map(\.id)
+    for (id, read) in try store.savedListValues(appId: appId, ids: stale) {
+      held[id] = (read.info.checksum, SavedList(id: id, values: read.values.values))
+    }
+    let present = Set(infos.map(\.id))
+    held = held.filter { present.contains($0.key) }
+    let kept = held
+    lists.withLock { $0[appId] = kept }
+    return config.binding(held.mapValues(\.list))
+  }
+
+  /// Two threads may load or apply at once: the newer state always wins.
   private func keepNewest(appId: Int64, _ candidate: Entry) -> Entry {
     entries.withLock { entries in
-      if let existing = entries[appId], existing.config.revision >= candidate.config.revision {
+      if let existing = entries[appId],
+        (existing.config.revision, existing.listsRevision) >= (candidate.config.revision, candidate.listsRevision)
+      {
         return existing
       }
       entries[appId] = candidate
@@ -91,11 +136,14 @@ final class ConfigCache: Sendable {
     }
   }
 
-  /// Drops entries whose revision is no longer current (another process applied one).
+  /// Drops entries whose revision or lists are no longer current (changed elsewhere).
   func refresh() throws {
     let current = try store.revisions()
+    let listRevisions = try store.listRevisions()
     entries.withLock { entries in
-      entries = entries.filter { current[$0.key] == $0.value.config.revision }
+      entries = entries.filter {
+        current[$0.key] == $0.value.config.revision && (listRevisions[$0.key] ?? 0) == $0.value.listsRevision
+      }
     }
   }
 }

@@ -32,6 +32,7 @@ enum Migrations {
     Migration(version: 11, name: "0011_apple_ads_spend", sql: sqliteTypes(appleAdsSpend)),
     Migration(version: 12, name: "0012_assets", sql: sqliteTypes(assets)),
     Migration(version: 13, name: "0013_event_retention", sql: sqliteTypes(eventRetention)),
+    Migration(version: 14, name: "0014_saved_lists", sql: sqliteTypes(savedLists)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -51,6 +52,7 @@ enum Migrations {
     Migration(version: 11, name: "0011_assets", sql: postgresTypes(assets)),
     Migration(version: 12, name: "0012_event_retention", sql: postgresTypes(eventRetention)),
     Migration(version: 13, name: "0013_events_partitioned_by_month", sql: postgresEventPartitions),
+    Migration(version: 14, name: "0014_saved_lists", sql: postgresTypes(savedLists)),
   ]
 
   static let sqliteInitial = """
@@ -618,6 +620,21 @@ enum Migrations {
       body TEXT NOT NULL,
       created_at {REAL} NOT NULL
     );
+    """
+
+  /// Saved lists rules name with `$inGroup`: the distinct values, sorted, one a line; and per
+  /// app a counter of list changes, which configuration caches compare like the revision.
+  static let savedLists = """
+    CREATE TABLE saved_lists (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      id TEXT NOT NULL,
+      size {INT} NOT NULL,
+      checksum TEXT NOT NULL,
+      content TEXT NOT NULL,
+      updated_at {REAL} NOT NULL,
+      PRIMARY KEY (app_id, id)
+    );
+    ALTER TABLE apps ADD COLUMN lists_revision {INT} NOT NULL DEFAULT 0;
     """
 
   /// Raw flow views can expire (`--events-retention-days`); what reports need from them for good

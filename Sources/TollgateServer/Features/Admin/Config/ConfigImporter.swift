@@ -40,6 +40,17 @@ public struct ConfigImporter: Sendable {
     guard problems.isEmpty else { throw DomainError.validation(problems, code: .invalidConfig) }
   }
 
+  /// Every saved list a rule names exists (422 `invalid_config` at its first use otherwise).
+  func requireLists(_ config: CompiledConfig, appId: Int64) throws {
+    guard !config.savedLists.isEmpty else { return }
+    let stored = Set(try store.savedListInfos(appId: appId).map(\.id))
+    let problems = config.savedLists.filter { !stored.contains($0.key) }.sorted { $0.value < $1.value }.map {
+      APIError.Detail(
+        path: $0.value, message: "no saved list \($0.key) in this app (PUT /v1/admin/lists/\($0.key) first)")
+    }
+    guard problems.isEmpty else { throw DomainError.validation(problems, code: .invalidConfig) }
+  }
+
   /// Like `apply`, and returns the signing secrets created for webhooks seen for the first
   /// time, in clear: the only time they are shown.
   /// `actor` (a key id, or `cli`) and the change against the current revision go into the
@@ -49,6 +60,7 @@ public struct ConfigImporter: Sendable {
   {
     var config = try ConfigValidator.compile(document, revision: 0)
     try requireAssets(document)
+    try requireLists(config, appId: appId)
     if !config.webhooks.isEmpty && secrets == nil {
       throw DomainError(.secretsKeyMissing, "Webhooks need the server's secrets key to seal their signing secrets.")
     }

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# `make bench-scale`: one day of an app with 1 000 000 daily users, on this machine. PostgreSQL
+# seeded by COPY with 10 000 000 profiles; four `tollgate serve` instances behind nginx (the
+# documented settings: X-Forwarded-For, --trusted-proxies, default rate limits); a 1/10 sample
+# of the day's requests replayed first at a fixed rate, then at rising offered rates to find
+# the highest rate with p99 ≤ 50 ms, then as fast as answered. Writes Benchmarks/scale.md
+# (included in BENCHMARKS.md); SCALE_KEEP=DIR keeps the access log and wrk outputs there.
+# Runs beside a throw-away PostgreSQL cluster (scripts/with-postgres.sh); loopback only.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PROFILES=${SCALE_PROFILES:-10000000}
+SAMPLE=${SCALE_SAMPLE:-10}
+RATE=${SCALE_RATE:-500}
+FIXED=${SCALE_FIXED_SECONDS:-120}
+STEP=${SCALE_STEP_SECONDS:-30}
+RATES=${SCALE_RATES:-750 1000 1500 2000}
+INSTANCES=4
+CACHE=${SCALE_PROFILE_CACHE:-1000000}
+DATABASE=${TOLLGATE_TEST_POSTGRES_URL:?run through scripts/with-postgres.sh}
+BIN=.build/release
+work=$(mktemp -d /tmp/tollgate-scale.XXXXXX)
+chmod 755 "$work"
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+started=$(date +%s)
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 1 400); do (echo > /dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+sql() { psql "$DATABASE" -At -c "$1"; }
+# CPU ticks (user + system) of the processes named $1 (postgres, tollgate, nginx, wrk)
+ticks() { local total=0; for pid in $(pgrep -x "$1"); do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0))); done; echo "$total"; }
+machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
+rows_written() { sql "SELECT tup_inserted + tup_updated + tup_deleted FROM pg_stat_database WHERE datname = current_database()"; }
+
+echo "== building (release)"
+swift build -c release --product tollgate >/dev/null
+swift build -c release --product tollgate-bench >/dev/null
+swift build -c release --product tollgate-dev >/dev/null
+
+sandbox_port=$(free_port)
+"$BIN/tollgate-dev" apple-ads-sandbox --port "$sandbox_port" >/dev/null &
+pids+=($!)
+receiver_port=$(free_port)
+python3 Benchmarks/scripts/webhook_receiver.py "$receiver_port" "$work/webhooks.log" &
+pids+=($!)
+wait_port "$sandbox_port"; wait_port "$receiver_port"
+
+echo "== seeding $PROFILES profiles by COPY"
+seed_start=$(date +%s.%N)
+seeded=$("$BIN/tollgate-bench" scale-seed --database "$DATABASE" --profiles "$PROFILES" --out "$work/data" \
+  --webhook-url "http://127.0.0.1:$receiver_port/tollgate")
+seed_seconds=$(elapsed "$seed_start")
+echo "$seeded"
+# shellcheck disable=SC1091
+source "$work/data/scale.env"
+profiles_bytes=$(sql "SELECT pg_total_relation_size('profiles')")
+database_bytes_seeded=$(sql "SELECT pg_database_size(current_database())")
+
+echo "== the day: a 1/$SAMPLE sample"
+"$BIN/tollgate-bench" scale-day --profiles "$PROFILES" --sample "$SAMPLE" --threads 2 --app "$BENCH_APP" \
+  --out "$work/day" --storekit "$work/data/storekit"
+
+echo "== $INSTANCES instances behind nginx"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/secrets.key"
+chmod 600 "$work/secrets.key"
+ports=()
+servers=()
+for n in $(seq 1 "$INSTANCES"); do
+  port=$(free_port)
+  "$BIN/tollgate" serve --port "$port" --database "$DATABASE" --apple-ads-url "http://127.0.0.1:$sandbox_port/api/v1/" \
+    --app-store-root-ca "$work/data/storekit/root.pem" --trusted-proxies 127.0.0.1 --profile-cache "$CACHE" \
+    --secrets-key "$work/secrets.key" --log-level error 2>>"$work/instances.log" &
+  servers+=($!)
+  pids+=($!)
+  ports+=("$port")
+done
+for port in "${ports[@]}"; do wait_port "$port"; done
+warm_start=$(date +%s.%N)
+for port in "${ports[@]}"; do
+  for _ in $(seq 1 2400); do
+    curl -sf "http://127.0.0.1:$port/metrics" | grep -q '^tollgate_profile_cache_warming 0' && break
+    sleep 0.25
+  done
+done
+warm_seconds=$(elapsed "$warm_start")
+
+mkdir -p "$work/nginx"
+nginx_port=$(free_port)
+{
+  echo "worker_processes 2; daemon off; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log;"
+  echo "events { worker_connections 4096; }"
+  echo "http {"
+  # wrk stands for many devices from one address: the simulated device's address arrives in
+  # X-Forwarded-For and nginx takes it as the client's (as if each device connected itself);
+  # the proxy settings below are the documented ones.
+  echo "  set_real_ip_from 127.0.0.1; real_ip_header X-Forwarded-For;"
+  echo "  log_format scale '\$http_x_bench_route\t\$status\t\$request_time\t\$upstream_addr\t\$request_method \$request_uri';"
+  echo "  access_log $work/nginx/access.log scale buffer=256k flush=1s;"
+  for temp in client_body proxy fastcgi uwsgi scgi; do echo "  ${temp}_temp_path $work/nginx/$temp;"; done
+  echo "  upstream tollgate {"
+  for port in "${ports[@]}"; do echo "    server 127.0.0.1:$port;"; done
+  echo "    keepalive 64;"
+  echo "  }"
+  echo "  server {"
+  echo "    listen 127.0.0.1:$nginx_port;"
+  echo "    client_max_body_size 3m;"
+  echo "    location / {"
+  echo "      proxy_pass http://tollgate;"
+  echo "      proxy_http_version 1.1;"
+  echo "      proxy_set_header Connection \"\";"
+  echo "      proxy_set_header Host \$host;"
+  echo "      proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;"
+  echo "      proxy_read_timeout 60s;"
+  echo "    }"
+  echo "  }"
+  echo "}"
+} > "$work/nginx/nginx.conf"
+nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
+pids+=($!)
+wait_port "$nginx_port"
+fleet="http://127.0.0.1:$nginx_port"
+
+echo "== configuration with the webhook, through the first instance; how long until every other one serves it"
+staleness=$(python3 Benchmarks/scripts/propagation.py "$BENCH_ADMIN_KEY" "$BENCH_KEY" "$work/data/config.json" "${ports[@]}")
+echo "configuration change reached every instance: $staleness"
+
+# phase NAME CONNECTIONS DURATION DELAY_MS → runs wrk, appends "name rps p50 p99 lines_from lines_to ..." to phases
+offset=0
+: > "$work/phases"
+phase() {
+  local name=$1 connections=$2 duration=$3 delay=$4
+  sleep 1.2 # the access log flushes every second: a phase's lines start after the previous ones
+  local from; from=$(wc -l < "$work/nginx/access.log")
+  local rows0 pg0 ts0 ng0 wrk0 all0
+  rows0=$(rows_written); pg0=$(ticks postgres); ts0=$(ticks tollgate); ng0=$(ticks nginx); all0=$(machine_ticks)
+  BENCH_DAY="$work/day" BENCH_KEY=$BENCH_KEY BENCH_OFFSET=$offset BENCH_DELAY_MS=$delay \
+    wrk -t2 -c"$connections" -d"${duration}s" --latency -s Benchmarks/scripts/day.lua "$fleet" > "$work/$name.wrk" 2>&1
+  local rows1 pg1 ts1 ng1 all1
+  rows1=$(rows_written); pg1=$(ticks postgres); ts1=$(ticks tollgate); ng1=$(ticks nginx); all1=$(machine_ticks)
+  sleep 1.2
+  local to; to=$(wc -l < "$work/nginx/access.log")
+  local total; total=$(awk '/requests in/ { print $1 }' "$work/$name.wrk")
+  offset=$((offset + total / 2))
+  local client_p99; client_p99=$(awk '$1 == "99%" { print $2 }' "$work/$name.wrk" | awk '{ v=$1; if (v ~ /us$/) { sub(/us$/,"",v); v=v/1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v=v*1000 }; printf "%.1f", v }')
+  echo "$name $connections $delay $from $to $((rows1 - rows0)) $((pg1 - pg0)) $((ts1 - ts0)) $((ng1 - ng0)) $((all1 - all0)) $duration $client_p99" >> "$work/phases"
+  awk -v n="$name" '/Requests\/sec/ { r = $2 } $1 == "99%" { p = $2 } END { printf "  %s: %s req/s, p99 %s\n", n, r, p }' "$work/$name.wrk"
+}
+
+impressions0=$(sql "SELECT count(*) FROM events")
+echo "== fixed rate: $RATE req/s for $FIXED s (64 connections)"
+phase fixed 64 "$FIXED" $((64 * 1000 / RATE))
+# Offered rates (64 connections, each pausing 64 000 / rate ms between requests): p99 as the
+# load generator sees it, queueing included, decides which rates hold.
+for rate in $RATES; do
+  echo "== offered $rate req/s for $STEP s (64 connections)"
+  phase "r$rate" 64 "$STEP" $((64 * 1000 / rate))
+done
+echo "== as fast as answered: 64 connections, no pause, $STEP s"
+phase "max" 64 "$STEP" 0
+
+echo "== webhook deliveries: waiting for the outbox to drain"
+for _ in $(seq 1 120); do
+  pending=$(sql "SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'" 2>/dev/null || echo 0)
+  [ "$pending" = "0" ] && break
+  sleep 1
+done
+deliveries=$(wc -l < "$work/webhooks.log")
+rss=""
+for pid in "${servers[@]}"; do
+  rss="$rss $(awk '/VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")/$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")"
+done
+events_rows=$(sql "SELECT count(*) FROM events")
+events_bytes=$(sql "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c WHERE c.relkind = 'r' AND (c.relname LIKE 'events%' OR c.relname = 'event_ids')")
+database_bytes=$(sql "SELECT pg_database_size(current_database())")
+errors=$(grep -c . "$work/instances.log" || true)
+
+python3 Benchmarks/scripts/scale_report.py \
+  --phases "$work/phases" --log "$work/nginx/access.log" --mix "$work/day/mix.env" --out Benchmarks/scale.md \
+  --set profiles="$PROFILES" seed_seconds="$seed_seconds" seeded="$seeded" warm_seconds="$warm_seconds" \
+  cache="$CACHE" rate="$RATE" profiles_bytes="$profiles_bytes" database_bytes_seeded="$database_bytes_seeded" \
+  database_bytes="$database_bytes" events_rows="$events_rows" events_before="$impressions0" events_bytes="$events_bytes" \
+  deliveries="$deliveries" rss="$rss" staleness="$staleness" instance_log_lines="$errors" cores="$(nproc)" \
+  commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" total_seconds="$(( $(date +%s) - started ))"
+if [ -n "${SCALE_KEEP:-}" ]; then
+  mkdir -p "$SCALE_KEEP"
+  cp "$work/nginx/access.log" "$work/phases" "$work"/*.wrk "$work/day/mix.env" "$work/instances.log" "$SCALE_KEEP/"
+fi
+cat Benchmarks/scale.md
