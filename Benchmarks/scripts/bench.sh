@@ -94,47 +94,47 @@ if [ -n "${TOLLGATE_TEST_POSTGRES_URL:-}" ]; then
   serve_and_measure postgres "$TOLLGATE_TEST_POSTGRES_URL"
 fi
 
+# flow_on LABEL PROFILES [SEED ARGS…] -- [SERVE ARGS…]: seeds a SQLite file, serves it, measures
+# placement resolution; fills R[LABEL.seed|warm|flow|rss|hits|cache].
+flow_on() {
+  local label=$1 profiles=$2 seed_args=() serve_args=()
+  shift 2
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do seed_args+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  serve_args=("$@")
+  echo "== sqlite, $label: seeding $profiles profiles"
+  mkdir -p "$work/$label"
+  local start; start=$(date +%s.%N)
+  "$BIN/tollgate-bench" seed --database "$work/$label/bench.sqlite" --profiles "$profiles" --out "$work/$label" "${seed_args[@]}" >/dev/null
+  R[$label.seed]=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  # shellcheck disable=SC1091
+  source "$work/$label/keys.env"
+  local port; port=$(free_port)
+  "$BIN/tollgate" serve --port "$port" --database "$work/$label/bench.sqlite" --log-level error $NO_LIMITS "${serve_args[@]}" &
+  local server=$!
+  pids+=($server)
+  wait_port "$port"
+  R[$label.warm]=$(wait_warm "$port")
+  # The first answer loads the configuration (and reads and indexes any saved list it names).
+  R[$label.first]=$(curl -s -o /dev/null -w '%{time_total}' -H "Authorization: Api-Key $BENCH_KEY" \
+    "http://127.0.0.1:$port/v1/sdk/placements/p0/flow?profile_id=$(head -1 "$work/$label/ids.txt")")
+  echo "== sqlite, $label: placement resolution"
+  R[$label.flow]=$(BENCH_IDS="$work/$label/ids.txt" BENCH_KEY=$BENCH_KEY wrk_run "$label-flow" -s Benchmarks/scripts/flow.lua "http://127.0.0.1:$port")
+  R[$label.rss]=$(peak_rss_mb "$server")
+  R[$label.hits]=$(curl -sf "http://127.0.0.1:$port/metrics" | awk '/^tollgate_profile_cache_hits_total/ { h=$2 } /^tollgate_profile_cache_misses_total/ { m=$2 } END { if (h + m > 0) printf "%.0f", 100 * h / (h + m); else print "n/a" }')
+  R[$label.cache]=$(cache_bytes "$port")
+  kill "$server"; wait "$server" 2>/dev/null || true
+}
+
 # Ten times the profiles, every one of them in the cache (`--profile-cache` as large): the
 # compact targeting view is what makes that fit; the rate should hold.
 LARGE=${BENCH_LARGE_PROFILES:-1000000}
-echo "== sqlite, $LARGE profiles: seeding"
-mkdir -p "$work/large"
-large_start=$(date +%s.%N)
-"$BIN/tollgate-bench" seed --database "$work/large/bench.sqlite" --profiles "$LARGE" --out "$work/large" >/dev/null
-R[large.seed]=$(awk -v a="$large_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-# shellcheck disable=SC1091
-source "$work/large/keys.env"
-large_port=$(free_port)
-"$BIN/tollgate" serve --port "$large_port" --database "$work/large/bench.sqlite" --profile-cache "$LARGE" --log-level error $NO_LIMITS &
-large_server=$!
-pids+=($large_server)
-wait_port "$large_port"
-R[large.warm]=$(wait_warm "$large_port")
-echo "== sqlite, $LARGE profiles: placement resolution"
-R[large.flow]=$(BENCH_IDS="$work/large/ids.txt" BENCH_KEY=$BENCH_KEY wrk_run large-flow -s Benchmarks/scripts/flow.lua "http://127.0.0.1:$large_port")
-R[large.rss]=$(peak_rss_mb "$large_server")
-R[large.hits]=$(curl -sf "http://127.0.0.1:$large_port/metrics" | awk '/^tollgate_profile_cache_hits_total/ { h=$2 } /^tollgate_profile_cache_misses_total/ { m=$2 } END { if (h + m > 0) printf "%.0f", 100 * h / (h + m); else print "n/a" }')
-R[large.cache]=$(cache_bytes "$large_port")
-kill "$large_server"; wait "$large_server" 2>/dev/null || true
+flow_on large "$LARGE" -- --profile-cache "$LARGE"
 
 # The same placements with a first audience reading a saved list of 1 000 000 customer user
 # ids (`$inGroup`; half the profiles are in it): membership is a hash lookup, so the rate holds.
 LIST=${BENCH_LIST_ENTRIES:-1000000}
-echo "== sqlite, $PROFILES profiles, a $LIST-value saved list in every placement's first rule: seeding"
-mkdir -p "$work/list"
-"$BIN/tollgate-bench" seed --database "$work/list/bench.sqlite" --profiles "$PROFILES" --out "$work/list" --list-entries "$LIST" >/dev/null
-# shellcheck disable=SC1091
-source "$work/list/keys.env"
-list_port=$(free_port)
-"$BIN/tollgate" serve --port "$list_port" --database "$work/list/bench.sqlite" --log-level error $NO_LIMITS &
-list_server=$!
-pids+=($list_server)
-wait_port "$list_port"
-R[list.warm]=$(wait_warm "$list_port")
-echo "== sqlite, saved list: placement resolution"
-R[list.flow]=$(BENCH_IDS="$work/list/ids.txt" BENCH_KEY=$BENCH_KEY wrk_run list-flow -s Benchmarks/scripts/flow.lua "http://127.0.0.1:$list_port")
-R[list.rss]=$(peak_rss_mb "$list_server")
-kill "$list_server"; wait "$list_server" 2>/dev/null || true
+flow_on list "$PROFILES" --list-entries "$LIST"
 
 echo "== nginx: the same default-audience bytes as a static file"
 mkdir -p "$work/static" "$work/nginx"; chmod 755 "$work/static" "$work/nginx"
@@ -247,7 +247,7 @@ row() { echo "| $1 | $(rps "$2") | $(p50 "$2") ms | $(p99 "$2") ms |"; }
   echo
   echo "Server peak RSS (VmHWM) through the run: SQLite ${R[sqlite.rss]} MB${R[postgres.rss]:+, PostgreSQL ${R[postgres.rss]} MB} with $PROFILES profiles cached (target ≤ 150 MB); SQLite with all $LARGE profiles cached ${R[large.rss]} MB (target ≤ 250 MB)."
   echo "Profile cache, as it counts its own allocations (\`tollgate_profile_cache_bytes\` ÷ entries; bytes per profile, entries, profiles whose data did not fit inline): SQLite ${R[sqlite.cache]}${R[postgres.cache]:+; PostgreSQL ${R[postgres.cache]}}; $LARGE profiles ${R[large.cache]}."
-  echo "Saved list of $LIST values: server peak RSS ${R[list.rss]} MB (the list indexed in memory beside $PROFILES cached profiles), configuration and list read at start ${R[list.warm]} s."
+  echo "Saved list of $LIST values: server peak RSS ${R[list.rss]} MB (the list indexed in memory beside $PROFILES cached profiles); the first answer, which loads the configuration and reads and indexes the list, took ${R[list.first]} s (without a list: ${R[large.first]} s)."
   echo "Seeding $PROFILES profiles: SQLite ${R[sqlite.seed]} s${R[postgres.seed]:+, PostgreSQL ${R[postgres.seed]} s}; $LARGE profiles: SQLite ${R[large.seed]} s."
   echo "Profile cache warm-up at start (measured before the load; the server answers meanwhile): SQLite ${R[sqlite.warm]} s${R[postgres.warm]:+, PostgreSQL ${R[postgres.warm]} s}, $LARGE profiles ${R[large.warm]} s. Cache hit rate with $LARGE profiles: ${R[large.hits]} %."
   echo

@@ -52,7 +52,8 @@ class Phase:
                 self.statuses[f"{route} {status}"] += 1
             if status == "429":
                 self.limited += 1
-            self.instances[upstream] += 1
+            # A request nginx passed on to a second instance names both: the last one answered.
+            self.instances[upstream.split(", ")[-1]] += 1
         every = [t for times in self.times.values() for t in times]
         self.rps = len(self.lines) / self.seconds
         self.p50, self.p99 = percentile(every, 0.5), percentile(every, 0.99)
@@ -63,13 +64,13 @@ class Phase:
 
 phases = [Phase(line) for line in open(args.phases) if line.strip()]
 fixed = phases[0]
-steps = [phase for phase in phases[1:] if phase.delay > 0]
-passing = [phase for phase in steps if phase.client_p99 <= P99_LIMIT]
+paced = [phase for phase in phases if phase.delay > 0]
+passing = [phase for phase in paced if phase.client_p99 <= P99_LIMIT]
 best = max(passing, key=lambda phase: phase.rps) if passing else None
 
 
 def short(p):
-    return "fixed rate" if p is fixed else (f"{round(64000 / p.delay):,}/s" if p.delay > 0 else "max")
+    return "fixed rate" if p is fixed else (f"{int(p.name[1:]):,}/s" if p.delay > 0 else "max")
 
 sample = int(mix["sample"])
 day_requests = int(mix["requests"]) * sample  # per 1 000 000 daily users
@@ -117,7 +118,7 @@ for phase in phases:
     if phase is fixed:
         label = "fixed rate, " + FIXED_LABEL.format(rate=value["rate"])
     elif phase.delay > 0:
-        label = f"offered {round(64000 / phase.delay):,} req/s"
+        label = f"offered {int(phase.name[1:]):,} req/s"
     else:
         label = "as fast as answered"
     per = " / ".join(f"{count / phase.seconds:.0f}" for _, count in sorted(phase.instances.items()))
@@ -153,26 +154,34 @@ w(f"Events: {events_rows:,} impressions written during the run take {int(value['
   f"their indexes and the de-duplication table: **{event_bytes * 1e6 / mb:,.0f} MiB per million impressions** "
   f"({event_bytes:.0f} bytes each).")
 w("")
-if best:
-    per_core = best.rps / cores
-    pg_share = best.share(best.pg) / 100
+saturated = phases[-1]
+if saturated.rps > 0 and saturated.machine:
+    # CPU seconds a request costs the whole stack, and PostgreSQL alone, at saturation (the
+    # shares are of all cores together).
+    stack_cpu = (saturated.pg + saturated.server + saturated.nginx) / saturated.machine * cores / saturated.rps
+    pg_cpu = saturated.pg / saturated.machine * cores / saturated.rps
+    # The share of the cores the stack used in the fastest phase that kept p99 in bounds: size for it.
+    headroom = ((best.pg + best.server + best.nginx) / best.machine) if best and best.machine else 0.3
     w("### Extrapolation")
     w("")
-    w(f"Capacity measured: {best.rps:,.0f} req/s with p99 ≤ {P99_LIMIT:.0f} ms for everything on {cores} cores, so "
-      f"{per_core:,.0f} req/s per core of the whole stack, PostgreSQL taking {100 * pg_share:.0f} % of the CPU. "
-      f"Peak rate = day's requests × ({day_requests:,} per million daily users) ÷ 86 400 × {PEAK_FACTOR}; "
-      f"cores = peak ÷ {per_core:,.0f}; instances = the non-PostgreSQL cores ÷ 2 (2-core instances), at least 2; "
-      f"database = profiles × {profile_bytes:.0f} B (10 profiles a daily user, as seeded) + "
-      f"{day_impressions:,} impressions a day per million users × 400 days' retention × {event_bytes:.0f} B. "
-      f"Transactions, rollups and assignments are left out (under 5 % of the seeded database).")
+    w(f"At saturation ({saturated.rps:,.0f} req/s) a request cost the stack {stack_cpu * 1000:.2f} ms of CPU "
+      f"(PostgreSQL {pg_cpu * 1000:.2f} ms of it, the rest the instances and nginx). p99 stayed within "
+      f"{P99_LIMIT:.0f} ms while the stack used {100 * headroom:.0f} % of the cores, so the table sizes for that "
+      f"utilisation. Peak = the day's requests ({day_requests:,} per million daily users) ÷ 86 400 × "
+      f"{PEAK_FACTOR}; cores = peak × {stack_cpu * 1000:.2f} ms ÷ {headroom:.2f}; PostgreSQL's share of them = "
+      f"peak × {pg_cpu * 1000:.2f} ms ÷ {headroom:.2f}; app instances = the other cores ÷ 2 (2-core instances), at "
+      f"least 2; database = profiles × {profile_bytes:.0f} B (10 profiles a daily user, as seeded) + "
+      f"{day_impressions:,} impressions a day per million users × 400 days' retention × {event_bytes:.0f} B "
+      f"(transactions, rollups and assignments left out: under 5 % of the seeded database). Loopback hides "
+      f"network latency and this machine's one disk is shared by everything: read the order of magnitude.")
     w("")
     w("| daily users | peak req/s | cores (whole stack) | PostgreSQL cores | app instances (2 cores) | profiles | database |")
     w("|---|---|---|---|---|---|---|")
     for users in (1_000_000, 10_000_000, 50_000_000):
         scale = users / 1_000_000
         peak = PEAK_FACTOR * day_requests * scale / 86400
-        total = peak / per_core
-        pg_cores = total * pg_share
+        total = peak * stack_cpu / headroom
+        pg_cores = peak * pg_cpu / headroom
         instances = max(2, math.ceil((total - pg_cores) / 2))
         users_profiles = 10 * users
         size = users_profiles * profile_bytes + day_impressions * scale * 400 * event_bytes

@@ -41,3 +41,53 @@ struct PersistenceTests {
     #expect(throws: StoreError.self) { try SQLiteStore(path: notADatabase.path) }
   }
 }
+
+/// Two writers that lock the same rows in opposite orders: PostgreSQL breaks the deadlock by
+/// rolling one back, and that one runs again, so both commit and nothing is lost.
+@Suite("PostgreSQL deadlocks", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))
+struct PostgresDeadlockTests {
+  @Test("a transaction rolled back to break a deadlock runs again and commits")
+  func deadlockRetried() async throws {
+    let schema = PostgresCluster.freshSchema()
+    let url = try #require(PostgresCluster.url)
+    let setup = ["SET client_min_messages = warning", "SET search_path TO \(schema)"]
+    let first = try PostgresConnection(
+      conninfo: url,
+      setup: ["SET client_min_messages = warning", "CREATE SCHEMA \(schema)", "SET search_path TO \(schema)"])
+    try first.execute("CREATE TABLE counters (id INT PRIMARY KEY, n INT NOT NULL)")
+    try first.execute("INSERT INTO counters VALUES (1, 0), (2, 0)")
+    let second = try PostgresConnection(conninfo: url, setup: setup)
+    // Each holds its first row until the other holds its own, then asks for the other's.
+    let bothHoldOne = DispatchGroup()
+    bothHoldOne.enter()
+    bothHoldOne.enter()
+    func writer(_ connection: PostgresConnection, _ order: [Int]) -> Result<Int, any Error> {
+      var runs = 0
+      return Result {
+        try connection.transaction {
+          runs += 1
+          try connection.query("UPDATE counters SET n = n + 1 WHERE id = ?", [.integer(Int64(order[0]))])
+          if runs == 1 {
+            bothHoldOne.leave()
+            bothHoldOne.wait()
+          }
+          try connection.query("UPDATE counters SET n = n + 1 WHERE id = ?", [.integer(Int64(order[1]))])
+          return runs
+        }
+      }
+    }
+    let connections = UncheckedPair(first: first, second: second)
+    async let a = Task.detached { writer(connections.first, [1, 2]) }.value
+    async let b = Task.detached { writer(connections.second, [2, 1]) }.value
+    let runs = try await [a.get(), b.get()].sorted()
+    #expect(runs == [1, 2], "one writer ran again after the deadlock")
+    let totals = try first.query("SELECT n FROM counters ORDER BY id").map { try $0.decode("n", as: Int64.self) }
+    #expect(totals == [2, 2])
+  }
+}
+
+/// Two connections handed to detached tasks (each used by one task only).
+private struct UncheckedPair: @unchecked Sendable {
+  let first: PostgresConnection
+  let second: PostgresConnection
+}

@@ -31,6 +31,11 @@ struct ErrorMapping: Sendable {
         .storageUnavailable, "The server cannot write to its storage (disk full or I/O error); retry later.",
         retryAfter: 5
       ).response
+    case StoreError.conflict(let reason):
+      // Still conflicting after the retries: nothing was written, the client may send it again.
+      logger.error("\(context): \(reason)")
+      return DomainError(.databaseUnavailable, "The database was busy with a conflicting change; retry.", retryAfter: 1)
+        .response
     case StoreError.unavailable(let reason):
       logger.error("\(context): database unavailable: \(reason)")
       return DomainError(.databaseUnavailable, "The database cannot be reached; retry shortly.", retryAfter: 1)

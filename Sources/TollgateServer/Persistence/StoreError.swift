@@ -12,6 +12,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
   /// The database cannot write (disk full, I/O error): 503 `storage_unavailable`; nothing was
   /// written, reads keep working, and writes succeed again once space returns.
   case storageUnavailable(String)
+  /// PostgreSQL rolled the transaction back to break a deadlock (40P01) or a serialization
+  /// conflict (40001): nothing was written, and running it again may succeed.
+  case conflict(String)
   /// A row did not hold what the code reads from it (a missing column, a NULL, another type):
   /// a bug or a damaged database, never read as a default.
   case corruptRow(String)
@@ -23,6 +26,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case .unavailable(let message): return "database unavailable: \(message)"
     case .storageUnavailable(let message): return "storage unavailable: \(message)"
     case .corruptRow(let message): return "unreadable row: \(message)"
+    case .conflict(let message): return "transaction rolled back: \(message)"
     }
   }
 }

@@ -36,11 +36,14 @@ extension RelationalStore {
     AppRecord(id: try row.decode("id"), name: try row.decode("name"), revision: try row.decode("revision"))
   }
 
-  public func revisions() throws -> [Int64: Int64] {
+  public func revisions() throws -> [Int64: Int64] { try perApp("revision") }
+
+  /// One integer column of `apps`, by app id.
+  func perApp(_ column: String) throws -> [Int64: Int64] {
     try with { db in
       var result: [Int64: Int64] = [:]
-      for row in try db.query("SELECT id, revision FROM apps") {
-        result[try row.decode("id", as: Int64.self)] = try row.decode("revision", as: Int64.self)
+      for row in try db.query("SELECT id, \(column) FROM apps") {
+        result[try row.decode("id", as: Int64.self)] = try row.decode(column, as: Int64.self)
       }
       return result
     }

@@ -71,15 +71,7 @@ extension RelationalStore {
     }
   }
 
-  public func listRevisions() throws -> [Int64: Int64] {
-    try with { db in
-      var result: [Int64: Int64] = [:]
-      for row in try db.query("SELECT id, lists_revision FROM apps") {
-        result[try row.decode("id", as: Int64.self)] = try row.decode("lists_revision", as: Int64.self)
-      }
-      return result
-    }
-  }
+  public func listRevisions() throws -> [Int64: Int64] { try perApp("lists_revision") }
 
   /// Counts the change and tells the other instances, inside the caller's transaction.
   private func listsChanged(_ db: any SQLConnection, appId: Int64) throws {

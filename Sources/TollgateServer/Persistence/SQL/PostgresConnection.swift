@@ -92,17 +92,32 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     return rows
   }
 
+  /// Runs `body` in a transaction; one that PostgreSQL rolls back to break a deadlock or a
+  /// serialization conflict runs again (up to `conflictRetries` times, after a short random
+  /// pause so the two sides do not meet again): writers whose rows overlap in another order —
+  /// event batches and purchases bumping the same rollup rows — both commit instead of one
+  /// answering 500. Bodies keep their state inside, so running one again is safe.
   func transaction<T>(_ body: () throws -> T) throws -> T {
-    try execute("BEGIN")
-    do {
-      let value = try body()
-      try execute("COMMIT")
-      return value
-    } catch {
-      try? execute("ROLLBACK")
-      throw error
+    var attempt = 0
+    while true {
+      try execute("BEGIN")
+      do {
+        let value = try body()
+        try execute("COMMIT")
+        return value
+      } catch StoreError.conflict(_) where attempt < Self.conflictRetries {
+        try? execute("ROLLBACK")
+        attempt += 1
+        usleep(UInt32.random(in: 2_000...20_000) * UInt32(attempt))
+      } catch {
+        try? execute("ROLLBACK")
+        throw error
+      }
     }
   }
+
+  /// Times a transaction ran again after a deadlock or serialization conflict.
+  static let conflictRetries = 3
 
   private func statement(for sql: String, count: Int) throws -> String {
     if let name = prepared[sql] { return name }
@@ -125,6 +140,10 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     // 57P01–57P03: the server is shutting down or starting; 08xxx: connection problems.
     if state.hasPrefix("57P") || state.hasPrefix("08") {
       throw StoreError.unavailable("PostgreSQL \(state): \(message)")
+    }
+    // 40P01 deadlock_detected, 40001 serialization_failure: rolled back, may run again.
+    if state == "40P01" || state == "40001" {
+      throw StoreError.conflict("PostgreSQL \(state): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
     }
     // 53100 disk_full, 53000 insufficient_resources, 58030 io_error: the storage cannot write.
     if ["53100", "53000", "58030"].contains(state) {
