@@ -66,7 +66,7 @@ bench: deps
 	bash scripts/with-postgres.sh bash Benchmarks/scripts/bench.sh
 
 # A day of a 1 000 000-daily-user app: 10 M profiles on PostgreSQL, four instances behind
-# nginx (about 25 minutes; figures to Benchmarks/scale.md, included in BENCHMARKS.md).
+# nginx (about 15 minutes after the build; figures to Benchmarks/scale.md, in BENCHMARKS.md).
 bench-scale: deps
 	@bash scripts/ensure-packages.sh wrk curl nginx
 	bash scripts/with-postgres.sh bash Benchmarks/scripts/bench-scale.sh

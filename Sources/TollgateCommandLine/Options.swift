@@ -14,11 +14,11 @@ public struct Options {
   /// Parses the arguments after the program's name.
   public init(_ arguments: [String]) throws {
     var index = 0
-    // The first word is the command; `keys`, `report` and `rollups` take a second (`keys create`).
+    // The first word is the command; some take a second (`keys create`, `lists put`).
     if let first = arguments.first, !first.hasPrefix("-") {
       command = [first]
       index = 1
-      if ["keys", "report", "rollups", "config", "apple-ads", "spend"].contains(first), arguments.count > 1,
+      if ["keys", "report", "rollups", "config", "apple-ads", "spend", "lists"].contains(first), arguments.count > 1,
         !arguments[1].hasPrefix("-")
       {
         command.append(arguments[1])

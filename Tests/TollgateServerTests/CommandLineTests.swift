@@ -57,6 +57,28 @@ struct CommandLineTests {
     #expect(file.placements.map(\.id) == ["onboarding", "settings_upgrade"])
   }
 
+  @Test("lists put/get/list/delete: a file becomes a saved list a configuration may name; a used list stays")
+  func savedLists() throws {
+    let directory = temporaryDirectory()
+    let cli = CLI(database: directory.appendingPathComponent("cli.sqlite").path)
+    #expect(try cli.run(["keys", "create", "--app", "shop"]).status == 0)
+    let file = directory.appendingPathComponent("churned.txt")
+    try Data("user-2\r\nuser-1\n\nuser-2\n".utf8).write(to: file)
+    let put = try cli.run(["lists", "put", "churned_q3", file.path, "--app", "shop"])
+    #expect(put.status == 0, "\(put.stderr)")
+    #expect(put.stdout.contains("created list churned_q3 of shop: 2 values"))
+    let config = directory.appendingPathComponent("config.json")
+    try Data(SavedListTests.listConfig.utf8).write(to: config)
+    #expect(try cli.run(["import", config.path, "--app", "shop"]).status == 0)
+    let shown = try cli.run(["lists", "get", "churned_q3", "--app", "shop"])
+    #expect(shown.stdout.contains("size:     2") && shown.stdout.contains("used by:  churned"))
+    #expect(try cli.run(["lists", "list", "--app", "shop"]).stdout.contains("churned_q3"))
+    let refused = try cli.run(["lists", "delete", "churned_q3", "--app", "shop"])
+    #expect(refused.status == 1 && refused.stderr.contains("churned"))
+    let missing = try cli.run(["lists", "put", "x", directory.appendingPathComponent("absent").path, "--app", "shop"])
+    #expect(missing.status != 0 && missing.stderr.contains("cannot read"))
+  }
+
   @Test("keys list/create/revoke, config history/show/rollback, audit, backup and restore from the command line")
   func operations() throws {
     let directory = temporaryDirectory()
