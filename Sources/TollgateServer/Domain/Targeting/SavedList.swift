@@ -94,7 +94,9 @@ public struct SavedListValues: Sendable, Hashable {
 
   /// Checks and normalises values; the problems name each bad value's position (`$[3]`, or
   /// `line 4` for text) — at most 20 of them.
-  public static func make(_ raw: [String], positions: (Int) -> String) -> Result<SavedListValues, DomainError> {
+  public static func make(
+    _ raw: [String], limit: Int = SavedList.maximumValues, positions: (Int) -> String
+  ) -> Result<SavedListValues, DomainError> {
     var problems: [APIError.Detail] = []
     for (index, value) in raw.enumerated() where problems.count < 20 {
       if value.isEmpty {
@@ -108,11 +110,9 @@ public struct SavedListValues: Sendable, Hashable {
     }
     guard problems.isEmpty else { return .failure(.validation(problems)) }
     let distinct = Array(Set(raw)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    guard distinct.count <= SavedList.maximumValues else {
+    guard distinct.count <= limit else {
       return .failure(
-        .validation([
-          .init(path: "$", message: "at most \(SavedList.maximumValues) distinct values (got \(distinct.count))")
-        ]))
+        .validation([.init(path: "$", message: "at most \(limit) distinct values (got \(distinct.count))")]))
     }
     return .success(SavedListValues(values: distinct))
   }
