@@ -61,7 +61,7 @@ struct PostgresDeadlockTests {
     let bothHoldOne = DispatchGroup()
     bothHoldOne.enter()
     bothHoldOne.enter()
-    func writer(_ connection: PostgresConnection, _ order: [Int]) -> Result<Int, any Error> {
+    @Sendable func writer(_ connection: PostgresConnection, _ order: [Int]) -> Result<Int, any Error> {
       var runs = 0
       return Result {
         try connection.transaction {
@@ -77,8 +77,10 @@ struct PostgresDeadlockTests {
       }
     }
     let connections = UncheckedPair(first: first, second: second)
-    async let a = Task.detached { writer(connections.first, [1, 2]) }.value
-    async let b = Task.detached { writer(connections.second, [2, 1]) }.value
+    // On Dispatch threads: the writers block (on each other, then in PostgreSQL for its
+    // deadlock timeout), which on the Swift concurrency pool would stall every other test.
+    async let a = Self.onThread { writer(connections.first, [1, 2]) }
+    async let b = Self.onThread { writer(connections.second, [2, 1]) }
     let runs = try await [a.get(), b.get()].sorted()
     #expect(runs == [1, 2], "one writer ran again after the deadlock")
     let totals = try first.query("SELECT n FROM counters ORDER BY id").map { try $0.decode("n", as: Int64.self) }
@@ -86,7 +88,15 @@ struct PostgresDeadlockTests {
   }
 }
 
-/// Two connections handed to detached tasks (each used by one task only).
+extension PostgresDeadlockTests {
+  static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async { continuation.resume(returning: body()) }
+    }
+  }
+}
+
+/// Two connections handed to two threads (each used by one only).
 private struct UncheckedPair: @unchecked Sendable {
   let first: PostgresConnection
   let second: PostgresConnection
