@@ -98,6 +98,116 @@ struct SubscriptionTimelineTests {
     #expect(SubscriptionTimeline.monthlyPrice(9_990, milliseconds: Int64(days * 86_400_000)) == expected)
   }
 
+  /// A monthly subscription bought on day 0, upgraded on day 10 to the yearly one.
+  static func upgradeHistory(flagged: Bool, revokedWithoutReason: Bool = false) -> [TransactionPayload] {
+    var monthly = F.transaction(
+      "1000", purchased: 0, expires: 30, signed: flagged ? 10 : 0, revoked: revokedWithoutReason ? 10 : nil,
+      upgraded: flagged ? true : nil)
+    if revokedWithoutReason { monthly.revocationReason = nil }
+    return [
+      monthly,
+      F.transaction("1001", product: "pro_annual", purchased: 10, expires: 375, reason: "PURCHASE", price: 59_990),
+    ]
+  }
+
+  @Test(
+    "an upgrade ends the old period at the upgrade: MRR, actives and churn count the subscription once",
+    arguments: [(true, false), (true, true), (false, false)])
+  func upgrade(flagged: Bool, revokedWithoutReason: Bool) {
+    let changes = SubscriptionTimeline.changes(
+      Self.upgradeHistory(flagged: flagged, revokedWithoutReason: revokedWithoutReason))
+    func at(_ day: Double, _ product: String) -> SubscriptionCounters? {
+      changes[SubscriptionDay(day: Self.day(day), product: product, currency: "USD", environment: "Sandbox")]
+    }
+    var bought = SubscriptionCounters()
+    bought.newPaid = 1
+    bought.gross = 9_990
+    bought.mrr = 9_990
+    bought.active = 1
+    var ended = SubscriptionCounters()
+    ended.mrr = -9_990
+    var upgraded = SubscriptionCounters()
+    upgraded.renewals = 1
+    upgraded.gross = 59_990
+    upgraded.mrr = 4_999
+    var churned = SubscriptionCounters()
+    churned.mrr = -4_999
+    churned.active = -1
+    churned.expirations = 1
+    #expect(at(0, "pro_monthly") == bought)
+    #expect(at(10, "pro_monthly") == ended, "the monthly period leaves MRR on the upgrade's day, not on day 30")
+    #expect(at(10, "pro_annual") == upgraded)
+    #expect(at(375, "pro_annual") == churned)
+    #expect(changes.count == 4, "no refund, no expiry and no second active for the upgraded month")
+  }
+
+  @Test("a downgrade (and a crossgrade to another length) starts at the renewal: one period after the other")
+  func downgrade() {
+    let changes = SubscriptionTimeline.changes([
+      F.transaction("1000", product: "pro_annual", purchased: 0, expires: 365, price: 59_990),
+      F.transaction("1001", purchased: 365, expires: 395),
+    ])
+    func at(_ day: Double, _ product: String) -> SubscriptionCounters? {
+      changes[SubscriptionDay(day: Self.day(day), product: product, currency: "USD", environment: "Sandbox")]
+    }
+    var bought = SubscriptionCounters()
+    bought.newPaid = 1
+    bought.gross = 59_990
+    bought.mrr = 4_999
+    bought.active = 1
+    var ended = SubscriptionCounters()
+    ended.mrr = -4_999
+    var renewed = SubscriptionCounters()
+    renewed.renewals = 1
+    renewed.gross = 9_990
+    renewed.grossAfterFirstYear = 9_990
+    renewed.mrr = 9_990
+    var churned = SubscriptionCounters()
+    churned.mrr = -9_990
+    churned.active = -1
+    churned.expirations = 1
+    #expect(at(0, "pro_annual") == bought)
+    #expect(at(365, "pro_annual") == ended)
+    #expect(at(365, "pro_monthly") == renewed)
+    #expect(at(395, "pro_monthly") == churned)
+    #expect(changes.count == 4)
+  }
+
+  @Test("a crossgrade of the same length takes effect at once, like an upgrade")
+  func crossgrade() {
+    let changes = Self.changes([
+      F.transaction("1000", purchased: 0, expires: 30, signed: 12, upgraded: true),
+      F.transaction("1001", product: "plus_monthly", purchased: 12, expires: 42, reason: "PURCHASE", price: 8_990),
+    ])
+    #expect(changes[Self.day(12)]?.mrr == -9_990 + 8_990)
+    #expect(changes[Self.day(30)] == nil, "the first month left MRR at the crossgrade")
+    #expect(changes.values.reduce(0) { $0 + $1.active } == 0)
+    #expect(changes.values.reduce(0) { $0 + $1.expirations } == 1, "only the end of the second month")
+    #expect(changes.values.reduce(0) { $0 + $1.refunds } == 0)
+  }
+
+  @Test("in the report, an upgraded subscription counts once in MRR as it does in active subscriptions")
+  func upgradeInReport() {
+    // Two yearly subscribers; one of them upgraded from a 9.98 monthly subscription on day 10.
+    let upgraded = [
+      F.transaction("1000", purchased: 0, expires: 30, signed: 10, upgraded: true, price: 9_980),
+      F.transaction("1001", product: "pro_annual", purchased: 10, expires: 375, reason: "PURCHASE", price: 1_000),
+      F.transaction(
+        "2000", original: "2000", product: "pro_annual", purchased: 10, expires: 375, price: 12_340_280),
+    ]
+    var totals: [SubscriptionDayTotals] = []
+    for (key, counters) in SubscriptionTimeline.changes(Array(upgraded[0...1]))
+      .merging(SubscriptionTimeline.changes([upgraded[2]]), uniquingKeysWith: +)
+    {
+      totals.append(
+        SubscriptionDayTotals(day: key.day, currency: key.currency, counters: counters))
+    }
+    let report = SubscriptionReport.build(
+      days: Self.day(15)...Self.day(15), by: .day, environment: "Sandbox", totals: totals, reporting: nil)
+    #expect(report.periods.first?.activeSubscriptions == 2)
+    #expect(report.periods.first?.mrr == Double(12_340_280 / 12 + 1_000 / 12) / 1000)
+  }
+
   @Test("non-subscriptions contribute nothing")
   func nonSubscription() {
     #expect(

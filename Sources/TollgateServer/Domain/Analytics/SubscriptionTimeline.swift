@@ -119,9 +119,15 @@ public enum SubscriptionTimeline {
       }
       stretch = nil
     }
-    for transaction in ordered {
+    for (index, transaction) in ordered.enumerated() {
       let start = transaction.purchaseDate
-      let end = min(transaction.expiresDate ?? start, transaction.revocationDate ?? Int64.max)
+      // An upgrade (or an immediate crossgrade) ends the old period when the new one starts: the
+      // subscription is one, its access and MRR move to the new product at once.
+      let upgradedAt = upgradeTime(of: transaction, successors: ordered[(index + 1)...])
+      let upgraded = upgradedAt != nil
+      let end = min(
+        transaction.expiresDate ?? start, upgradedAt ?? Int64.max,
+        transaction.revocationDate.flatMap { upgraded && transaction.revocationReason == nil ? nil : $0 } ?? Int64.max)
       let startDay = StatsDay.of(milliseconds: start)
       if transaction.isFreeTrial {
         change(startDay, transaction) { $0.newTrials += 1 }
@@ -144,7 +150,9 @@ public enum SubscriptionTimeline {
         $0.gross += price
         if afterFirstYear { $0.grossAfterFirstYear += price }
       }
-      if let revoked = transaction.revocationDate {
+      // The App Store credits the unused part of an upgraded period without a refund reason:
+      // that is the upgrade, not a refund.
+      if let revoked = transaction.revocationDate, !upgraded || transaction.revocationReason != nil {
         change(StatsDay.of(milliseconds: revoked), transaction) {
           $0.refunds += 1
           $0.refunded += price
@@ -155,8 +163,8 @@ public enum SubscriptionTimeline {
       let monthly = monthlyPrice(price, milliseconds: (transaction.expiresDate ?? end) - start)
       change(startDay, transaction) { $0.mrr += monthly }
       change(StatsDay.of(milliseconds: end), transaction) { $0.mrr -= monthly }
-      // A period ends by expiry unless a refund cut it short.
-      let byExpiry = transaction.revocationDate.map { $0 >= (transaction.expiresDate ?? $0) } ?? true
+      // A period ends by expiry unless a refund or an upgrade cut it short.
+      let byExpiry = end >= (transaction.expiresDate ?? end)
       if let open = stretch, start <= open.end + continuity {
         if end >= open.end { stretch = (open.start, end, transaction, byExpiry) }
       } else {
@@ -172,6 +180,23 @@ public enum SubscriptionTimeline {
       }
     }
     return changes.filter { !$0.value.isZero }
+  }
+
+  /// When a period was cut short by an upgrade, nil when it was not. Apple marks the old
+  /// transaction `isUpgraded`; it ended where the next period began inside it (the upgrade's
+  /// transaction), else at the revocation Apple recorded, else when Apple signed it as upgraded.
+  /// A period of another product starting inside this one is an upgrade even before Apple's
+  /// re-signed old transaction arrives: two periods of one subscription never overlap otherwise.
+  static func upgradeTime(of transaction: TransactionPayload, successors: ArraySlice<TransactionPayload>) -> Int64? {
+    let start = transaction.purchaseDate
+    let flagged = transaction.isUpgraded == true
+    let next = successors.first {
+      $0.purchaseDate > start && $0.purchaseDate < (transaction.expiresDate ?? .max)
+        && (flagged || $0.productId != transaction.productId)
+    }
+    if let next { return next.purchaseDate }
+    guard flagged else { return nil }
+    return max(start, transaction.revocationDate ?? transaction.signedDate)
   }
 
   /// A period's price as a monthly amount: weekly × 52 / 12, monthly as is, two months / 2,
