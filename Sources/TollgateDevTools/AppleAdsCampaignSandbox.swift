@@ -122,6 +122,7 @@ public final class AppleAdsCampaignSandbox: Sendable {
   private let listener = StandInListener()
   private let clock: @Sendable () -> Date
   private let pageCap: Mutex<Int> = Mutex(1_000)
+  private let searchMatchRows = Mutex(false)
   /// Report calls answered before the rest are held, and the answers held.
   private let gate = Mutex<(after: Int?, held: [DeferredResponse])>((nil, []))
 
@@ -162,6 +163,13 @@ public final class AppleAdsCampaignSandbox: Sendable {
     set { pageCap.withLock { $0 = newValue } }
   }
 
+  /// Keyword reports also carry the search-match spend of ad groups that have it, as rows
+  /// without a `keywordId` (Apple's keyword reports can): a row no importer can key.
+  public var searchMatchKeywordRows: Bool {
+    get { searchMatchRows.withLock { $0 } }
+    set { searchMatchRows.withLock { $0 = newValue } }
+  }
+
   /// Answers the next `count` report calls, then holds every later answer until `release()`:
   /// a process test kills the server while it waits for a page.
   public func hold(after count: Int) { gate.withLock { $0.after = reportCalls.count + count } }
@@ -190,14 +198,18 @@ public final class AppleAdsCampaignSandbox: Sendable {
     let revision = state.withLock { $0.revision }
     let today = StatsDay.of(clock())
     return days.flatMap { day in figures(client, day: day, revision: revision, today: today) }
+      .filter { $0.level != .keyword || $0.keywordId != 0 }
   }
+
+  /// The complete days before today Apple still revises (today, incomplete, changes too).
+  public static let revisedDays: Int64 = 3
 
   // MARK: - Figures
 
   private func figures(_ client: Client, day: Int64, revision: Int, today: Int64) -> [SpendFigure] {
     guard day <= today else { return [] }
     // Days Apple may still revise carry the revision in their seed.
-    let version = day > today - 3 ? revision : 0
+    let version = day >= today - Self.revisedDays ? revision : 0
     var result: [SpendFigure] = []
     for campaign in client.campaigns {
       var campaignTotal = SpendFigure(
@@ -214,7 +226,13 @@ public final class AppleAdsCampaignSandbox: Sendable {
         }
         result += parts
         if group.searchMatch {
-          parts.append(Self.figure(seed: [group.id, day, Int64(version), 7], volume: client.volume, groupTotal))
+          let searchMatch = Self.figure(seed: [group.id, day, Int64(version), 7], volume: client.volume, groupTotal)
+          parts.append(searchMatch)
+          if searchMatchKeywordRows {
+            var row = searchMatch
+            row.level = .keyword
+            result.append(row)
+          }
         }
         for part in parts { Self.add(part, to: &groupTotal) }
         result.append(groupTotal)
@@ -397,6 +415,11 @@ public final class AppleAdsCampaignSandbox: Sendable {
       return ["campaignId": key[0], "campaignName": campaign?.name ?? "", "orgId": client.orgId]
     case .adGroup:
       return ["campaignId": key[0], "adGroupId": key[1], "adGroupName": group?.name ?? "", "orgId": client.orgId]
+    case .keyword where key[2] == 0:
+      return [
+        "campaignId": key[0], "adGroupId": key[1], "adGroupName": group?.name ?? "", "matchType": "AUTO",
+        "orgId": client.orgId,
+      ]
     case .keyword:
       return [
         "campaignId": key[0], "adGroupId": key[1], "adGroupName": group?.name ?? "", "keywordId": key[2],

@@ -4,8 +4,8 @@ import TollgateCommandLine
 import TollgateServer
 
 /// `tollgate apple-ads credentials|status|import` and `tollgate spend import`: the Apple Ads
-/// spend import from the command line, on the database directly (a running server picks up
-/// new credentials and run requests at its next pass, within a minute).
+/// spend import from the command line, on the database directly (a running server looks for
+/// due imports every 5 seconds, so it picks up new credentials and run requests within seconds).
 enum SpendCommands {
   /// Opens the database and the app named by `--app`, and the secrets key when `sealing`.
   static func open(_ options: inout Options, sealing: Bool = false) throws -> (
@@ -31,7 +31,7 @@ enum SpendCommands {
     do { pem = try String(contentsOfFile: file, encoding: .utf8) } catch { throw Failure("cannot read \(file)") }
     let status = try service.saveCredentials(appId: app.id, privateKey: pem, by: "cli")
     print(
-      "sealed the Apple Ads API key of \(app.name) (public key SHA-256 \(status.credentials?.keyFingerprint ?? "")); spend imports at the server's next pass"
+      "sealed the Apple Ads API key of \(app.name) (public key SHA-256 \(status.credentials?.keyFingerprint ?? "")); a running server starts the import within seconds"
     )
   }
 
@@ -50,11 +50,18 @@ enum SpendCommands {
     }
     guard let importer = status.importer else { return }
     print("importer: \(importer.status)\(importer.failure.map { " (\($0))" } ?? "")")
+    if let resumes = importer.resumesAt {
+      print(
+        "  the instance running it stopped renewing its lease; the run resumes when the lease expires at \(resumes)")
+    }
     if let run = importer.run { print("  run in progress: \(run.from) … \(run.to), next day \(run.nextDay)") }
     print("  last run \(importer.lastRunAt ?? "never"), last success \(importer.lastSuccessAt ?? "never")")
     if let next = importer.nextRunAt { print("  next run \(next)") }
     if let error = importer.lastError { print("  last error: \(error)") }
     print("  rows imported: \(importer.rowsImported)")
+    if importer.rowsSkipped > 0 {
+      print("  rows left out (unreadable): \(importer.rowsSkipped), the last: \(importer.lastSkipped ?? "")")
+    }
   }
 
   static func runNow(_ options: inout Options) throws {
@@ -62,7 +69,7 @@ enum SpendCommands {
     defer { store.close() }
     try options.finish()
     _ = try service.runNow(appId: app.id, by: "cli")
-    print("the import of \(app.name) is due now: a running server starts it within a minute")
+    print("the import of \(app.name) is due now: a running server starts it within seconds")
   }
 
   static func importFile(_ options: inout Options) throws {

@@ -22,8 +22,10 @@ public struct ServerConfiguration: Sendable {
   public var campaignManagement: any CampaignManagementAPI = CampaignManagementClient()
   /// How the spend importer pages, leases and backs off.
   public var spendImportPolicy = SpendImportPolicy()
-  /// How often due spend imports are looked for (nil: tests drive the importer).
-  public var spendImportInterval: TimeInterval? = 60
+  /// How often the store is read for spend imports another process made due, such as a key the
+  /// command line uploaded (nil: tests drive the importer). Jobs this instance scheduled wake it
+  /// at their own due time.
+  public var spendImportInterval: TimeInterval? = 5
   /// Days raw flow views are kept (nil: forever); rollups keep the figures regardless.
   public var eventsRetentionDays: Int? = EventRetention.defaultDays
   /// How often old flow views are looked for (nil: tests drive the retention).

@@ -7,6 +7,8 @@ import Synchronization
 final class BackgroundPasses: Sendable {
   private struct State {
     var timer: (any DispatchSourceTimer)?
+    /// A one-shot timer for work due before the next tick, and when it fires.
+    var wake: (timer: any DispatchSourceTimer, deadline: DispatchTime)?
     var running = false
     var again = false
   }
@@ -29,6 +31,22 @@ final class BackgroundPasses: Sendable {
       timer.setEventHandler { [self] in kick() }
       timer.resume()
       state.timer = timer
+    }
+  }
+
+  /// Runs a pass once after `seconds` too (only while started): work due before the next tick
+  /// need not wait for it. An earlier wake already planned stands.
+  func wake(after seconds: TimeInterval) {
+    let deadline = DispatchTime.now() + max(0, seconds)
+    state.withLock { state in
+      guard state.timer != nil else { return }
+      if let planned = state.wake, planned.deadline > .now(), planned.deadline <= deadline { return }
+      state.wake?.timer.cancel()
+      let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+      timer.schedule(deadline: deadline)
+      timer.setEventHandler { [self] in kick() }
+      timer.resume()
+      state.wake = (timer, deadline)
     }
   }
 
@@ -77,6 +95,8 @@ final class BackgroundPasses: Sendable {
     state.withLock { state in
       state.timer?.cancel()
       state.timer = nil
+      state.wake?.timer.cancel()
+      state.wake = nil
     }
     waitUntilIdle()
   }

@@ -24,7 +24,13 @@ package final class ECKey: @unchecked Sendable {
 
   /// Reads a PEM private key (`BEGIN EC PRIVATE KEY` or PKCS#8 `BEGIN PRIVATE KEY`); only P-256 is accepted.
   package convenience init(privatePEM pem: String) throws {
-    // A key under a passphrase is refused rather than asked for (OpenSSL would prompt on a terminal).
+    // A key under a passphrase is refused rather than asked for (OpenSSL would prompt on a
+    // terminal), with the command that removes the passphrase.
+    if pem.contains("BEGIN ENCRYPTED PRIVATE KEY") || pem.contains("Proc-Type: 4,ENCRYPTED") {
+      throw ECKeyError(
+        "the key is encrypted with a passphrase; decrypt it first with `openssl pkey -in KEY.pem -out decrypted.pem` (it asks for the passphrase) and upload decrypted.pem"
+      )
+    }
     let key = try Self.read(pem) { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }
     self.init(owning: key)
     guard isP256 else { throw ECKeyError("the key is not an EC key on P-256 (prime256v1)") }

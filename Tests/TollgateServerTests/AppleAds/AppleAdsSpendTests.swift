@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 import TollgateAPI
 import TollgateDevTools
@@ -266,10 +267,12 @@ struct AppleAdsSpendTests {
     #expect(second?.cursorDay == 100)
     #expect(
       try !store.storeSpendWindow(
-        appId: app.id, owner: "A", days: 100...104, figures: [figure], names: [], leaseUntil: now + 200, at: now))
+        appId: app.id, owner: "A", days: 100...104, figures: [figure], names: [], skipped: [], leaseUntil: now + 200,
+        at: now))
     #expect(
       try store.storeSpendWindow(
-        appId: app.id, owner: "B", days: 100...104, figures: [figure], names: [], leaseUntil: now + 200, at: now))
+        appId: app.id, owner: "B", days: 100...104, figures: [figure], names: [], skipped: [], leaseUntil: now + 200,
+        at: now))
     #expect(try store.spendFigures(appId: app.id, days: 0...200) == [figure])
   }
 
@@ -319,9 +322,105 @@ struct AppleAdsSpendTests {
     _ = try await harness.configure()
     let notAKey = try await harness.upload("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
     #expect(notAKey.status == 422 && notAKey.errorCode == "invalid_private_key")
+    // A key under a passphrase: said so, with the command that decrypts it.
+    let encrypted = try await harness.upload(Self.encryptedKey)
+    #expect(encrypted.status == 422 && encrypted.errorCode == "invalid_private_key")
+    #expect(encrypted.errorMessage?.contains("encrypted with a passphrase") == true)
+    #expect(encrypted.errorMessage?.contains("openssl pkey") == true)
     #expect(try await harness.server.admin("POST", "/v1/admin/apple-ads/import").errorCode == "credentials_not_found")
     let status = try await harness.status()
     #expect(status.configured && status.credentials == nil && status.importer == nil)
+  }
+
+  /// A P-256 key under the passphrase "secret" (`openssl pkcs8 -topk8 -v2 aes-256-cbc`).
+  static let encryptedKey = """
+    -----BEGIN ENCRYPTED PRIVATE KEY-----
+    MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAhOt5Dw+IyBYgICCAAw
+    DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEECBwHjmw9GoBKHE8OaXW+5UEgZCw
+    oPGGjCz27uwiCmEo9IwN/G1FSpWHbaK5vtMR6XyjzhOVcM4Q1xGwM9lOy4D5HXmy
+    UYmEWeTaBdGxEyi3lgquJrvYeT0MsLl4zHFVXQ88sNjl/e/z7mvQf0bQdvsepVIy
+    4HPF+8hxGkIX++o3PyBJfQtFcjb74gQn4nN6+MyxD5X9v7o5n1EiIEOqLFyJyJE=
+    -----END ENCRYPTED PRIVATE KEY-----
+    """
+
+  @Test("a keyword row without keywordId is left out and counted; every other row is imported")
+  func unreadableRows() async throws {
+    let harness = try SpendHarness()
+    defer { harness.stop() }
+    harness.standIn.searchMatchKeywordRows = true
+    _ = try await harness.configure()
+    _ = try await harness.upload()
+    await harness.importPass()
+    let status = try #require(try await harness.status().importer)
+    #expect(status.status == "scheduled" && status.backfilled && status.lastError == nil && status.failure == nil)
+    #expect(status.rowsSkipped > 0)
+    #expect(status.lastSkipped?.contains("no keywordId") == true)
+    let stored = try harness.stored()
+    #expect(stored == harness.truth(), "campaigns, ad groups and the other keywords all imported")
+    #expect(stored.contains { $0.level == .campaign } && stored.contains { $0.level == .keyword })
+  }
+
+  @Test("each job wakes the importer at its own due time: Retry-After 3 s is 3 s, a back-off 60 s, a run 6 h")
+  func wakesAtDueTime() async throws {
+    let harness = try SpendHarness()
+    defer { harness.stop() }
+    _ = try await harness.configure()
+    harness.standIn.fail(next: 1, status: 429, retryAfter: 3)
+    _ = try await harness.upload()
+    await harness.importPass()
+    let importer = harness.server.server.service.spendImporter
+    #expect(importer.nextWake == harness.time.now() + 3)
+    #expect(try await harness.status().importer?.nextRunAt == Timestamp.string(harness.time.now() + 3))
+    harness.time.advance(days: 3 / 86_400)
+    harness.standIn.fail(next: 1, status: 500)
+    await harness.importPass()
+    #expect(importer.nextWake == harness.time.now() + 120, "the second failure in a row: 60 s doubled")
+    harness.time.advance(days: 120 / 86_400)
+    await harness.importPass()
+    #expect(importer.nextWake == harness.time.now() + 6 * 3_600)
+    #expect(try await harness.status().importer?.attempts == 0)
+    // After a success the back-off starts again at 60 s.
+    harness.time.advance(days: 0.25)
+    harness.standIn.fail(next: 1, status: 500)
+    await harness.importPass()
+    #expect(importer.nextWake == harness.time.now() + 60)
+  }
+
+  @Test("a held lease nobody renews reads as interrupted, with when the run resumes")
+  func interruptedStatus() {
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+    var job = SpendImportJob(
+      appId: 1, status: .scheduled, nextRunAt: now - 100, leaseOwner: "A", leaseUntil: now + 60, runFirstDay: 1,
+      runLastDay: 90, cursorDay: 31, backfilled: false, attempts: 0, rowsImported: 10, leaseRenewedAt: now - 30)
+    #expect(AppleAdsSpendService.state(of: job, now: now, lease: 90) == ("running", nil))
+    job.leaseRenewedAt = now - 50
+    job.leaseUntil = now + 40
+    #expect(AppleAdsSpendService.state(of: job, now: now, lease: 90) == ("interrupted", now + 40))
+    job.leaseUntil = now - 1
+    #expect(AppleAdsSpendService.state(of: job, now: now, lease: 90) == ("scheduled", nil))
+    job.status = .failed
+    #expect(AppleAdsSpendService.state(of: job, now: now, lease: 90) == ("failed", nil))
+  }
+
+  @Test("the passes wake at a planned time, long before their next tick")
+  func passesWake() async throws {
+    let passes = BackgroundPasses()
+    let ran = Mutex(0)
+    passes.bind {
+      ran.withLock { $0 += 1 }
+      return 0
+    }
+    passes.wake(after: 0)
+    passes.waitUntilIdle(timeout: 1)
+    #expect(ran.withLock { $0 } == 0, "not started: no wake")
+    passes.start(interval: 3_600)
+    defer { passes.stop() }
+    passes.wake(after: 0.01)
+    let started = Date()
+    while ran.withLock({ $0 }) == 0, Date().timeIntervalSince(started) < 30 {
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    #expect(ran.withLock { $0 } == 1)
   }
 
   @Test("the report joins names and spend with attributed installs; keywords' spend sums to the ad group's")

@@ -73,7 +73,9 @@ struct SpendImportProcessTests {
     #expect(Set(stored) == Set(truth.filter { $0.day < cursor }), "what was stored is exactly the first window")
     if let owner = job.leaseOwner {
       // The killed process's lease would keep others off for 90 s; the test runs its clock out.
-      #expect(try store.renewSpendImportLease(appId: app.id, owner: owner, until: Date(timeIntervalSince1970: 0)))
+      #expect(
+        try store.renewSpendImportLease(
+          appId: app.id, owner: owner, until: Date(timeIntervalSince1970: 0), at: Date(timeIntervalSince1970: 0)))
     } else {
       // On a loaded machine the held page can outlast the client's 30 s timeout before the
       // kill: the run then ended with a retry a minute later, its cursor kept. Ask for it now,

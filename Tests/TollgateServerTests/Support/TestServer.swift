@@ -40,6 +40,7 @@ struct HTTPResult {
 
   /// The `error.code` of a JSON error body.
   var errorCode: String? { (try? decode(APIErrorBody.self))?.error.code }
+  var errorMessage: String? { (try? decode(APIErrorBody.self))?.error.message }
   /// The paths of a 422's details.
   var errorPaths: [String] { (try? decode(APIErrorBody.self))?.error.details?.map(\.path) ?? [] }
   var json: JSONValue? { try? decode(JSONValue.self) }

@@ -49,6 +49,9 @@ public struct CampaignReportPage: Sendable, Hashable {
   public var totalResults: Int
   /// Rows on this page.
   public var rowCount: Int
+  /// Why each row that could not be read was left out (Search Match keyword rows can come back
+  /// without a `keywordId`): one odd row must not hold back every other figure.
+  public var skipped: [String] = []
 
   private struct Body: Decodable {
     struct DataBody: Decodable {
@@ -89,7 +92,9 @@ public struct CampaignReportPage: Sendable, Hashable {
   }
 
   /// Reads a page of `level` rows; `campaignId` is the campaign the request was for (ad group
-  /// and keyword reports are per campaign). Throws on a body that is not Apple's shape.
+  /// and keyword reports are per campaign). Throws on a body that is not Apple's shape; a row
+  /// without the ids its level needs, or with a day or an amount that does not read, is left
+  /// out and named in `skipped`.
   public static func decode(_ data: Data, level: SpendLevel, campaignId: Int64? = nil) throws(AppleAdsAPIError)
     -> CampaignReportPage
   {
@@ -102,40 +107,65 @@ public struct CampaignReportPage: Sendable, Hashable {
     let rows = body.data?.reportingDataResponse.row ?? []
     var figures: [SpendFigure] = []
     var names: [AdsEntityName] = []
-    for row in rows {
-      let meta = row.metadata
-      guard let campaign = meta.campaignId ?? campaignId else { throw .unexpected("a report row without campaignId") }
-      let adGroup = level == .campaign ? 0 : meta.adGroupId ?? 0
-      let keyword = level == .keyword ? meta.keywordId ?? 0 : 0
-      guard level == .campaign || adGroup != 0 else { throw .unexpected("an \(level.rawValue) row without adGroupId") }
-      guard level != .keyword || keyword != 0 else { throw .unexpected("a keyword row without keywordId") }
-      if let name = meta.campaignName { names.append(AdsEntityName(level: .campaign, id: campaign, name: name)) }
-      if let name = meta.adGroupName, adGroup != 0 {
-        names.append(AdsEntityName(level: .adGroup, id: adGroup, name: name))
-      }
-      if let text = meta.keyword, keyword != 0 { names.append(AdsEntityName(level: .keyword, id: keyword, name: text)) }
-      for day in row.granularity ?? [] {
-        guard let number = StatsDay.parseISODay(day.date) else {
-          throw .unexpected("a report day \(day.date) is not YYYY-MM-DD")
-        }
-        var spend: Int64 = 0
-        var currency = ""
-        if let money = day.localSpend {
-          guard let amount = MoneyText.thousandths(money.amount), money.currency.count == 3 else {
-            throw .unexpected("localSpend \(money.amount) \(money.currency) is not an amount")
-          }
-          spend = amount
-          currency = money.currency
-        }
-        figures.append(
-          SpendFigure(
-            level: level, day: number, campaignId: campaign, adGroupId: adGroup, keywordId: keyword,
-            currency: currency, spend: spend, impressions: day.impressions ?? 0, taps: day.taps ?? 0,
-            tapInstalls: day.tapInstalls ?? 0, totalInstalls: day.totalInstalls ?? 0))
+    var skipped: [String] = []
+    for (index, row) in rows.enumerated() {
+      switch read(row, level: level, campaignId: campaignId) {
+      case .success(let read):
+        figures += read.figures
+        names += read.names
+      case .failure(let reason):
+        skipped.append("\(level.rawValue) row \(index + 1): \(reason.message)")
       }
     }
     return CampaignReportPage(
-      figures: figures, names: names, totalResults: body.pagination?.totalResults ?? rows.count, rowCount: rows.count)
+      figures: figures, names: names, totalResults: body.pagination?.totalResults ?? rows.count, rowCount: rows.count,
+      skipped: skipped)
+  }
+
+  /// Why a row was left out.
+  private struct Unreadable: Error {
+    var message: String
+  }
+
+  /// One row's days and names, or why it cannot be read.
+  private static func read(_ row: Body.Row, level: SpendLevel, campaignId: Int64?) -> Result<
+    (figures: [SpendFigure], names: [AdsEntityName]), Unreadable
+  > {
+    let meta = row.metadata
+    guard let campaign = meta.campaignId ?? campaignId else { return .failure(Unreadable(message: "no campaignId")) }
+    let adGroup = level == .campaign ? 0 : meta.adGroupId ?? 0
+    let keyword = level == .keyword ? meta.keywordId ?? 0 : 0
+    guard level == .campaign || adGroup != 0 else { return .failure(Unreadable(message: "no adGroupId")) }
+    guard level != .keyword || keyword != 0 else {
+      return .failure(Unreadable(message: "no keywordId (keyword \(meta.keyword.map { "\"\($0)\"" } ?? "unnamed"))"))
+    }
+    var names: [AdsEntityName] = []
+    if let name = meta.campaignName { names.append(AdsEntityName(level: .campaign, id: campaign, name: name)) }
+    if let name = meta.adGroupName, adGroup != 0 {
+      names.append(AdsEntityName(level: .adGroup, id: adGroup, name: name))
+    }
+    if let text = meta.keyword, keyword != 0 { names.append(AdsEntityName(level: .keyword, id: keyword, name: text)) }
+    var figures: [SpendFigure] = []
+    for day in row.granularity ?? [] {
+      guard let number = StatsDay.parseISODay(day.date) else {
+        return .failure(Unreadable(message: "the day \(day.date) is not YYYY-MM-DD"))
+      }
+      var spend: Int64 = 0
+      var currency = ""
+      if let money = day.localSpend {
+        guard let amount = MoneyText.thousandths(money.amount), money.currency.count == 3 else {
+          return .failure(Unreadable(message: "localSpend \(money.amount) \(money.currency) is not an amount"))
+        }
+        spend = amount
+        currency = money.currency
+      }
+      figures.append(
+        SpendFigure(
+          level: level, day: number, campaignId: campaign, adGroupId: adGroup, keywordId: keyword,
+          currency: currency, spend: spend, impressions: day.impressions ?? 0, taps: day.taps ?? 0,
+          tapInstalls: day.tapInstalls ?? 0, totalInstalls: day.totalInstalls ?? 0))
+    }
+    return .success((figures, names))
   }
 }
 

@@ -84,6 +84,7 @@ public final class AppleAdsSpendService: Sendable {
     let credentials = try store.adsCredentials(appId: appId)
     let job = try store.spendImportJob(appId: appId)
     let now = time.now()
+    let lease = importer?.policy.lease ?? SpendImportPolicy().lease
     return AppleAdsStatus(
       configured: settings != nil, orgId: settings?.orgId,
       credentials: credentials.map {
@@ -92,18 +93,31 @@ public final class AppleAdsSpendService: Sendable {
           lastUsedAt: $0.lastUsedAt.map(Timestamp.string))
       },
       importer: job.map { job in
-        AppleAdsStatus.Importer(
-          status: job.status == .failed ? "failed" : job.leaseUntil > now ? "running" : "scheduled",
+        let state = Self.state(of: job, now: now, lease: lease)
+        return AppleAdsStatus.Importer(
+          status: state.status, resumesAt: state.resumesAt.map(Timestamp.string),
           nextRunAt: job.status == .failed ? nil : Timestamp.string(job.nextRunAt),
           lastRunAt: job.lastRunAt.map(Timestamp.string), lastSuccessAt: job.lastSuccessAt.map(Timestamp.string),
           lastError: job.lastError, failure: job.failure, backfilled: job.backfilled, rowsImported: job.rowsImported,
-          attempts: job.attempts,
+          rowsSkipped: job.rowsSkipped, lastSkipped: job.lastSkipped, attempts: job.attempts,
           run: job.cursorDay.flatMap { cursor in
             guard let first = job.runFirstDay, let last = job.runLastDay else { return nil }
             return AppleAdsStatus.Run(
               from: StatsDay.isoDay(first), to: StatsDay.isoDay(last), nextDay: StatsDay.isoDay(cursor))
           })
       })
+  }
+
+  /// `failed`; `running` while the lease holder renews its lease (at least every half lease:
+  /// it renews before every call to Apple, and calls time out sooner); `interrupted` when a
+  /// held lease went unrenewed that long — its instance stopped — with when the run resumes
+  /// (the lease's end); else `scheduled`.
+  static func state(of job: SpendImportJob, now: Date, lease: TimeInterval) -> (status: String, resumesAt: Date?) {
+    if job.status == .failed { return ("failed", nil) }
+    guard job.leaseUntil > now else { return ("scheduled", nil) }
+    let renewed = job.leaseRenewedAt ?? job.leaseUntil.addingTimeInterval(-lease)
+    if now.timeIntervalSince(renewed) <= lease / 2 { return ("running", nil) }
+    return ("interrupted", job.leaseUntil)
   }
 
   /// Upserts a spend file's rows; returns what it held.
@@ -159,8 +173,11 @@ public struct AppleAdsStatus: Codable, Sendable, Hashable {
 
   /// The importer's job.
   public struct Importer: Codable, Sendable, Hashable {
-    /// `scheduled`, `running` or `failed` (stopped until new credentials or a run request).
+    /// `scheduled`, `running`, `interrupted` (the instance running it stopped: the run resumes
+    /// from `run.next_day` at `resumes_at`, when its lease runs out) or `failed` (stopped until
+    /// new credentials or a run request).
     public var status: String
+    public var resumesAt: String?
     public var nextRunAt: String?
     public var lastRunAt: String?
     public var lastSuccessAt: String?
@@ -169,6 +186,9 @@ public struct AppleAdsStatus: Codable, Sendable, Hashable {
     public var failure: String?
     public var backfilled: Bool
     public var rowsImported: Int64
+    /// Report rows that could not be read and were left out (the rest imported), and why the last one was.
+    public var rowsSkipped: Int64
+    public var lastSkipped: String?
     public var attempts: Int64
     public var run: Run?
 
@@ -179,6 +199,9 @@ public struct AppleAdsStatus: Codable, Sendable, Hashable {
       case lastSuccessAt = "last_success_at"
       case lastError = "last_error"
       case rowsImported = "rows_imported"
+      case rowsSkipped = "rows_skipped"
+      case lastSkipped = "last_skipped"
+      case resumesAt = "resumes_at"
     }
   }
 

@@ -3,7 +3,9 @@ import Synchronization
 
 /// How the importer paces itself.
 public struct SpendImportPolicy: Sendable, Hashable {
-  /// How long a claimed job stays another instance's no-go; renewed after every page.
+  /// How long a claimed job stays another instance's no-go; renewed before every call to Apple
+  /// and after every page, so a lease not renewed for half its length (API calls time out
+  /// sooner) belongs to an instance that stopped.
   public var lease: TimeInterval = 90
   /// Days fetched and stored together: a crash loses at most one window's requests, never a day.
   public var windowDays: Int64 = 30
@@ -37,6 +39,8 @@ public final class SpendImporter: Sendable {
   let owner = "importer-" + Digest.hex(Digest.randomBytes(6))
   private let auth = Mutex<[Int64: Auth]>([:])
   private let loop = BackgroundPasses()
+  /// When the importer last planned to wake for the next due job (what `wake(at:)` was asked).
+  private let plannedWake = Mutex<Date?>(nil)
 
   /// The secret and access token an app's current credentials produced.
   private struct Auth {
@@ -80,14 +84,18 @@ public final class SpendImporter: Sendable {
     loop.bind { [weak self] in await self?.processDue() ?? 0 }
   }
 
-  /// One pass: runs every due import, one after the other. Returns how many ran.
+  /// One pass: runs every due import, one after the other, then plans to wake when the next
+  /// one is due. Returns how many ran.
   @discardableResult
   public func processDue() async -> Int {
     var ran = 0
+    defer { planWake() }
     while ran < 16 {
       let now = time.now()
       let job: SpendImportJob?
       do {
+        // A read first: the poll finds nothing due most of the time, and then writes nothing.
+        guard let due = try store.nextSpendImportDue(), due <= now else { return ran }
         job = try store.claimSpendImport(now: now, leaseUntil: now.addingTimeInterval(policy.lease), owner: owner)
       } catch {
         logger.error("apple ads spend: cannot claim an import: \(error)")
@@ -99,6 +107,20 @@ public final class SpendImporter: Sendable {
     }
     return ran
   }
+
+  /// Wakes the passes when the earliest scheduled job falls due (a `Retry-After` of 3 s is
+  /// 3 s, not the next poll), if sooner than the next poll.
+  private func planWake() {
+    guard let due = try? store.nextSpendImportDue() else {
+      plannedWake.withLock { $0 = nil }
+      return
+    }
+    plannedWake.withLock { $0 = due }
+    loop.wake(after: max(0, due.timeIntervalSince(time.now())))
+  }
+
+  /// When the importer plans to look for due jobs next, besides its poll (nil: none scheduled).
+  public var nextWake: Date? { plannedWake.withLock { $0 } }
 
   /// Runs one claimed import to its end (or to a failure) and records the outcome.
   func run(_ job: SpendImportJob) async {
@@ -189,8 +211,12 @@ public final class SpendImporter: Sendable {
         else { return nil }
       }
     } else {
-      let span = job.backfilled ? credentials.settings.refreshDays : credentials.settings.backfillDays
-      (first, last) = (today - min(span, 90) + 1, today)
+      // A first run reads `backfill_days` up to today; a later one the `refresh_days` complete
+      // days before today (the days Apple revises), and today's incomplete figures.
+      (first, last) =
+        job.backfilled
+        ? (today - min(credentials.settings.refreshDays, 89), today)
+        : (today - min(credentials.settings.backfillDays, 90) + 1, today)
       cursor = first
       guard try store.beginSpendImportRun(appId: job.appId, owner: owner, days: first...last, at: time.now()) else {
         return nil
@@ -198,9 +224,12 @@ public final class SpendImporter: Sendable {
     }
     while cursor <= last {
       let window = cursor...min(cursor + policy.windowDays - 1, last)
-      let (figures, names) = try await fetch(window, credentials)
+      let (figures, names, skipped) = try await fetch(window, credentials)
+      for reason in skipped {
+        logger.warn("apple ads spend: app \(job.appId): left out an unreadable report row: \(reason)")
+      }
       let stored = try store.storeSpendWindow(
-        appId: job.appId, owner: owner, days: window, figures: figures, names: names,
+        appId: job.appId, owner: owner, days: window, figures: figures, names: names, skipped: skipped,
         leaseUntil: time.now().addingTimeInterval(policy.lease), at: time.now())
       guard stored else {
         logger.warn("apple ads spend: app \(job.appId): another instance took the import over")
@@ -213,30 +242,33 @@ public final class SpendImporter: Sendable {
 
   /// Every level's rows over `days`: campaigns, then each campaign's ad groups and keywords.
   private func fetch(_ days: ClosedRange<Int64>, _ credentials: Credentials) async throws -> (
-    [SpendFigure], [AdsEntityName]
+    [SpendFigure], [AdsEntityName], [String]
   ) {
     let campaigns = try await pages("reports/campaigns", .campaign, campaign: nil, days, credentials)
     var figures = campaigns.figures
     var names = campaigns.names
+    var skipped = campaigns.skipped
     for campaign in Set(campaigns.figures.map(\.campaignId)).sorted() {
       for (path, level) in [("adgroups", SpendLevel.adGroup), ("keywords", .keyword)] {
         let page = try await pages(
           "reports/campaigns/\(campaign)/\(path)", level, campaign: campaign, days, credentials)
         figures += page.figures
         names += page.names
+        skipped += page.skipped.map { "campaign \(campaign): \($0)" }
       }
     }
     // Rows of days without any activity say nothing.
     figures.removeAll { $0.spend == 0 && $0.impressions == 0 && $0.taps == 0 && $0.totalInstalls == 0 }
-    return (figures, names)
+    return (figures, names, skipped)
   }
 
   /// Every page of one report, the lease renewed after each.
   private func pages(
     _ path: String, _ level: SpendLevel, campaign: Int64?, _ days: ClosedRange<Int64>, _ credentials: Credentials
-  ) async throws -> (figures: [SpendFigure], names: [AdsEntityName]) {
+  ) async throws -> (figures: [SpendFigure], names: [AdsEntityName], skipped: [String]) {
     var figures: [SpendFigure] = []
     var names: [AdsEntityName] = []
+    var skipped: [String] = []
     var offset = 0
     while true {
       let body = ReportingRequestBody(days: days, level: level, offset: offset, limit: policy.pageSize)
@@ -244,18 +276,25 @@ public final class SpendImporter: Sendable {
       let page = try CampaignReportPage.decode(data, level: level, campaignId: campaign)
       figures += page.figures
       names += page.names
+      skipped += page.skipped
       offset += page.rowCount
-      guard
-        try store.renewSpendImportLease(
-          appId: credentials.appId, owner: owner, until: time.now().addingTimeInterval(policy.lease))
-      else { throw LeaseLost() }
-      if page.rowCount == 0 || offset >= page.totalResults { return (figures, names) }
+      try renewLease(credentials.appId)
+      if page.rowCount == 0 || offset >= page.totalResults { return (figures, names, skipped) }
     }
+  }
+
+  /// Extends the lease, noting this instance is alive; throws `LeaseLost` when another took it.
+  private func renewLease(_ appId: Int64) throws {
+    let now = time.now()
+    guard
+      try store.renewSpendImportLease(appId: appId, owner: owner, until: now.addingTimeInterval(policy.lease), at: now)
+    else { throw LeaseLost() }
   }
 
   /// One report call; a 401 gets one new access token and one more try.
   private func call(_ path: String, _ body: ReportingRequestBody, _ credentials: Credentials) async throws -> Data {
     let token = try await accessToken(credentials, renew: false)
+    try renewLease(credentials.appId)
     do {
       return try await api.report(path: path, orgId: credentials.settings.orgId, accessToken: token, body: body)
     } catch .unauthorized {
@@ -285,8 +324,9 @@ public final class SpendImporter: Sendable {
   /// Forgets an app's cached tokens (its credentials changed).
   func forget(appId: Int64) { auth.withLock { $0[appId] = nil } }
 
-  /// Starts passes every `interval` seconds (and at once after `kick()`).
-  public func start(interval: TimeInterval = 60) { loop.start(interval: interval) }
+  /// Looks for due jobs every `interval` seconds (credentials or run requests another process
+  /// stored), and at once after `kick()` or when the earliest scheduled job falls due.
+  public func start(interval: TimeInterval = 5) { loop.start(interval: interval) }
 
   /// Runs a pass now; passes never overlap.
   public func kick() { loop.kick() }

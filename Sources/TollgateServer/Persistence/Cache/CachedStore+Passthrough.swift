@@ -18,16 +18,18 @@ extension CachedStore {
   public func beginSpendImportRun(appId: Int64, owner: String, days: ClosedRange<Int64>, at: Date) throws -> Bool {
     try database.beginSpendImportRun(appId: appId, owner: owner, days: days, at: at)
   }
-  public func renewSpendImportLease(appId: Int64, owner: String, until: Date) throws -> Bool {
-    try database.renewSpendImportLease(appId: appId, owner: owner, until: until)
+  public func renewSpendImportLease(appId: Int64, owner: String, until: Date, at: Date) throws -> Bool {
+    try database.renewSpendImportLease(appId: appId, owner: owner, until: until, at: at)
   }
   public func storeSpendWindow(
     appId: Int64, owner: String, days: ClosedRange<Int64>, figures: [SpendFigure], names: [AdsEntityName],
-    leaseUntil: Date, at: Date
+    skipped: [String], leaseUntil: Date, at: Date
   ) throws -> Bool {
     try database.storeSpendWindow(
-      appId: appId, owner: owner, days: days, figures: figures, names: names, leaseUntil: leaseUntil, at: at)
+      appId: appId, owner: owner, days: days, figures: figures, names: names, skipped: skipped,
+      leaseUntil: leaseUntil, at: at)
   }
+  public func nextSpendImportDue() throws -> Date? { try database.nextSpendImportDue() }
   public func finishSpendImport(
     appId: Int64, owner: String, _ outcome: SpendImportOutcome, webhooks: [WebhookConfig], at: Date
   ) throws {

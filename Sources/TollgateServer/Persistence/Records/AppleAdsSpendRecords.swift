@@ -102,6 +102,11 @@ public struct SpendImportJob: Sendable, Hashable {
   public var lastError: String?
   /// `credentials`, `configuration`, `api` when stopped.
   public var failure: String?
+  /// Report rows the importer could not read and left out (every run so far), and why the last one was.
+  public var rowsSkipped: Int64 = 0
+  public var lastSkipped: String?
+  /// When the lease holder last renewed the lease (nil when nobody holds it).
+  public var leaseRenewedAt: Date?
 }
 
 /// How a claimed import ended.

@@ -10,7 +10,8 @@ extension RelationalStore {
   static var importColumns: String {
     """
     app_id, status, next_run_at, lease_owner, lease_until, run_first_day, run_last_day, cursor_day, backfilled,
-    attempts, rows_imported, last_run_at, last_success_at, last_error, failure
+    attempts, rows_imported, last_run_at, last_success_at, last_error, failure, rows_skipped, last_skipped,
+    lease_renewed_at
     """
   }
 
@@ -37,7 +38,9 @@ extension RelationalStore {
       cursorDay: try row.decode("cursor_day"), backfilled: try row.decode("backfilled", as: Int64.self) != 0,
       attempts: try row.decode("attempts"), rowsImported: try row.decode("rows_imported"),
       lastRunAt: try row.decode("last_run_at"), lastSuccessAt: try row.decode("last_success_at"),
-      lastError: try row.decode("last_error"), failure: try row.decode("failure"))
+      lastError: try row.decode("last_error"), failure: try row.decode("failure"),
+      rowsSkipped: try row.decode("rows_skipped"), lastSkipped: try row.decode("last_skipped"),
+      leaseRenewedAt: try row.decode("lease_renewed_at"))
   }
 
   public func saveAdsCredentials(appId: Int64, sealedKey: String, keyFingerprint: String, at: Date) throws {
@@ -97,14 +100,14 @@ extension RelationalStore {
       try db.transaction {
         try db.query(
           """
-          UPDATE apple_ads_imports SET lease_owner = ?, lease_until = ?
+          UPDATE apple_ads_imports SET lease_owner = ?, lease_until = ?, lease_renewed_at = ?
           WHERE app_id IN (SELECT app_id FROM apple_ads_imports WHERE status = 'scheduled' AND next_run_at <= ?
                            AND lease_until <= ? ORDER BY next_run_at LIMIT 1\(dialect.skipLocked))
           RETURNING \(Self.importColumns)
           """,
           [
             .text(owner), .real(leaseUntil.timeIntervalSince1970), .real(now.timeIntervalSince1970),
-            .real(now.timeIntervalSince1970),
+            .real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970),
           ]
         ).first.map(Self.importJob)
       }
@@ -126,29 +129,32 @@ extension RelationalStore {
     }
   }
 
-  public func renewSpendImportLease(appId: Int64, owner: String, until: Date) throws -> Bool {
+  public func renewSpendImportLease(appId: Int64, owner: String, until: Date, at: Date) throws -> Bool {
     try with { db in
       try db.query(
-        "UPDATE apple_ads_imports SET lease_until = ? WHERE app_id = ? AND lease_owner = ?",
-        [.real(until.timeIntervalSince1970), .integer(appId), .text(owner)])
+        "UPDATE apple_ads_imports SET lease_until = ?, lease_renewed_at = ? WHERE app_id = ? AND lease_owner = ?",
+        [.real(until.timeIntervalSince1970), .real(at.timeIntervalSince1970), .integer(appId), .text(owner)])
       return db.changes == 1
     }
   }
 
   public func storeSpendWindow(
     appId: Int64, owner: String, days: ClosedRange<Int64>, figures: [SpendFigure], names: [AdsEntityName],
-    leaseUntil: Date, at: Date
+    skipped: [String], leaseUntil: Date, at: Date
   ) throws -> Bool {
     try with { db in
       try db.transaction {
         // The cursor moves only under our lease; if it moved, nothing below is written.
         try db.query(
           """
-          UPDATE apple_ads_imports SET cursor_day = ?, lease_until = ?, rows_imported = rows_imported + ?, updated_at = ?
+          UPDATE apple_ads_imports SET cursor_day = ?, lease_until = ?, lease_renewed_at = ?, attempts = 0,
+          rows_imported = rows_imported + ?, rows_skipped = rows_skipped + ?,
+          last_skipped = COALESCE(?, last_skipped), updated_at = ?
           WHERE app_id = ? AND lease_owner = ? AND cursor_day = ?
           """,
           [
-            .integer(days.upperBound + 1), .real(leaseUntil.timeIntervalSince1970), .integer(Int64(figures.count)),
+            .integer(days.upperBound + 1), .real(leaseUntil.timeIntervalSince1970), .real(at.timeIntervalSince1970),
+            .integer(Int64(figures.count)), .integer(Int64(skipped.count)), skipped.last.map(SQLValue.text) ?? .null,
             .real(at.timeIntervalSince1970), .integer(appId), .text(owner), .integer(days.lowerBound),
           ])
         guard db.changes == 1 else { return false }
@@ -219,7 +225,7 @@ extension RelationalStore {
         case .completed(let next):
           try db.query(
             """
-            UPDATE apple_ads_imports SET status = 'scheduled', next_run_at = ?, lease_owner = NULL, lease_until = 0,
+            UPDATE apple_ads_imports SET status = 'scheduled', next_run_at = ?, lease_owner = NULL, lease_until = 0, lease_renewed_at = NULL,
             run_first_day = NULL, run_last_day = NULL, cursor_day = NULL, backfilled = 1, attempts = 0,
             last_success_at = ?, last_error = NULL, failure = NULL, updated_at = ?
             WHERE app_id = ? AND lease_owner = ?
@@ -227,13 +233,15 @@ extension RelationalStore {
         case .retry(let next, let error):
           try db.query(
             """
-            UPDATE apple_ads_imports SET next_run_at = ?, lease_owner = NULL, lease_until = 0, attempts = attempts + 1,
+            UPDATE apple_ads_imports SET next_run_at = ?, lease_owner = NULL, lease_until = 0, lease_renewed_at = NULL,
+            attempts = attempts + 1,
             last_error = ?, updated_at = ? WHERE app_id = ? AND lease_owner = ?
             """, [.real(next.timeIntervalSince1970), .text(error), now] + key)
         case .failed(let failure, let error):
           try db.query(
             """
-            UPDATE apple_ads_imports SET status = 'failed', lease_owner = NULL, lease_until = 0, attempts = attempts + 1,
+            UPDATE apple_ads_imports SET status = 'failed', lease_owner = NULL, lease_until = 0, lease_renewed_at = NULL,
+            attempts = attempts + 1,
             last_error = ?, failure = ?, updated_at = ? WHERE app_id = ? AND lease_owner = ?
             """, [.text(error), .text(failure), now] + key)
           guard db.changes == 1 else { return }
@@ -254,6 +262,17 @@ extension RelationalStore {
         WHERE app_id = ?
         """, [.real(at.timeIntervalSince1970), .real(at.timeIntervalSince1970), .integer(appId)])
       return db.changes == 1
+    }
+  }
+
+  public func nextSpendImportDue() throws -> Date? {
+    try with { db in
+      try db.query(
+        """
+        SELECT MIN(CASE WHEN lease_until > next_run_at THEN lease_until ELSE next_run_at END) AS due
+        FROM apple_ads_imports WHERE status = 'scheduled'
+        """
+      ).first?.decode("due", as: Date?.self)
     }
   }
 

@@ -22,16 +22,22 @@ public protocol AppleAdsSpendRepository: Sendable {
   /// Starts a run over `days` for a leased job; false when the lease was lost.
   func beginSpendImportRun(appId: Int64, owner: String, days: ClosedRange<Int64>, at: Date) throws -> Bool
 
-  /// Extends a leased job's lease (between pages); false when the lease was lost.
-  func renewSpendImportLease(appId: Int64, owner: String, until: Date) throws -> Bool
+  /// Extends a leased job's lease (before every call to Apple and after every page), noting
+  /// `at` as its last renewal; false when the lease was lost.
+  func renewSpendImportLease(appId: Int64, owner: String, until: Date, at: Date) throws -> Bool
 
-  /// Replaces the importer's rows of `days` with `figures`, upserts `names`, moves the job's
-  /// cursor past `days` and extends its lease — in one transaction, so a crash between windows
+  /// Replaces the importer's rows of `days` with `figures`, upserts `names`, counts `skipped`
+  /// unreadable rows (the last one's reason kept), moves the job's cursor past `days`, extends
+  /// its lease and restarts its back-off — in one transaction, so a crash between windows
   /// neither loses nor double-counts a day. False (nothing written) when the lease was lost.
   func storeSpendWindow(
     appId: Int64, owner: String, days: ClosedRange<Int64>, figures: [SpendFigure], names: [AdsEntityName],
-    leaseUntil: Date, at: Date
+    skipped: [String], leaseUntil: Date, at: Date
   ) throws -> Bool
+
+  /// When the next import may be claimed: the earliest of every scheduled job's due time (or
+  /// the end of its lease, when one holds it); nil when none is scheduled.
+  func nextSpendImportDue() throws -> Date?
 
   /// Ends a leased job's run; a failure enqueues `apple_ads.import_failed` for `webhooks`.
   func finishSpendImport(

@@ -33,6 +33,7 @@ enum Migrations {
     Migration(version: 12, name: "0012_assets", sql: sqliteTypes(assets)),
     Migration(version: 13, name: "0013_event_retention", sql: sqliteTypes(eventRetention)),
     Migration(version: 14, name: "0014_saved_lists", sql: sqliteTypes(savedLists)),
+    Migration(version: 15, name: "0015_spend_import_skips_and_heartbeat", sql: sqliteTypes(spendImportSkips)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -53,6 +54,7 @@ enum Migrations {
     Migration(version: 12, name: "0012_event_retention", sql: postgresTypes(eventRetention)),
     Migration(version: 13, name: "0013_events_partitioned_by_month", sql: postgresEventPartitions),
     Migration(version: 14, name: "0014_saved_lists", sql: postgresTypes(savedLists)),
+    Migration(version: 15, name: "0015_spend_import_skips_and_heartbeat", sql: postgresTypes(spendImportSkips)),
   ]
 
   static let sqliteInitial = """
@@ -635,6 +637,14 @@ enum Migrations {
       PRIMARY KEY (app_id, id)
     );
     ALTER TABLE apps ADD COLUMN lists_revision {INT} NOT NULL DEFAULT 0;
+    """
+
+  /// The spend import counts the report rows it could not read (and says the last one), and
+  /// notes when its lease was last renewed: a lease nobody renews belongs to a stopped instance.
+  static let spendImportSkips = """
+    ALTER TABLE apple_ads_imports ADD COLUMN rows_skipped {INT} NOT NULL DEFAULT 0;
+    ALTER TABLE apple_ads_imports ADD COLUMN last_skipped TEXT;
+    ALTER TABLE apple_ads_imports ADD COLUMN lease_renewed_at {REAL};
     """
 
   /// Raw flow views can expire (`--events-retention-days`); what reports need from them for good
