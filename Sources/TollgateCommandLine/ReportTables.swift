@@ -24,17 +24,20 @@ public enum ReportTables {
         row.aaFlowInTimeShare.map { "\(row.aaFlowInTime) (\(percent($0)))" } ?? String(row.aaFlowInTime),
         String(row.purchasers), percent(row.conversionRate),
         spend.map { String($0.trials) } ?? "",
-        spend.map { figures in
-          figures.total.map(amount)
-            ?? figures.byCurrency.sorted { $0.key < $1.key }.map { "\(amount($0.value)) \($0.key)" }.joined(
-              separator: " + ")
-        } ?? "",
+        spend.map(spendText) ?? "",
         spend?.cpi.map(amount) ?? "", spend?.netRevenue.map(amount) ?? money(row.revenue, row.reporting),
         spend?.proceeds.map(amount) ?? "", ratio(spend?.roas), ratio(spend?.roasDay7), ratio(spend?.roasDay30),
         spend.map { $0.paybackDay.map { "day \($0)" } ?? "not yet" } ?? "",
       ])
     }
     return rows
+  }
+
+  /// Spend in the report's currency, else as Apple reported it, currency by currency.
+  static func spendText(_ figures: AppleAdsSpendFigures) -> String {
+    if let total = figures.total { return amount(total) }
+    let parts = figures.byCurrency.sorted { $0.key < $1.key }.map { "\(amount($0.value)) \($0.key)" }
+    return parts.joined(separator: " + ")
   }
 
   public static func appleAdsTable(_ report: AppleAdsReport) -> String {
@@ -94,7 +97,7 @@ public enum ReportTables {
           String(period.trialConversions), String(period.newPaidSubscriptions), String(period.renewals),
           String(period.expirations), percent(period.churnRate), String(period.billingRetries),
           String(period.gracePeriods), String(period.refunds),
-        ] + [period.gross, period.refunded, period.net, period.proceeds, period.mrr].map { $0.map(amount) ?? "" })
+        ] + [period.gross, period.refunded, period.net, period.proceeds, period.mrr].map { $0?.text ?? "" })
     }
     return rows
   }
@@ -188,8 +191,8 @@ public enum ReportTables {
           variation.probabilityToBeBest.map { String($0) } ?? "", String(variation.trialsStarted),
           String(variation.trialToPaid), String(variation.refunds),
         ]
-        fields += currencies.map { variation.revenue[$0].map { String($0.gross) } ?? "0" }
-        if report.reportingCurrency != nil { fields.append(variation.reporting.map { String($0.gross) } ?? "") }
+        fields += currencies.map { variation.revenue[$0].map { $0.gross.text } ?? "0" }
+        if report.reportingCurrency != nil { fields.append(variation.reporting?.gross?.text ?? "") }
         lines.append(fields.map(csvField).joined(separator: ","))
       }
     }
@@ -217,14 +220,19 @@ public enum ReportTables {
     return String(format: "%.1f%%", value * 100)
   }
 
+  /// A model's estimate (an interval's bound, an expected loss): two digits.
   static func amount(_ value: Double) -> String { String(format: "%.2f", value) }
 
-  static func money(_ byCurrency: [String: Double], _ converted: ConvertedMoney?) -> String {
-    if let converted {
-      let extra =
-        converted.unconverted.isEmpty ? "" : " (+ \(converted.unconverted.joined(separator: ", ")) unconverted)"
-      return "\(converted.currency) \(amount(converted.gross))\(extra)"
+  /// Money with its currency's digits.
+  static func amount(_ value: Money) -> String { value.text }
+
+  /// The converted total when there is one, else each currency's amount.
+  static func money(_ byCurrency: [String: Money], _ converted: ConvertedMoney?) -> String {
+    if let converted, let gross = converted.gross {
+      return "\(converted.currency) \(amount(gross))"
     }
-    return byCurrency.sorted { $0.key < $1.key }.map { "\($0.key) \(amount($0.value))" }.joined(separator: "; ")
+    let each = byCurrency.sorted { $0.key < $1.key }.map { "\($0.key) \(amount($0.value))" }.joined(separator: "; ")
+    guard let converted, !converted.unconverted.isEmpty else { return each }
+    return each + " (no \(converted.currency) rate for \(converted.unconverted.joined(separator: ", ")))"
   }
 }

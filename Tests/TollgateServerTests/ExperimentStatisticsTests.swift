@@ -86,16 +86,39 @@ struct ExperimentStatisticsTests {
     }
   }
 
-  @Test("revenue converts into the reporting currency only with configured rates")
+  @Test("revenue converts exactly into the reporting currency; an amount without a rate leaves the total absent")
   func conversion() {
-    let reporting = ReportingSettings(currency: "USD", rates: ["EUR": 1.5])
+    let reporting = ReportingSettings(currency: "USD", rates: ["EUR": 1.5, "GBP": 1.27])
+    // Milliunits: 10 USD, 4 EUR, 2 EUR refunded.
     let converted = reporting.convert(
-      gross: ["USD": 10, "EUR": 4, "JPY": 1_000], refunded: ["EUR": 2], viewers: 1_000, purchasers: 4)
-    #expect(converted.gross == 16)
-    #expect(converted.refunded == 3)
-    #expect(converted.unconverted == ["JPY"])
+      gross: ["USD": 10_000, "EUR": 4_000], refunded: ["EUR": 2_000], viewers: 1_000, purchasers: 4)
+    #expect(converted.gross == 16 && converted.refunded == 3 && converted.unconverted.isEmpty)
     #expect(converted.perThousandViewers == 16)
     #expect(converted.arppu == 4)
     #expect(reporting.convert(gross: [:], viewers: 0, purchasers: 0).perThousandViewers == nil)
+    // 3 × 1.27 GBP + 0.10 USD: exact decimals, no 3.9100000000000006.
+    let pounds = reporting.convert(gross: ["GBP": 3_000, "USD": 100], viewers: nil, purchasers: 3)
+    #expect(pounds.gross?.amount == Decimal(string: "3.91") && pounds.arppu == 1.30)
+    // Yen without a rate: the converted figures are absent (a partial total would read as the
+    // whole), the currency named.
+    let partial = reporting.convert(
+      gross: ["USD": 10_000, "JPY": 1_000_000], refunded: ["USD": 1_000], viewers: 1_000, purchasers: 4)
+    #expect(partial.gross == nil && partial.perThousandViewers == nil && partial.arppu == nil)
+    #expect(partial.refunded == 1 && partial.unconverted == ["JPY"])
+  }
+
+  @Test("money is rounded to its currency's minor unit and written without a float's noise")
+  func moneyEncoding() throws {
+    #expect(Money(thousandths: 215_670_600, currency: "USD").amount == Decimal(string: "215670.6"))
+    #expect(Money(Decimal(string: "215.6706")!, currency: "USD").text == "215.67")
+    #expect(Money(thousandths: 230_000, currency: "JPY").text == "230")
+    #expect(Money(thousandths: 1_234_567, currency: "KWD").text == "1234.567")
+    #expect(Money(thousandths: 9_900, currency: "EUR").text == "9.90")
+    #expect(Money(thousandths: -5, currency: "USD").text == "-0.01", "half away from zero")
+    struct Row: Codable { var mrr: Money }
+    let sum = (0..<3).reduce(Decimal(0)) { total, _ in total + Decimal(string: "71.8902")! }
+    let json = String(decoding: try JSONEncoder().encode(Row(mrr: Money(sum, currency: "USD"))), as: UTF8.self)
+    #expect(json == #"{"mrr":215.67}"#)
+    #expect(try JSONDecoder().decode(Row.self, from: Data(json.utf8)).mrr == 215.67)
   }
 }

@@ -68,10 +68,12 @@ struct RevenueDecisionTests {
     #expect(paid.variationId == "onboarding:everyone:paid")
     #expect(paid.payingViewers == 60 && trial.payingViewers == 20)
     // Net revenue to date in USD: the euro payers converted at 1.25.
-    let paidNet: Double =
-      Self.amounts(40, from: 28).reduce(0, +) + Self.amounts(20, from: 24).reduce(0, +) * 1.25
-    #expect(abs((paid.netRevenue ?? 0) - paidNet) < 1e-9)
-    #expect(abs((paid.revenuePerViewer ?? 0) - paidNet / 1000) < 1e-12)
+    let dollars = Self.milliunits(Self.amounts(40, from: 28)).reduce(0, +)
+    let euros = Self.milliunits(Self.amounts(20, from: 24)).reduce(0, +)
+    let exact = (Decimal(dollars) + Decimal(euros) * Decimal(string: "1.25")!) / 1000
+    #expect(paid.netRevenue == Money(exact, currency: "USD"))
+    #expect(paid.revenuePerViewer == Money(exact / 1000, currency: "USD"))
+    let paidNet = NSDecimalNumber(decimal: exact).doubleValue
     let interval = try #require(paid.revenuePerViewerInterval)
     #expect(interval[0] < paidNet / 1000 && paidNet / 1000 < interval[1])
     #expect((trial.revenueExpectedLoss ?? 0) > 1.0 && (paid.revenueExpectedLoss ?? 1) < 0.001)

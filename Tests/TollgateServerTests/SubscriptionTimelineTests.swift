@@ -205,7 +205,7 @@ struct SubscriptionTimelineTests {
     let report = SubscriptionReport.build(
       days: Self.day(15)...Self.day(15), by: .day, environment: "Sandbox", totals: totals, reporting: nil)
     #expect(report.periods.first?.activeSubscriptions == 2)
-    #expect(report.periods.first?.mrr == Double(12_340_280 / 12 + 1_000 / 12) / 1000)
+    #expect(report.periods.first?.mrr == Money(thousandths: 12_340_280 / 12 + 1_000 / 12, currency: "USD"))
   }
 
   @Test("non-subscriptions contribute nothing")

@@ -61,10 +61,11 @@ struct CohortReportTests {
     #expect(first.ages.map(\.age) == [0, 1, 3, 7, 14, 30])
     #expect(first.ages[0].payingShare == 0 && first.ages[0].trials == 1 && first.ages[0].activeSubscriptions == 0)
     #expect(abs(first.ages[1].payingShare - 1.0 / 3) < 1e-12 && first.ages[1].activeSubscriptions == 1)
-    #expect(abs((first.ages[1].netPerInstall ?? 0) - 9.99 / 3) < 1e-12)
+    #expect(first.ages[1].netPerInstall == 3.33)
     // The renewal on day 31 is age 31: not yet in age 30; the subscription is still active.
-    #expect(abs((first.ages[5].netPerInstall ?? 0) - 9.99 / 3) < 1e-12 && first.ages[5].activeSubscriptions == 1)
-    #expect(abs((first.ages[5].proceedsPerInstall ?? 0) - 9.99 * 0.7 / 3) < 1e-12)
+    #expect(first.ages[5].netPerInstall == 3.33 && first.ages[5].activeSubscriptions == 1)
+    // 9.99 × 0.7 / 3 = 2.331.
+    #expect(first.ages[5].proceedsPerInstall == 2.33)
     let second = report.cohorts[1]
     #expect(second.installs == 1 && second.ages.map(\.age) == [0, 1, 3, 7, 14])
     #expect(second.ages[1].payingShare == 1 && second.ages[1].netPerInstall == 59.99)

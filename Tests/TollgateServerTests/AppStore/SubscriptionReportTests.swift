@@ -61,20 +61,22 @@ struct SubscriptionReportTests {
     #expect(on(0).newTrials == 1 && on(0).activeTrials == 1 && on(0).activeSubscriptions == 0)
     #expect(on(2).newPaidSubscriptions == 1 && on(2).activeSubscriptions == 1 && on(2).gross == 9.99)
     #expect(on(3).activeSubscriptions == 2 && on(3).gross == 59.99)
-    #expect(abs((on(3).mrr ?? 0) - (9.99 + 4.999)) < 1e-9)
+    // 9.99 + 59.99 / 12 = 14.989 (exact), shown to the cent.
+    #expect(on(3).mrr == 14.99)
     #expect(on(5).refunds == 1 && on(5).refunded == 9.99 && on(5).net == -9.99)
     #expect(on(5).activeSubscriptions == 1 && on(5).expirations == 0)
     #expect(on(7).trialConversions == 1 && on(7).newPaidSubscriptions == 1 && on(7).activeTrials == 0)
-    #expect(on(7).activeSubscriptions == 2 && abs((on(7).mrr ?? 0) - (4.999 + 9.99)) < 1e-9)
+    #expect(on(7).activeSubscriptions == 2 && on(7).mrr == 14.99)
     #expect(on(10).newTrials == 1 && on(10).activeTrials == 1)
     #expect(on(17).activeTrials == 0 && on(17).trialConversions == 0)
-    #expect(on(37).renewals == 1 && on(37).gross == 9.99 && abs((on(37).proceeds ?? 0) - 9.99 * 0.7) < 1e-9)
+    // 9.99 × 0.7 = 6.993.
+    #expect(on(37).renewals == 1 && on(37).gross == 9.99 && on(37).proceeds == 6.99)
     #expect(on(67).expirations == 1 && on(67).activeSubscriptions == 1 && on(67).churnRate == 0.5)
-    #expect(on(67).gracePeriods == 1 && abs((on(67).mrr ?? 0) - 4.999) < 1e-9)
-    #expect(abs((on(67).arr ?? 0) - 4.999 * 12) < 1e-9)
+    #expect(on(67).gracePeriods == 1 && on(67).mrr == 5.00)
+    #expect(on(67).arr == 59.99, "12 × the exact MRR (4.999), then rounded: not 12 × 5.00")
     // Totals over the range: every paid transaction once.
-    let gross = report.periods.compactMap(\.gross).reduce(0, +)
-    #expect(abs(gross - (9.99 * 3 + 59.99)) < 1e-9)
+    let gross = report.periods.compactMap(\.gross?.amount).reduce(0, +)
+    #expect(gross == Decimal(string: "89.96"))
     // A range starting later opens with the stocks accumulated before it.
     for (from, filter) in [(8.0, ""), (40.0, ""), (40.0, "&product_id=pro_monthly")] {
       let later = try await harness.server.admin(
@@ -113,5 +115,34 @@ struct SubscriptionReportTests {
       let refused = try await server.admin("GET", "/v1/admin/stats/subscriptions?\(bad)")
       #expect(refused.status == 400 && refused.errorCode == "bad_parameter", "\(bad)")
     }
+  }
+
+  @Test("money is exact decimal rounded to the cent: three euro subscriptions at a 1.08 rate make an MRR of 32.37")
+  func exactMoney() throws {
+    let day = StatsDay.of(milliseconds: F.milliseconds(0))
+    var counters = SubscriptionCounters()
+    counters.active = 3
+    counters.newPaid = 3
+    counters.gross = 3 * 9_990
+    counters.mrr = 3 * 9_990
+    let report = SubscriptionReport.build(
+      days: day...day, by: .day, environment: "Production",
+      totals: [SubscriptionDayTotals(day: day, currency: "EUR", counters: counters)],
+      reporting: ReportingSettings(currency: "USD", rates: ["EUR": 1.08]))
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    let text = String(decoding: try encoder.encode(report), as: UTF8.self)
+    // 3 × 9.99 × 1.08 = 32.3676: as binary floating point 32.367599999999996.
+    #expect(text.contains(#""mrr":32.37"#) && text.contains(#""gross":32.37"#) && text.contains(#""arr":388.41"#))
+    #expect(text.contains(#""proceeds":22.66"#), "32.3676 × 0.7 = 22.65732")
+    #expect(text.range(of: #"\.\d{3,}"#, options: .regularExpression) == nil, "no amount beyond the cent: \(text)")
+    // Without a rate for the euro the money is absent, not 0.
+    let unconverted = SubscriptionReport.build(
+      days: day...day, by: .day, environment: "Production",
+      totals: [SubscriptionDayTotals(day: day, currency: "EUR", counters: counters)],
+      reporting: ReportingSettings(currency: "USD", rates: [:]))
+    #expect(unconverted.unconverted == ["EUR"])
+    #expect(unconverted.periods[0].mrr == nil && unconverted.periods[0].gross == nil)
+    #expect(unconverted.periods[0].activeSubscriptions == 3)
   }
 }

@@ -53,23 +53,26 @@ struct AppleAdsReportTests {
     #expect(row.campaignName == "Brand")
     let figures = try #require(row.spend)
     // 100 USD + 50 EUR × 1.2.
-    #expect(abs(figures.total! - 160) < 1e-9 && figures.byCurrency == ["USD": 100, "EUR": 50])
+    #expect(figures.total == 160 && figures.byCurrency == ["USD": 100, "EUR": 50])
     #expect(figures.appleInstalls == 20 && figures.installGap == 10)
-    #expect(abs(figures.cpi! - 8) < 1e-9 && abs(figures.cpiAttributed! - 16) < 1e-9)
+    #expect(figures.cpi == 8 && figures.cpiAttributed == 16)
     #expect(figures.trials == 1 && figures.payingUsers == 2)
     // Net to date 50 + 150 + 10 EUR × 1.2 = 212; proceeds after 30 %: 148.4.
-    #expect(abs(figures.netRevenue! - 212) < 1e-9 && abs(figures.proceeds! - 148.4) < 1e-9)
+    #expect(figures.netRevenue == 212 && figures.proceeds == 148.4)
     #expect(abs(figures.roas! - 212.0 / 160) < 1e-9)
     // Day 7 and 30: only day 60 is that old; its 100 USD against 50 and 200 of net.
-    #expect(abs(figures.roasDay7! - 0.5) < 1e-9 && abs(figures.proceedsDay7! - 35) < 1e-9)
-    #expect(abs(figures.roasDay30! - 2) < 1e-9 && abs(figures.proceedsDay30! - 140) < 1e-9)
+    #expect(abs(figures.roasDay7! - 0.5) < 1e-9 && figures.proceedsDay7 == 35)
+    #expect(abs(figures.roasDay30! - 2) < 1e-9 && figures.proceedsDay30 == 140)
     // Proceeds first cover spend at 30 days (35 < 100 at 7 and 14, 140 ≥ 100 at 30).
     #expect(figures.paybackDay == 30)
     #expect(figures.curve.first?.age == 0 && figures.curve.first?.spendPerInstall == 16)
     #expect(figures.curve.map(\.age) == [0, 1, 3, 7, 14, 30])
-    // A campaign whose only spend has no rate: shown per currency, nothing converted.
+    // A campaign whose only spend has no rate: shown per currency; the converted figures are
+    // absent, never 0 (a CPI of 0 reads as free installs).
     let other = try #require(report.rows.first { $0.campaignId == 2 }?.spend)
-    #expect(other.byCurrency == ["GBP": 9] && other.total == 0 && other.paybackDay == nil)
+    #expect(other.byCurrency == ["GBP": 9] && other.total == nil && other.paybackDay == nil)
+    #expect(other.cpi == nil && other.cpiAttributed == nil && other.roas == nil)
+    #expect(other.curve.allSatisfy { $0.spendPerInstall == nil })
   }
 
   @Test("by keyword, an ad group's spend beyond its keywords is search match (keyword 0)")

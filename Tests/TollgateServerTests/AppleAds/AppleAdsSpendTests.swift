@@ -439,22 +439,22 @@ struct AppleAdsSpendTests {
       let row = try #require(report.rows.first { $0.keywordId == figure.keywordId })
       #expect(row.keyword != nil && row.campaignName != nil && row.adGroupName != nil)
       let expected = truth.filter { $0.level == .keyword && $0.keywordId == figure.keywordId }
-      let spend = Double(expected.reduce(0) { $0 + $1.spend }) / 1000
-      #expect(abs((row.spend?.total ?? -1) - spend) < 0.0001)
+      let spend = expected.reduce(0) { $0 + $1.spend }
+      #expect(row.spend?.total == Money(thousandths: spend, currency: "USD"))
       let installs = expected.reduce(0) { $0 + $1.tapInstalls }
       #expect(row.spend?.appleInstalls == installs && row.spend?.installGap == installs)
-      #expect(abs((row.spend?.cpi ?? -1) - spend / Double(installs)) < 0.0001)
+      #expect(row.spend?.cpi == Money(Decimal(spend) / 1000 / Decimal(installs), currency: "USD"))
       #expect(row.spend?.roas == 0 && row.spend?.paybackDay == nil)
     }
     // Search match: the brand discovery ad group's spend has no keyword.
     let searchMatch = try #require(report.rows.first { $0.adGroupId == 542_370_601 && $0.keywordId == 0 })
     let expected = truth.filter { $0.level == .adGroup && $0.adGroupId == 542_370_601 }.reduce(0) { $0 + $1.spend }
-    #expect(abs((searchMatch.spend?.total ?? -1) - Double(expected) / 1000) < 0.0001)
+    #expect(searchMatch.spend?.total == Money(thousandths: expected, currency: "USD"))
     let byCampaign = try await harness.server.admin("GET", "/v1/admin/stats/apple-ads?by=campaign")
       .decode(AppleAdsReport.self)
-    let keywordSum = report.rows.compactMap { $0.spend?.total }.reduce(0, +)
-    let campaignSum = byCampaign.rows.compactMap { $0.spend?.total }.reduce(0, +)
-    #expect(abs(keywordSum - campaignSum) < 0.0001 && campaignSum > 0)
+    let keywordSum = report.rows.compactMap { $0.spend?.total?.amount }.reduce(0, +)
+    let campaignSum = byCampaign.rows.compactMap { $0.spend?.total?.amount }.reduce(0, +)
+    #expect(keywordSum == campaignSum && campaignSum > 0)
   }
 
   @Test("spend files: rows upserted by day and entity, twice the same file changes nothing, bad rows named")

@@ -65,13 +65,15 @@ function moneyList(byCurrency) {
   return codes.map((code) => money(amount(byCurrency[code]), code)).join(" + ");
 }
 
-// Revenue in the reporting currency when one is configured, else per currency.
+// Revenue in the reporting currency when it converts, else per currency (naming the currencies
+// without a rate: the server leaves a total it cannot make whole absent).
 function revenueText(row) {
-  if (row.reporting) {
-    const extra = row.reporting.unconverted.length ? " (+ " + row.reporting.unconverted.join(", ") + " unconverted)" : "";
-    return money(row.reporting.gross, row.reporting.currency) + extra;
+  if (row.reporting && row.reporting.gross !== undefined) return money(row.reporting.gross, row.reporting.currency);
+  const list = Object.keys(row.revenue || {}).length ? moneyList(row.revenue) : "—";
+  if (row.reporting && row.reporting.unconverted.length) {
+    return list + " (no " + row.reporting.currency + " rate for " + row.reporting.unconverted.join(", ") + ")";
   }
-  return Object.keys(row.revenue || {}).length ? moneyList(row.revenue) : "—";
+  return list;
 }
 
 function figure(label, value, note) {

@@ -17,7 +17,8 @@ async function businessCard() {
   store.addEventListener("change", () => { overviewState.environment = store.value; route(); });
   const currency = report.currency;
   const last = report.periods[report.periods.length - 1];
-  const net = report.periods.reduce((total, p) => total + (p.net || 0), 0);
+  // A period whose money could not be converted has no net: then the total is unknown too.
+  const net = report.periods.every((p) => p.net !== undefined) ? report.periods.reduce((total, p) => total + p.net, 0) : undefined;
   const amount = (value) => value === undefined || value === null || !currency ? "—" : money(value, currency);
   const any = report.periods.some((p) => p.active_subscriptions || p.active_trials || p.gross || p.refunded);
   const body = any ? chart("Net revenue, MRR, active subscriptions and trials", {
@@ -399,7 +400,7 @@ pages["apple-ads"] = async (view) => {
       }, 280));
   }
   const notes = [];
-  if (withSpend && report.unconverted.length) notes.push(el("p", { class: "hint" }, "No rate for " + report.unconverted.join(", ") + ": left out of converted figures."));
+  if (withSpend && report.unconverted.length) notes.push(el("p", { class: "hint" }, "No rate for " + report.unconverted.join(", ") + ": figures that would include them are not converted (shown as —)."));
   view.replaceChildren(el("h1", {}, "Apple Ads"),
     el("div", { class: "controls" }, el("label", { for: "apple-ads-by" }, "Group by"), by, el("label", { for: "apple-ads-sort" }, "Sort by"), sort,
       el("label", { for: "apple-ads-environment" }, "Store"), environment),
@@ -493,7 +494,7 @@ pages.subscriptions = async (view) => {
   view.replaceChildren(el("h1", {}, "Subscriptions"), controls,
     el("p", { class: "hint" }, report.environment + " store, " + report.from + " to " + report.to
       + ". Active figures and MRR are at the end of each period; the rest happened in it."
-      + (report.unconverted.length ? " Left out of the money (no rate configured): " + report.unconverted.join(", ") + "." : "")),
+      + (report.unconverted.length ? " No rate configured for " + report.unconverted.join(", ") + ": money that includes them is not converted (shown as —)." : "")),
     any ? el("section", { class: "card" }, el("h2", {}, "Active subscriptions, trials and MRR"), trend) : null,
     any ? el("div", { class: "controls" }, download) : null,
     any ? table("Subscriptions by " + report.by, subscriptionColumns.map(([, label, kind]) => [label, kind ? "num" : null]), rows,

@@ -20,7 +20,7 @@ public struct AppleAdsRow: Codable, Sendable, Hashable {
   public var purchasers: Int64
   public var conversionRate: Double?
   /// Gross revenue by currency, in its units.
-  public var revenue: [String: Double]
+  public var revenue: [String: Money]
   /// In the reporting currency, when one is configured.
   public var reporting: ConvertedMoney?
   /// Apple Ads' own figures and what the installs cost and returned (nil without imported spend).
@@ -41,12 +41,14 @@ public struct AppleAdsRow: Codable, Sendable, Hashable {
 
 /// A row's spend and return. Money is in the report's currency; `roas` is net revenue ÷ spend,
 /// payback compares proceeds (after Apple's commission) with spend. Figures "at day N" count
-/// only install days at least N days old, with those days' spend.
+/// only install days at least N days old, with those days' spend. A money figure that would
+/// sum an amount of a currency without a rate is absent (the report lists it in `unconverted`),
+/// and so is every ratio built on it: never a 0 that reads as free installs.
 public struct AppleAdsSpendFigures: Codable, Sendable, Hashable {
   /// Spend by currency, in its units, as Apple reported it.
-  public var byCurrency: [String: Double]
-  /// Spend in the report's currency; currencies without a rate are left out (the report lists them in `unconverted`).
-  public var total: Double?
+  public var byCurrency: [String: Money]
+  /// Spend in the report's currency.
+  public var total: Money?
   public var impressions: Int64
   public var taps: Int64
   /// Apple's tap-through installs: what AdServices attribution can match.
@@ -57,18 +59,18 @@ public struct AppleAdsSpendFigures: Codable, Sendable, Hashable {
   /// reached Tollgate with a token (not opened yet, ATT-independent losses, other devices).
   public var installGap: Int64
   /// Spend ÷ Apple's tap-through installs.
-  public var cpi: Double?
+  public var cpi: Money?
   /// Spend ÷ Tollgate's attributed installs.
-  public var cpiAttributed: Double?
+  public var cpiAttributed: Money?
   /// Of Tollgate's attributed installs (cohort figures to date).
   public var trials: Int64
   public var payingUsers: Int64
-  public var netRevenue: Double?
-  public var proceeds: Double?
-  public var netRevenueDay7: Double?
-  public var netRevenueDay30: Double?
-  public var proceedsDay7: Double?
-  public var proceedsDay30: Double?
+  public var netRevenue: Money?
+  public var proceeds: Money?
+  public var netRevenueDay7: Money?
+  public var netRevenueDay30: Money?
+  public var proceedsDay7: Money?
+  public var proceedsDay30: Money?
   public var roas: Double?
   public var roasDay7: Double?
   public var roasDay30: Double?
@@ -81,9 +83,9 @@ public struct AppleAdsSpendFigures: Codable, Sendable, Hashable {
   /// One age of the payback curve.
   public struct CurvePoint: Codable, Sendable, Hashable {
     public var age: Int64
-    public var proceedsPerInstall: Double?
+    public var proceedsPerInstall: Money?
     /// Spend per attributed install of the same install days.
-    public var spendPerInstall: Double?
+    public var spendPerInstall: Money?
 
     enum CodingKeys: String, CodingKey {
       case age
@@ -141,13 +143,10 @@ public struct AppleAdsReport: Codable, Sendable, Hashable {
     let currencies = Set(
       figures.map(\.currency).filter { !$0.isEmpty } + cohorts.map(\.currency).filter { !$0.isEmpty })
     let currency = reporting?.currency ?? (currencies.count == 1 ? currencies.first : nil)
+    let converter = CurrencyConverter(currency: currency, reporting: reporting)
     func rate(_ code: String) -> Double? {
       guard let currency else { return nil }
       return code == currency ? 1 : reporting?.rates[code]
-    }
-    func converted(_ amounts: [String: Int64]) -> Double? {
-      guard currency != nil else { return nil }
-      return amounts.reduce(0.0) { sum, entry in sum + Double(entry.value) / 1000 * (rate(entry.key) ?? 0) }
     }
     let nameOf = Dictionary(names.map { ("\($0.level.rawValue)/\($0.id)", $0.name) }) { _, latest in latest }
     // Cohort rows per report row: segment "c", "c/ag" or "c/ag/kw" of install days.
@@ -162,21 +161,23 @@ public struct AppleAdsReport: Codable, Sendable, Hashable {
     var rows: [SpendLedger.Key: AppleAdsRow] = [:]
     for counts in counts {
       let key = SpendLedger.Key(campaignId: counts.campaignId, adGroupId: counts.adGroupId, keywordId: counts.keywordId)
-      let revenue = counts.revenue.mapValues { Double($0) / 1000 }
+      let revenue = Dictionary(
+        uniqueKeysWithValues: counts.revenue.map { ($0.key, Money(thousandths: $0.value, currency: $0.key)) })
       rows[key] = AppleAdsRow(
         campaignId: counts.campaignId, adGroupId: counts.adGroupId, keywordId: counts.keywordId,
         installs: counts.installs, aaFlowInTime: counts.flowInTime,
         aaFlowInTimeShare: counts.installs > 0 ? Double(counts.flowInTime) / Double(counts.installs) : nil,
         purchasers: counts.purchasers,
         conversionRate: counts.installs > 0 ? Double(counts.purchasers) / Double(counts.installs) : nil,
-        revenue: revenue, reporting: reporting?.convert(gross: revenue, viewers: nil, purchasers: counts.purchasers))
+        revenue: revenue,
+        reporting: reporting?.convert(gross: counts.revenue, viewers: nil, purchasers: counts.purchasers))
     }
     for key in ledger.days.keys where rows[key] == nil {
       rows[key] = AppleAdsRow(
         campaignId: key.campaignId, adGroupId: key.adGroupId, keywordId: key.keywordId, installs: 0, aaFlowInTime: 0,
         purchasers: 0, revenue: [:])
     }
-    let firstRate = reporting?.smallBusiness == true ? 0.15 : 0.30
+    let firstRate: Decimal = reporting?.smallBusiness == true ? 0.15 : 0.30
     for (key, var row) in rows {
       row.campaignName = nameOf["campaign/\(key.campaignId)"]
       row.adGroupName = key.adGroupId.flatMap { nameOf["ad_group/\($0)"] }
@@ -184,7 +185,7 @@ public struct AppleAdsReport: Codable, Sendable, Hashable {
       if ledger.days[key] != nil {
         row.spend = spendFigures(
           ledger: ledger, key: key, installs: row.installs, cohorts: cohortRows[key] ?? [], today: today,
-          converted: converted, firstRate: firstRate, rate: rate)
+          converter: converter, firstRate: firstRate)
       }
       rows[key] = row
     }
@@ -199,58 +200,62 @@ public struct AppleAdsReport: Codable, Sendable, Hashable {
   /// Spend, Apple's counts, cohort money and their ratios for one row.
   static func spendFigures(
     ledger: SpendLedger, key: SpendLedger.Key, installs: Int64, cohorts: [CohortTotals], today: Int64,
-    converted: ([String: Int64]) -> Double?, firstRate: Double, rate: (String) -> Double?
+    converter: CurrencyConverter, firstRate: Decimal
   ) -> AppleAdsSpendFigures {
     let all = ledger.totals(key)
-    let spend = converted(all.spend)
+    let spend = converter.sum(all.spend)
     /// Net and proceeds of the install days `include` accepts, up to `age`.
-    func money(age: Int64, include: (Int64) -> Bool) -> (net: Double, proceeds: Double, installs: Int64) {
-      var net = 0.0
-      var late = 0.0
+    func money(age: Int64, include: (Int64) -> Bool) -> (net: Decimal?, proceeds: Decimal?, installs: Int64) {
+      var net: Decimal? = 0
+      var late: Decimal? = 0
       var installs: Int64 = 0
       for row in cohorts where include(row.start) {
         installs += row.counters.installs
-        guard row.age <= age, !row.currency.isEmpty, let rate = rate(row.currency) else { continue }
-        net += Double(row.counters.net) / 1000 * rate
-        late += Double(row.counters.netAfterFirstYear) / 1000 * rate
+        guard row.age <= age, !row.currency.isEmpty else { continue }
+        net = net.flatMap { sum in converter.units(row.counters.net, row.currency).map { sum + $0 } }
+        late = late.flatMap { sum in converter.units(row.counters.netAfterFirstYear, row.currency).map { sum + $0 } }
       }
-      return (net, CohortReport.proceeds(net: net, late: late, firstRate: firstRate), installs)
+      let proceeds = net.flatMap { net in late.map { CohortReport.proceeds(net: net, late: $0, firstRate: firstRate) } }
+      return (net, proceeds, installs)
     }
     let toDate = money(age: .max) { _ in true }
     var curve: [AppleAdsSpendFigures.CurvePoint] = []
     var payback: Int64?
-    var atAge: [Int64: (net: Double, proceeds: Double, spend: Double?)] = [:]
+    var atAge: [Int64: (net: Decimal?, proceeds: Decimal?, spend: Decimal?)] = [:]
     for age in CohortReport.ages {
       let matured: (Int64) -> Bool = { $0 + age <= today }
       guard ledger.days[key]?.keys.contains(where: matured) == true || cohorts.contains(where: { matured($0.start) })
       else { break }
       let figures = money(age: age, include: matured)
-      let spendMatured = converted(ledger.totals(key, include: matured).spend)
+      let spendMatured = converter.sum(ledger.totals(key, include: matured).spend)
       atAge[age] = (figures.net, figures.proceeds, spendMatured)
       // Install days without spend (before the import's first day) say nothing of payback.
       guard spendMatured.map({ $0 > 0 }) ?? true else { continue }
       curve.append(
         .init(
-          age: age, proceedsPerInstall: figures.installs > 0 ? figures.proceeds / Double(figures.installs) : nil,
-          spendPerInstall: figures.installs > 0 ? spendMatured.map { $0 / Double(figures.installs) } : nil))
-      if payback == nil, let spendMatured, spendMatured > 0, figures.proceeds >= spendMatured { payback = age }
+          age: age, proceedsPerInstall: converter.money(figures.proceeds?.per(figures.installs)),
+          spendPerInstall: converter.money(spendMatured?.per(figures.installs))))
+      if payback == nil, let spendMatured, spendMatured > 0, let proceeds = figures.proceeds, proceeds >= spendMatured {
+        payback = age
+      }
     }
-    func ratio(_ value: Double?, _ over: Double?) -> Double? {
+    func ratio(_ value: Decimal?, _ over: Decimal?) -> Double? {
       guard let value, let over, over > 0 else { return nil }
-      return value / over
+      return (value / over).doubleValue
     }
-    let priced = spend != nil
     return AppleAdsSpendFigures(
-      byCurrency: all.spend.mapValues { Double($0) / 1000 }, total: spend, impressions: all.impressions,
-      taps: all.taps, appleInstalls: all.tapInstalls, appleTotalInstalls: all.totalInstalls,
-      installGap: all.tapInstalls - installs, cpi: ratio(spend, Double(all.tapInstalls)),
-      cpiAttributed: ratio(spend, Double(installs)),
+      byCurrency: Dictionary(
+        uniqueKeysWithValues: all.spend.map { ($0.key, Money(thousandths: $0.value, currency: $0.key)) }),
+      total: converter.money(spend), impressions: all.impressions, taps: all.taps, appleInstalls: all.tapInstalls,
+      appleTotalInstalls: all.totalInstalls, installGap: all.tapInstalls - installs,
+      cpi: converter.money(spend?.per(all.tapInstalls)), cpiAttributed: converter.money(spend?.per(installs)),
       trials: cohorts.reduce(0) { $0 + $1.counters.trials }, payingUsers: cohorts.reduce(0) { $0 + $1.counters.payers },
-      netRevenue: priced ? toDate.net : nil, proceeds: priced ? toDate.proceeds : nil,
-      netRevenueDay7: atAge[7]?.net, netRevenueDay30: atAge[30]?.net, proceedsDay7: atAge[7]?.proceeds,
-      proceedsDay30: atAge[30]?.proceeds, roas: ratio(toDate.net, spend),
-      roasDay7: ratio(atAge[7]?.net, atAge[7]?.spend ?? nil),
-      roasDay30: ratio(atAge[30]?.net, atAge[30]?.spend ?? nil), paybackDay: payback, curve: curve)
+      netRevenue: converter.money(toDate.net), proceeds: converter.money(toDate.proceeds),
+      netRevenueDay7: converter.money(atAge[7]?.net ?? nil), netRevenueDay30: converter.money(atAge[30]?.net ?? nil),
+      proceedsDay7: converter.money(atAge[7]?.proceeds ?? nil),
+      proceedsDay30: converter.money(atAge[30]?.proceeds ?? nil), roas: ratio(toDate.net, spend),
+      roasDay7: ratio(atAge[7]?.net ?? nil, atAge[7]?.spend ?? nil),
+      roasDay30: ratio(atAge[30]?.net ?? nil, atAge[30]?.spend ?? nil), paybackDay: payback, curve: curve)
   }
 }
 

@@ -9,10 +9,11 @@ public struct CohortAgeFigures: Codable, Sendable, Hashable {
   public var trials: Int64
   /// Paid subscriptions of the cohort active at this age.
   public var activeSubscriptions: Int64
-  /// Net revenue (paid − refunded) by this age / installs: LTV to this age.
-  public var netPerInstall: Double?
+  /// Net revenue (paid − refunded) by this age / installs: LTV to this age (absent without a
+  /// report currency, or when an amount it would sum has no rate).
+  public var netPerInstall: Money?
   /// The same after the App Store's commission.
-  public var proceedsPerInstall: Double?
+  public var proceedsPerInstall: Money?
 
   enum CodingKeys: String, CodingKey {
     case age, trials
@@ -127,11 +128,8 @@ public struct CohortReport: Codable, Sendable, Hashable {
   ) -> CohortReport {
     let currencies = Set(rows.map(\.currency).filter { !$0.isEmpty })
     let currency = reporting?.currency ?? (currencies.count <= 1 ? currencies.first : nil)
-    func rate(_ code: String) -> Double? {
-      guard let currency else { return nil }
-      return code == currency ? 1 : reporting?.rates[code]
-    }
-    let firstRate = reporting?.smallBusiness == true ? 0.15 : 0.30
+    let converter = CurrencyConverter(currency: currency, reporting: reporting)
+    let firstRate: Decimal = reporting?.smallBusiness == true ? 0.15 : 0.30
     struct Key: Hashable {
       var start: Int64
       var segment: String
@@ -149,21 +147,20 @@ public struct CohortReport: Codable, Sendable, Hashable {
       var figures: [CohortAgeFigures] = []
       for age in reached(by: end, today: today) {
         var counts = CohortCounters()
-        var net = 0.0
-        var late = 0.0
+        var net: Decimal? = 0
+        var late: Decimal? = 0
         for row in members where row.age <= age {
           counts = counts + row.counters
-          if let rate = rate(row.currency), !row.currency.isEmpty {
-            net += Double(row.counters.net) / 1000 * rate
-            late += Double(row.counters.netAfterFirstYear) / 1000 * rate
-          }
+          guard !row.currency.isEmpty else { continue }
+          net = net.flatMap { sum in converter.units(row.counters.net, row.currency).map { sum + $0 } }
+          late = late.flatMap { sum in converter.units(row.counters.netAfterFirstYear, row.currency).map { sum + $0 } }
         }
-        let priced = currency != nil
         figures.append(
           CohortAgeFigures(
             age: age, payingShare: Double(counts.payers) / Double(installs), trials: counts.trials,
-            activeSubscriptions: counts.active, netPerInstall: priced ? net / Double(installs) : nil,
-            proceedsPerInstall: priced ? proceeds(net: net, late: late, firstRate: firstRate) / Double(installs) : nil))
+            activeSubscriptions: counts.active, netPerInstall: converter.money(net?.per(installs)),
+            proceedsPerInstall: converter.money(
+              net.flatMap { net in late.map { proceeds(net: net, late: $0, firstRate: firstRate) } }?.per(installs))))
       }
       cohorts.append(
         Cohort(
@@ -173,12 +170,12 @@ public struct CohortReport: Codable, Sendable, Hashable {
     return CohortReport(
       from: PlacementReport.isoDay(installDays.lowerBound), to: PlacementReport.isoDay(installDays.upperBound),
       by: grouping.rawValue, segment: segment.rawValue, environment: environment, currency: currency,
-      unconverted: currencies.filter { rate($0) == nil }.sorted(), cohorts: cohorts)
+      unconverted: currencies.filter { converter.rate($0) == nil }.sorted(), cohorts: cohorts)
   }
 
   /// What the developer keeps of `net`: Apple's commission is `firstRate` (30 % or 15 %) on
   /// money in a subscriber's first paid year, 15 % on `late`, the money after it.
-  static func proceeds(net: Double, late: Double, firstRate: Double) -> Double {
+  static func proceeds(net: Decimal, late: Decimal, firstRate: Decimal) -> Decimal {
     (net - late) * (1 - firstRate) + late * 0.85
   }
 

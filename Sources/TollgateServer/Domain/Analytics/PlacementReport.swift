@@ -20,38 +20,43 @@ public struct ReportingSettings: Sendable, Hashable {
   /// The rate for a currency (1 for the reporting currency itself); nil when unknown.
   func rate(_ code: String) -> Double? { code == currency ? 1 : rates[code] }
 
-  /// Gross and refunded amounts (by currency, in units) in the reporting currency; currencies
-  /// without a rate are left out and named.
+  /// Gross and refunded amounts (by currency, in milliunits) in the reporting currency, exactly;
+  /// currencies without a rate are named, and the figures they would be part of are absent.
   func convert(
-    gross byCurrency: [String: Double], refunded: [String: Double] = [:], viewers: Int64?, purchasers: Int64
+    gross byCurrency: [String: Int64], refunded: [String: Int64] = [:], viewers: Int64?, purchasers: Int64
   ) -> ConvertedMoney {
-    var gross = 0.0
-    var refundedTotal = 0.0
-    var unconverted: [String] = []
-    for (code, amount) in byCurrency.sorted(by: { $0.key < $1.key }) {
-      guard let rate = rate(code) else {
-        unconverted.append(code)
-        continue
-      }
-      gross += amount * rate
-      refundedTotal += (refunded[code] ?? 0) * rate
-    }
+    let converter = CurrencyConverter(currency: currency, reporting: self)
+    let gross = converter.sum(byCurrency)
     return ConvertedMoney(
-      currency: currency, gross: gross, refunded: refundedTotal,
-      perThousandViewers: viewers.flatMap { $0 > 0 ? gross * 1000 / Double($0) : nil },
-      arppu: purchasers > 0 ? gross / Double(purchasers) : nil, unconverted: unconverted)
+      currency: currency, gross: converter.money(gross), refunded: converter.money(converter.sum(refunded)),
+      perThousandViewers: converter.money(gross.flatMap { gross in viewers.flatMap { (gross * 1000).per($0) } }),
+      arppu: converter.money(gross?.per(purchasers)),
+      unconverted: Set(byCurrency.keys).union(refunded.keys).filter { converter.rate($0) == nil }.sorted())
   }
 }
 
 /// Money figures of one currency, in its units (Apple's milliunits / 1000).
 public struct MoneyReport: Codable, Sendable, Hashable {
-  public var gross: Double
-  public var refunded: Double
+  public var gross: Money
+  public var refunded: Money
   public var transactions: Int64
   /// Gross revenue per 1 000 unique viewers.
-  public var perThousandViewers: Double?
+  public var perThousandViewers: Money?
   /// Gross revenue per paying user.
-  public var arppu: Double?
+  public var arppu: Money?
+
+  /// One currency's milliunits as shown.
+  public init(
+    currency: String, gross: Int64, refunded: Int64, transactions: Int64, viewers: Int64? = nil,
+    purchasers: Int64 = 0
+  ) {
+    self.gross = Money(thousandths: gross, currency: currency)
+    self.refunded = Money(thousandths: refunded, currency: currency)
+    self.transactions = transactions
+    let units = Decimal(gross) / 1000
+    perThousandViewers = viewers.flatMap { (units * 1000).per($0) }.map { Money($0, currency: currency) }
+    arppu = units.per(purchasers).map { Money($0, currency: currency) }
+  }
 
   enum CodingKeys: String, CodingKey {
     case gross, refunded, transactions, arppu
@@ -62,11 +67,12 @@ public struct MoneyReport: Codable, Sendable, Hashable {
 /// The revenue of a row converted into the reporting currency.
 public struct ConvertedMoney: Codable, Sendable, Hashable {
   public var currency: String
-  public var gross: Double
-  public var refunded: Double
-  public var perThousandViewers: Double?
-  public var arppu: Double?
-  /// Currencies without a rate in the configuration: left out of these figures.
+  /// Absent when an amount of a currency without a rate would be part of it.
+  public var gross: Money?
+  public var refunded: Money?
+  public var perThousandViewers: Money?
+  public var arppu: Money?
+  /// Currencies without a rate in the configuration.
   public var unconverted: [String]
 
   enum CodingKeys: String, CodingKey {
@@ -98,10 +104,11 @@ public struct VariationReport: Codable, Sendable, Hashable {
   /// Viewers who paid money (trials excluded) credited to this variation, whose first payment
   /// falls in the range.
   public var payingViewers: Int64
-  /// What those paying viewers paid to date, net of refunds, in the revenue currency.
-  public var netRevenue: Double?
+  /// What those paying viewers paid to date, net of refunds, in the revenue currency (absent
+  /// when an amount of a currency without a rate would be part of it).
+  public var netRevenue: Money?
   /// Net revenue per unique viewer (ARPU), in the revenue currency.
-  public var revenuePerViewer: Double?
+  public var revenuePerViewer: Money?
   /// Its 95 % credible interval (revenue model; experiments with enough data).
   public var revenuePerViewerInterval: [Double]?
   /// The probability that this variation earns the most per viewer (experiments with enough data).
@@ -302,23 +309,17 @@ public struct PlacementReport: Codable, Sendable, Hashable {
     let viewers = counts.viewers
     var revenue: [String: MoneyReport] = [:]
     for (currency, money) in counts.revenue {
-      let gross = Double(money.gross) / 1000
       revenue[currency] = MoneyReport(
-        gross: gross, refunded: Double(money.refunded) / 1000, transactions: money.transactions,
-        perThousandViewers: viewers > 0 ? gross * 1000 / Double(viewers) : nil,
-        arppu: counts.purchasers > 0 ? gross / Double(counts.purchasers) : nil)
+        currency: currency, gross: money.gross, refunded: money.refunded, transactions: money.transactions,
+        viewers: viewers, purchasers: counts.purchasers)
     }
     let converted = reporting?.convert(
-      gross: revenue.mapValues(\.gross), refunded: revenue.mapValues(\.refunded), viewers: viewers,
+      gross: counts.revenue.mapValues(\.gross), refunded: counts.revenue.mapValues(\.refunded), viewers: viewers,
       purchasers: counts.purchasers)
     let interval =
       viewers > 0 ? ConversionStatistics.credibleInterval(viewers: viewers, purchasers: counts.purchasers) : nil
-    let net = revenueCurrency.map { currency in
-      counts.payers.reduce(0.0) { total, entry in
-        guard let rate = entry.key == currency ? 1 : reporting?.rate(entry.key) else { return total }
-        return total + Double(entry.value.net) / 1000 * rate
-      }
-    }
+    let converter = CurrencyConverter(currency: revenueCurrency, reporting: reporting)
+    let net = converter.sum(counts.payers.mapValues(\.net))
     return VariationReport(
       variationId: counts.variationId,
       flowId: String(counts.variationId.split(separator: ":").last ?? ""), uniqueViewers: viewers,
@@ -326,8 +327,8 @@ public struct PlacementReport: Codable, Sendable, Hashable {
       conversionRate: viewers > 0 ? Double(counts.purchasers) / Double(viewers) : nil,
       conversionInterval: interval.map { [$0.lower, $0.upper] }, probabilityToBeBest: nil, trialsStarted: counts.trials,
       trialToPaid: counts.trialConversions, refunds: counts.refunds, revenue: revenue, reporting: converted,
-      payingViewers: counts.payers.values.reduce(0) { $0 + $1.payers }, netRevenue: net,
-      revenuePerViewer: net.flatMap { viewers > 0 ? $0 / Double(viewers) : nil })
+      payingViewers: counts.payers.values.reduce(0) { $0 + $1.payers }, netRevenue: converter.money(net),
+      revenuePerViewer: converter.money(net?.per(viewers)))
   }
 
   static func isoDay(_ day: Int64) -> String {

@@ -20,16 +20,17 @@ public struct SubscriptionPeriod: Codable, Sendable, Hashable {
   public var billingRetries: Int64
   public var gracePeriods: Int64
   public var refunds: Int64
-  public var gross: Double?
-  public var refunded: Double?
+  /// Money is absent without a report currency, or when an amount it would sum has no rate.
+  public var gross: Money?
+  public var refunded: Money?
   /// Gross − refunded.
-  public var net: Double?
+  public var net: Money?
   /// Net after the App Store's commission (taxes not deducted).
-  public var proceeds: Double?
+  public var proceeds: Money?
   /// Monthly recurring revenue of the active paid subscriptions.
-  public var mrr: Double?
+  public var mrr: Money?
   /// 12 × MRR.
-  public var arr: Double?
+  public var arr: Money?
 
   enum CodingKeys: String, CodingKey {
     case start, end, renewals, expirations, refunds, gross, refunded, net, proceeds, mrr, arr
@@ -53,7 +54,8 @@ public struct SubscriptionReport: Codable, Sendable, Hashable {
   public var environment: String
   /// The currency of every amount (nil when payers paid in several and none is configured).
   public var currency: String?
-  /// Currencies without a rate: their money is left out (their counts are in).
+  /// Currencies without a rate: money figures that would sum their amounts are absent (their
+  /// counts are in).
   public var unconverted: [String]
   public var periods: [SubscriptionPeriod]
 
@@ -105,32 +107,42 @@ public struct SubscriptionReport: Codable, Sendable, Hashable {
   ) -> SubscriptionReport {
     let currencies = Set(totals.map(\.currency))
     let currency = reporting?.currency ?? (currencies.count == 1 ? currencies.first : nil)
-    func rate(_ code: String) -> Double? {
-      guard let currency else { return nil }
-      return code == currency ? 1 : reporting?.rates[code]
+    let converter = CurrencyConverter(currency: currency, reporting: reporting)
+    let unconverted = currencies.filter { converter.rate($0) == nil }.sorted()
+    /// A day's money in the report's currency: gross, refunded, both after the first paid year,
+    /// MRR's change; `unpriced` when a flow had an amount without a rate, `unpricedMRR` the MRR
+    /// changes of currencies without one (a stock: absent while any is nonzero).
+    struct DayMoney {
+      var counts = SubscriptionCounters()
+      var money = [Decimal](repeating: 0, count: 5)
+      var unpriced = false
+      var unpricedMRR: [String: Int64] = [:]
     }
-    let unconverted = currencies.filter { rate($0) == nil }.sorted()
-    // Money per day in the report's currency (milliunits → units), counts as they are.
-    var byDay: [Int64: (counts: SubscriptionCounters, money: [Double])] = [:]
+    var byDay: [Int64: DayMoney] = [:]
     for total in totals {
-      var entry = byDay[total.day] ?? (SubscriptionCounters(), Array(repeating: 0, count: 6))
+      var entry = byDay[total.day] ?? DayMoney()
       entry.counts = entry.counts + total.counters
-      if let rate = rate(total.currency) {
-        let c = total.counters
-        let amounts = [c.gross, c.refunded, c.grossAfterFirstYear, c.refundedAfterFirstYear, c.mrr, 0]
-        for index in 0..<5 { entry.money[index] += Double(amounts[index]) / 1000 * rate }
+      let c = total.counters
+      let amounts = [c.gross, c.refunded, c.grossAfterFirstYear, c.refundedAfterFirstYear, c.mrr]
+      if converter.rate(total.currency) != nil {
+        for index in 0..<5 { entry.money[index] += converter.units(amounts[index], total.currency) ?? 0 }
+      } else {
+        entry.unpriced = entry.unpriced || amounts[0..<4].contains { $0 != 0 }
+        entry.unpricedMRR[total.currency, default: 0] += c.mrr
       }
       byDay[total.day] = entry
     }
-    let firstRate = reporting?.smallBusiness == true ? 0.15 : 0.30
+    let firstRate: Decimal = reporting?.smallBusiness == true ? 0.15 : 0.30
     // Stocks before the range.
     var active: Int64 = 0
     var trials: Int64 = 0
-    var mrr = 0.0
+    var mrr: Decimal = 0
+    var unpricedMRR: [String: Int64] = [:]
     for (day, entry) in byDay where day < days.lowerBound {
       active += entry.counts.active
       trials += entry.counts.trials
       mrr += entry.money[4]
+      unpricedMRR.merge(entry.unpricedMRR, uniquingKeysWith: +)
     }
     var periods: [SubscriptionPeriod] = []
     var day = days.lowerBound
@@ -138,18 +150,23 @@ public struct SubscriptionReport: Codable, Sendable, Hashable {
       let end = min(periodEnd(day, grouping), days.upperBound)
       let activeAtStart = active
       var flows = SubscriptionCounters()
-      var money = [Double](repeating: 0, count: 6)
+      var money = [Decimal](repeating: 0, count: 5)
+      var unpriced = false
       for current in day...end {
         guard let entry = byDay[current] else { continue }
         flows = flows + entry.counts
         for index in 0..<5 { money[index] += entry.money[index] }
+        unpriced = unpriced || entry.unpriced
+        unpricedMRR.merge(entry.unpricedMRR, uniquingKeysWith: +)
       }
       active += flows.active
       trials += flows.trials
       mrr += money[4]
       let net = money[0] - money[1]
       let afterFirstYear = money[2] - money[3]
-      let priced = currency != nil
+      let flowsPriced = !unpriced
+      let stockPriced = unpricedMRR.values.allSatisfy { $0 == 0 }
+      func shown(_ value: Decimal, _ priced: Bool) -> Money? { priced ? converter.money(value) : nil }
       periods.append(
         SubscriptionPeriod(
           start: PlacementReport.isoDay(day), end: PlacementReport.isoDay(end), activeSubscriptions: active,
@@ -157,9 +174,9 @@ public struct SubscriptionReport: Codable, Sendable, Hashable {
           newPaidSubscriptions: flows.newPaid, renewals: flows.renewals, expirations: flows.expirations,
           churnRate: activeAtStart > 0 ? Double(flows.expirations) / Double(activeAtStart) : nil,
           billingRetries: flows.billingRetries, gracePeriods: flows.gracePeriods, refunds: flows.refunds,
-          gross: priced ? money[0] : nil, refunded: priced ? money[1] : nil, net: priced ? net : nil,
-          proceeds: priced ? (net - afterFirstYear) * (1 - firstRate) + afterFirstYear * 0.85 : nil,
-          mrr: priced ? mrr : nil, arr: priced ? mrr * 12 : nil))
+          gross: shown(money[0], flowsPriced), refunded: shown(money[1], flowsPriced), net: shown(net, flowsPriced),
+          proceeds: shown((net - afterFirstYear) * (1 - firstRate) + afterFirstYear * 0.85, flowsPriced),
+          mrr: shown(mrr, stockPriced), arr: shown(mrr * 12, stockPriced)))
       day = end + 1
     }
     return SubscriptionReport(

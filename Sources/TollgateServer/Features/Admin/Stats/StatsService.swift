@@ -80,9 +80,10 @@ final class StatsService: Sendable {
     return try periods.map { name, length in
       let days = (today - length + 1)...today
       let totals = try store.revenueTotals(appId: appId, days: days)
-      let revenue = totals.mapValues {
-        MoneyReport(
-          gross: Double($0.gross) / 1000, refunded: Double($0.refunded) / 1000, transactions: $0.transactions)
+      var revenue: [String: MoneyReport] = [:]
+      for (currency, total) in totals {
+        revenue[currency] = MoneyReport(
+          currency: currency, gross: total.gross, refunded: total.refunded, transactions: total.transactions)
       }
       let transactions = totals.values.reduce(0) { $0 + $1.transactions }
       return RevenuePeriod(
@@ -90,7 +91,7 @@ final class StatsService: Sendable {
         transactions: transactions, revenue: revenue,
         // Purchasers are not counted per period: no ARPPU here.
         reporting: reporting?.convert(
-          gross: revenue.mapValues(\.gross), refunded: revenue.mapValues(\.refunded), viewers: nil, purchasers: 0))
+          gross: totals.mapValues(\.gross), refunded: totals.mapValues(\.refunded), viewers: nil, purchasers: 0))
     }
   }
 }
