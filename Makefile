@@ -4,18 +4,21 @@ PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libpq-dev pos
 # For the console test only.
 TEST_PACKAGES := chromium chromium-driver
 PORT ?= 8080
+# A target that imports another it does not declare fails the build: the server's layers
+# (docs/ARCHITECTURE.md) are kept by the compiler.
+LAYERS := --explicit-target-dependency-import-check error
 HOST ?= 127.0.0.1
 
 # Linking the Swift runtime statically also links Foundation's libcurl (it stays shared).
 PACKAGE_PACKAGES := libcurl4-openssl-dev binutils adduser curl procps
 
-.PHONY: deps build run test contract package package-test apple-check apple-check-proof bench bench-scale demo cli-doc format lint clean
+.PHONY: deps build run test contract package package-test apple-check apple-check-proof layers-proof bench bench-scale demo cli-doc format lint clean
 
 deps:
 	@bash scripts/ensure-packages.sh $(PACKAGES)
 
 build: deps
-	$(SWIFT) build -c release --product tollgate
+	$(SWIFT) build $(LAYERS) -c release --product tollgate
 
 run: build
 	.build/release/tollgate serve --host $(HOST) --port $(PORT) --sample-config examples/sample-config.json
@@ -26,9 +29,10 @@ run: build
 # in .build/dashboard-venv), with screenshots in .build/dashboard-screenshots/.
 test: deps apple-check
 	@bash scripts/ensure-packages.sh $(TEST_PACKAGES)
-	$(SWIFT) build --build-tests
-	$(SWIFT) build --product tollgate
-	$(SWIFT) build --product tollgate-dev
+	$(SWIFT) build $(LAYERS) --build-tests
+	$(SWIFT) build $(LAYERS) --product tollgate
+	$(SWIFT) build $(LAYERS) --product tollgate-dev
+	SWIFT=$(SWIFT) bash scripts/layers-proof.sh
 	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
 	bash scripts/contract.sh .build/debug/tollgate
 	bash scripts/dashboard-test.sh .build/debug/tollgate
@@ -50,6 +54,10 @@ package-test: package
 contract: deps
 	$(SWIFT) build --product tollgate
 	bash scripts/contract.sh .build/debug/tollgate
+
+# Shows the layers have teeth: an upward import planted in each lower target fails the build.
+layers-proof:
+	SWIFT=$(SWIFT) bash scripts/layers-proof.sh
 
 # The Apple-only glue and the seed pages' Apple-only samples, type-checked against interface
 # stubs of AdServices, StoreKit, SwiftUI and UIKit (Tests/AppleGlueCheck).

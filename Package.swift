@@ -34,9 +34,25 @@ let package = Package(
       providers: [.apt(["libssl-dev"])]
     ),
     .target(name: "TollgateAPI"),
+    // The server in layers the compiler keeps (a reference upward does not build):
+    // Support ← Domain ← Persistence ← Server, Support ← HTTP ← Server.
+    // What every layer shares: errors in the API's terms, logging, time, crypto primitives.
+    .target(name: "TollgateSupport", dependencies: ["TollgateAPI", "COpenSSL"]),
+    // Pure rules and values: no I/O, no SQL, no HTTP.
+    .target(name: "TollgateDomain", dependencies: ["TollgateAPI", "TollgateSupport", "COpenSSL"]),
+    // SQL, records, repositories, the profile cache.
+    .target(
+      name: "TollgatePersistence",
+      dependencies: ["TollgateAPI", "TollgateSupport", "TollgateDomain", "CSQLite", "CLibPQ"]
+    ),
+    // libmicrohttpd, requests and responses, the router and middleware: knows no feature.
+    .target(name: "TollgateHTTP", dependencies: ["TollgateAPI", "TollgateSupport", "CMicroHTTPD"]),
+    // Features (controllers, services, workers) and the composition root.
     .target(
       name: "TollgateServer",
-      dependencies: ["TollgateAPI", "CMicroHTTPD", "CSQLite", "COpenSSL", "CLibPQ"],
+      dependencies: [
+        "TollgateAPI", "TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP", "COpenSSL",
+      ],
       // The console's files, compiled into the binary as byte arrays (`PackageResources`).
       resources: [
         "index.html", "app.css", "core.js", "paywall.js", "reports.js", "admin.js", "builder.js",
@@ -47,19 +63,43 @@ let package = Package(
     ),
     .target(name: "Adapty", dependencies: ["TollgateAPI"]),
     // What both command-line tools share: options, failures, signals, report tables.
-    .target(name: "TollgateCommandLine", dependencies: ["TollgateServer"]),
+    .target(
+      name: "TollgateCommandLine",
+      dependencies: ["TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP", "TollgateServer"]),
     // Stand-ins for Apple (attribution API, StoreKit's signing chain): tests, bench and
     // tollgate-dev only. The shipped tollgate links none of it.
-    .target(name: "TollgateDevTools", dependencies: ["TollgateServer", "TollgateAPI", "COpenSSL"]),
-    .executableTarget(name: "tollgate", dependencies: ["TollgateServer", "TollgateCommandLine"]),
+    .target(
+      name: "TollgateDevTools",
+      dependencies: [
+        "TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP", "TollgateServer", "TollgateAPI",
+        "COpenSSL",
+      ]),
     .executableTarget(
-      name: "tollgate-dev", dependencies: ["TollgateServer", "TollgateDevTools", "TollgateCommandLine", "Adapty"]),
+      name: "tollgate",
+      dependencies: [
+        "TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP", "TollgateServer",
+        "TollgateCommandLine",
+      ]),
     .executableTarget(
-      name: "tollgate-bench", dependencies: ["TollgateServer", "TollgateDevTools", "Adapty", "TollgateAPI"],
+      name: "tollgate-dev",
+      dependencies: [
+        "TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP", "TollgateServer",
+        "TollgateDevTools", "TollgateCommandLine", "Adapty",
+      ]),
+    .executableTarget(
+      name: "tollgate-bench",
+      dependencies: [
+        "TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP", "TollgateServer",
+        "TollgateDevTools", "Adapty", "TollgateAPI",
+      ],
       path: "Benchmarks/TollgateBench"),
     // Helpers shared by the test targets (child processes, ports); not a product.
     .target(
-      name: "TollgateTestSupport", dependencies: ["Adapty", "TollgateServer", "TollgateDevTools"],
+      name: "TollgateTestSupport",
+      dependencies: [
+        "Adapty", "TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP", "TollgateServer",
+        "TollgateDevTools",
+      ],
       path: "Tests/TollgateTestSupport"),
     // An app that buys and is killed before the server's answer arrives (the SIGKILL test).
     .executableTarget(
@@ -68,10 +108,16 @@ let package = Package(
     .testTarget(name: "AdaptyTests", dependencies: ["Adapty", "TollgateAPI"]),
     .testTarget(
       name: "EndToEndTests",
-      dependencies: ["Adapty", "TollgateAPI", "TollgateServer", "TollgateDevTools", "TollgateTestSupport"]),
+      dependencies: [
+        "Adapty", "TollgateAPI", "TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP",
+        "TollgateServer", "TollgateDevTools", "TollgateTestSupport",
+      ]),
     .testTarget(
       name: "TollgateServerTests",
-      dependencies: ["TollgateServer", "TollgateAPI", "TollgateDevTools", "TollgateTestSupport"],
+      dependencies: [
+        "TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP", "TollgateServer", "TollgateAPI",
+        "TollgateDevTools", "TollgateTestSupport",
+      ],
       exclude: ["Golden/api-sequence.golden"]
     ),
   ],

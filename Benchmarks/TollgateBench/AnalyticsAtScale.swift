@@ -1,6 +1,10 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// The revenue reports at an app's scale: `profiles` installs over the last two years (a fifth
 /// from Apple Ads: 10 campaigns × 5 ad groups × 20 keywords; six storefronts), each shown one of

@@ -3,7 +3,11 @@ import Foundation
 import Synchronization
 import TollgateAPI
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

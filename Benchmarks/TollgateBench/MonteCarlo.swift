@@ -1,5 +1,9 @@
 import Foundation
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// The revenue model's Monte Carlo step alone: `RevenueStatistics.compare` for 4 variations
 /// (65 536 draws each), timed over 30 runs.

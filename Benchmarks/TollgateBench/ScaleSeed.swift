@@ -1,7 +1,11 @@
 import Foundation
 import TollgateAPI
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// `make bench-scale`'s data set: an app with `profiles` profiles on PostgreSQL, loaded with
 /// `COPY … FROM STDIN` through `psql` (rows rendered by the store's own `BulkRows`): installs

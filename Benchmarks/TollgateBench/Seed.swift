@@ -1,6 +1,10 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// Creates the benchmark app: 10 placements × 5 audiences (rules on attribution, country,
 /// app version and custom attributes) with A/B tests, and `profiles` profiles with varied

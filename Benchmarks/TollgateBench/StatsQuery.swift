@@ -1,6 +1,10 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// The stats routes' work (rollup query and report) over a placement with `impressions`
 /// flow_shown events and `purchases` purchases, seeded through the store's own recording

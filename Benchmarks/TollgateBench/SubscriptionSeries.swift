@@ -1,6 +1,10 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// The subscription report's work (rollup query and report) over `subscriptions` monthly
 /// subscriptions started across the last two years, each renewed month after month until it

@@ -1,5 +1,9 @@
 import Foundation
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// Reports as text: the tables and CSV `tollgate report` prints, and the demo too.
 public enum ReportTables {

@@ -1,5 +1,9 @@
 import Foundation
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// How both command-line tools run a command: `--help` prints the usage, `help` or no command
 /// too; an unknown command is a usage error; a failure goes to standard error as

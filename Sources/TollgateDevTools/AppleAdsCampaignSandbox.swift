@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// A local stand-in for Apple Ads' Campaign Management API (v5 reports) and Apple's OAuth
 /// token endpoint, for tests, the demo and benchmarks — never for production.

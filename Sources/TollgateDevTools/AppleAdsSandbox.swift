@@ -2,7 +2,11 @@ import Dispatch
 import Foundation
 import Synchronization
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// A local stand-in for Apple's attribution API, for tests, the demo and benchmarks — never
 /// for production. It speaks Apple's protocol (`POST` a raw token as `text/plain`; 200 with

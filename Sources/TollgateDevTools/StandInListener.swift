@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// The HTTP side of a stand-in: a small libmicrohttpd server on loopback (or `host`) handing
 /// every request to the stand-in, started and stopped with it.

@@ -1,6 +1,10 @@
 import COpenSSL
 import Foundation
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// Signs StoreKit 2 transactions, renewal infos and App Store Server Notifications exactly
 /// as Apple shapes them (ES256 JWS, `x5c` of leaf, intermediate and root carrying Apple's

@@ -3,7 +3,11 @@ import Foundation
 import Synchronization
 import TollgateCommandLine
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// `tollgate demo`: a server, the Apple Ads stand-in and simulated devices in one process,
 /// printing the first-launch timeline of four scenarios.

@@ -2,7 +2,11 @@ import Foundation
 import TollgateAPI
 import TollgateCommandLine
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -2,7 +2,11 @@ import Foundation
 import Synchronization
 import TollgateCommandLine
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// The demo server's clock: the system clock moved back by a settable number of seconds, so
 /// the simulated installs can be spread over the last days (the reports and the console's

@@ -2,7 +2,11 @@ import Foundation
 import Synchronization
 import TollgateCommandLine
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// The app backend of `tollgate demo`: a local HTTP endpoint that checks each webhook's
 /// signature the way a receiver should and keeps what arrived.

@@ -1,7 +1,11 @@
 import Foundation
 import TollgateCommandLine
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// `tollgate-dev <command>`: what developers and tests run beside a server, never shipped
 /// with it — the demo, the Apple Ads stand-in and the StoreKit signer.

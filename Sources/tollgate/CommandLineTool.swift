@@ -2,7 +2,11 @@ import Dispatch
 import Foundation
 import TollgateAPI
 import TollgateCommandLine
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// `tollgate <command> [options]`: serve, keys, import, export-fallback.
 enum CommandLineTool {

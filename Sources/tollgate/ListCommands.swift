@@ -1,6 +1,10 @@
 import Foundation
 import TollgateCommandLine
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// `tollgate lists …`: saved lists for `$inGroup`, written to the database directly (running
 /// servers hear of a change as of a configuration change).

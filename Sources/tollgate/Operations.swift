@@ -1,7 +1,11 @@
 import Foundation
 import TollgateAPI
 import TollgateCommandLine
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// The operator's commands: keys, configuration history and rollback, the audit log,
 /// backups. They act on the database directly (the running server sees the changes: keys

@@ -1,6 +1,10 @@
 import Foundation
 import TollgateCommandLine
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// `tollgate report placement|apple-ads|subscriptions` and `tollgate rollups rebuild`.
 enum Reports {

@@ -1,6 +1,10 @@
 import Foundation
 import TollgateCommandLine
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// `make run`'s first-start experience: an app named "sample" with the sample config, its
 /// keys printed once, and curl commands that work as printed.

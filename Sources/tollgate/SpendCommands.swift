@@ -1,7 +1,11 @@
 import Foundation
 import TollgateAPI
 import TollgateCommandLine
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// `tollgate apple-ads credentials|status|import` and `tollgate spend import`: the Apple Ads
 /// spend import from the command line, on the database directly (a running server looks for

@@ -2,7 +2,11 @@ import Foundation
 import Testing
 import TollgateAPI
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 @testable import Adapty
 

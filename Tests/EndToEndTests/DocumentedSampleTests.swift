@@ -1,6 +1,10 @@
 import Foundation
 import Testing
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 @testable import Adapty
 

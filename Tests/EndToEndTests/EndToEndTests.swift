@@ -2,7 +2,11 @@ import Foundation
 import Synchronization
 import Testing
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 @testable import Adapty
 

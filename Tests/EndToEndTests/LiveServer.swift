@@ -1,7 +1,11 @@
 import Foundation
 import TollgateAPI
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 import TollgateTestSupport
 
 @testable import Adapty

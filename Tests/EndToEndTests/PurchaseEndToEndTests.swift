@@ -2,7 +2,11 @@ import Dispatch
 import Foundation
 import Testing
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 import TollgateTestSupport
 
 @testable import Adapty

@@ -3,7 +3,11 @@ import Synchronization
 import Testing
 import TollgateAPI
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 import TollgateTestSupport
 
 @testable import Adapty

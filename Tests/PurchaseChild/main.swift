@@ -5,7 +5,11 @@
 // usage: tollgate-purchase-child BASE_URL PUBLIC_KEY STORAGE_DIR SIGNER_DIR
 import Foundation
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 import TollgateTestSupport
 
 @testable import Adapty

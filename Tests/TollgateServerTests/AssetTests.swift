@@ -3,7 +3,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Images for paywall documents: uploaded as bytes, told apart by their bytes, stored once by
 /// SHA-256, served immutable.

@@ -5,7 +5,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Tokens of concurrent requests share a transaction, every request hears its own token's
 /// outcome, and one refused token fails only its own request (SQLite and PostgreSQL).

@@ -2,7 +2,11 @@ import Foundation
 import Testing
 import TollgateAPI
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 @Suite("Keys and app isolation")
 struct AuthTests {

@@ -2,7 +2,11 @@ import Foundation
 import Testing
 import TollgateAPI
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// The reads only the console makes: the experiment chart's daily series, revenue per period,
 /// the attribution funnel, profile search and a profile's activity (SQLite and PostgreSQL).

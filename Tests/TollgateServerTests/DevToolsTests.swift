@@ -2,7 +2,11 @@ import Foundation
 import Testing
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// What ships and what is a development tool stay apart: the production binary carries no
 /// stand-in for Apple and no SDK, and the demo (in `tollgate-dev`) runs from start to end.

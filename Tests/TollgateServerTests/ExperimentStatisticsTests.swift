@@ -2,7 +2,11 @@ import Foundation
 import Testing
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// The decision statistic against values SciPy computed independently
 /// (`Fixtures/experiments/compute.py` → `cases.json`).

@@ -4,7 +4,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Rate limits, a full disk, backups and the connection limit: what an operator relies on
 /// when things go wrong.

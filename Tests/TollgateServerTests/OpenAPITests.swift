@@ -3,7 +3,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 @Suite("API document")
 struct OpenAPITests {

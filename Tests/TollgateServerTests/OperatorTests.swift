@@ -2,7 +2,11 @@ import Foundation
 import Testing
 import TollgateAPI
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// What an operator does: rotate keys, read the history and roll back, read the audit log.
 @Suite("Keys, configuration history and audit log")

@@ -3,7 +3,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// `flows[].paywall`: validated with the configuration, served with the flow and in the fallback file.
 @Suite("Paywall documents in the configuration")

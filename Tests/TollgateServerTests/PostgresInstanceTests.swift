@@ -3,7 +3,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Several Tollgate servers on one PostgreSQL behave like one.
 @Suite("Several instances on PostgreSQL", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))

@@ -2,7 +2,11 @@ import Foundation
 import Testing
 import TollgateAPI
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// An experiment's decision follows its configured metric: revenue per viewer by default, so a
 /// free-trial paywall whose trials rarely pay does not win on trial starts.

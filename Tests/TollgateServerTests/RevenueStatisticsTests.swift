@@ -2,7 +2,11 @@ import Foundation
 import Testing
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// The revenue-per-viewer model against PyPI bayesian-testing's delta-lognormal evaluation
 /// (`Fixtures/experiments/revenue/compute.py` → `cases.json`): a different implementation with a

@@ -3,7 +3,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Saved lists for `$inGroup`: the hash set, the streamed upload, the admin API, the rules
 /// that name them and the configuration's guard against unknown lists.

@@ -1,7 +1,11 @@
 import Foundation
 import Testing
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Day numbers to calendar dates by arithmetic, checked against Foundation's Gregorian calendar.
 @Suite("Calendar days")

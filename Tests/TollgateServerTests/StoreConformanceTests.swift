@@ -3,7 +3,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// The behaviour every `Store` must have. Each test runs against every store factory:
 /// SQLite always, PostgreSQL when `make test` started a cluster (TOLLGATE_TEST_POSTGRES_URL).

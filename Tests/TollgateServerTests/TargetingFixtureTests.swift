@@ -3,7 +3,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// One file of `Fixtures/targeting/`: cases evaluated against attributes, and rules that
 /// must be rejected at the given path. Every implementation of the rule language runs them.

@@ -2,7 +2,11 @@ import Adapty
 import Foundation
 import Synchronization
 import TollgateDevTools
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
 import TollgateServer
+import TollgateSupport
 
 /// An App Store for tests: a product catalog, purchases that produce transactions signed the
 /// way Apple signs them (by `StoreKitSigner`'s chain, which the live server trusts), a

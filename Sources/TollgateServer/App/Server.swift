@@ -1,6 +1,10 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// A running Tollgate: the service on libmicrohttpd over a store, plus the once-a-second
 /// config refresh that picks up imports made by other processes.

@@ -1,4 +1,8 @@
 import Foundation
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Everything a server is made of besides its store: the HTTP settings, the collaborators
 /// (clock, logger, Apple's APIs, webhook sender) and the knobs. One value, built once by the

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The Tollgate HTTP API as a pure function of a request: the composition root. It builds
 /// the services (the rules, over the store) and the controllers (the HTTP edge) of every

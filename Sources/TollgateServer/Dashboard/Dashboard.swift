@@ -1,4 +1,8 @@
 import Foundation
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The web console at `/dashboard`: `Resources/index.html`, `app.css` and the script (the
 /// `.js` files there, in order, served as one `app.js`), embedded in the binary by SwiftPM —

@@ -3,7 +3,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Install cohorts through the real routes: profiles created on the server's clock, a flow
 /// shown, signed purchases, a renewal and a refund; every figure checked against the scenario.

@@ -3,7 +3,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Raw flow views past the retention go, a batch per pass; the figures they made stay in the
 /// rollups, each profile's first view stays for the cohort report, and the rebuild knows (SQLite

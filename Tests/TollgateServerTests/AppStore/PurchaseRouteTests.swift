@@ -4,7 +4,11 @@ import TollgateAPI
 import TollgateDevTools
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Transactions from the SDK and notifications from Apple over real HTTP, signed by a local
 /// chain the test server trusts in place of Apple's root.

@@ -3,7 +3,11 @@ import Testing
 import TollgateAPI
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// The rollups answer the stats routes; they are kept live as facts arrive, in any order, and
 /// a rebuild from raw rows must agree with them exactly (SQLite and PostgreSQL).

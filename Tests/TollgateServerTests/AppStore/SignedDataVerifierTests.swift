@@ -3,7 +3,11 @@ import Testing
 import TollgateDevTools
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Apple's real TEST notification verifies against the built-in root; every way of forging
 /// signed data is refused with its own code.

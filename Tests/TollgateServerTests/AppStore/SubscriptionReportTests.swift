@@ -4,7 +4,11 @@ import TollgateAPI
 import TollgateDevTools
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// The subscription report through the real routes: signed transactions and notifications in,
 /// every figure checked against the scenario's own arithmetic.

@@ -2,7 +2,11 @@ import Foundation
 import Testing
 import TollgateAPI
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Subscription states as Apple's notification sequences drive them, table-driven, through
 /// the real store and derivation (SQLite, and PostgreSQL when `make test` runs one).

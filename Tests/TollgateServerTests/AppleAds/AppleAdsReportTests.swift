@@ -2,7 +2,11 @@ import Foundation
 import Testing
 import TollgateAPI
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// The Apple Ads report's money, against figures worked out by hand.
 @Suite("Apple Ads report: spend, CPI, ROAS, payback")

@@ -6,7 +6,11 @@ import TollgateAPI
 import TollgateDevTools
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// A server whose Campaign Management API is the stand-in, sharing the test's clock.
 struct SpendHarness {

@@ -4,7 +4,11 @@ import TollgateAPI
 import TollgateDevTools
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// The importer as operators run it: the `tollgate` binary, killed mid-import, restarted;
 /// and two instances on one database.

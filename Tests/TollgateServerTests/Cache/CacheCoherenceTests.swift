@@ -5,7 +5,11 @@ import TollgateAPI
 import TollgateDevTools
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Two servers with profile caches on one PostgreSQL: after every kind of change made through
 /// one, the other answers the change: caches keep entries until told otherwise, so a change that

@@ -5,7 +5,11 @@ import TollgateAPI
 import TollgateDevTools
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// The in-memory profile cache changes nothing a client sees: the same operations give the
 /// same bytes with and without it; a small cap evicts; on PostgreSQL a change made through one

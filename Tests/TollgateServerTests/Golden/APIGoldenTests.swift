@@ -4,7 +4,11 @@ import TollgateAPI
 import TollgateDevTools
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// One scripted sequence of SDK and admin calls, every answer (status, headers that carry
 /// meaning, body) compared with the recording in `api-sequence.golden`: moving code around

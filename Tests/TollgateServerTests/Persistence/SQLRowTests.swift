@@ -2,7 +2,11 @@ import Foundation
 import Testing
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Rows are read by column name; what does not fit is an error that names the column.
 @Suite("Rows by column name")

@@ -1,7 +1,11 @@
 import Foundation
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// The throw-away cluster `scripts/with-postgres.sh` started for this test run.
 enum PostgresCluster {

@@ -1,6 +1,10 @@
 import Foundation
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// Builds App Store payloads the way Apple shapes them, at times counted in days from `start`.
 enum StoreKitFixtures {

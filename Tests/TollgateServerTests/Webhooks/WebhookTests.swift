@@ -6,7 +6,11 @@ import TollgateAPI
 import TollgateDevTools
 import TollgateTestSupport
 
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
 @testable import TollgateServer
+@testable import TollgateSupport
 
 /// A local receiver for webhooks (loopback): records every request and answers with the
 /// scripted statuses in turn (then 200).

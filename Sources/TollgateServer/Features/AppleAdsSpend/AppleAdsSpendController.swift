@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `POST`/`DELETE /v1/admin/apple-ads/credentials`, `GET /v1/admin/apple-ads/status`,
 /// `POST /v1/admin/apple-ads/import` (run now).

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// What an operator does with the spend import: uploads the private key (sealed at once,
 /// never shown again), removes it, reads the importer's status, asks for a run now, imports a

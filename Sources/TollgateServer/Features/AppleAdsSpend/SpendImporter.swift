@@ -1,5 +1,9 @@
 import Foundation
 import Synchronization
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// How the importer paces itself.
 public struct SpendImportPolicy: Sendable, Hashable {

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Images for paywall documents: checked by their bytes, stored once by SHA-256, audited.
 final class AssetService: Sendable {

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `POST /v1/admin/assets` (the image's bytes as the body, up to `ImageAsset.maximumBytes`) and
 /// `GET /v1/assets/{sha256}` (no key: paywall images are public to the app, addressed by a hash

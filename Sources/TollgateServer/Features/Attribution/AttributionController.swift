@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `POST /v1/sdk/profiles/{profileId}/attribution/apple-ads`: the AdServices token. Answered
 /// 200 with the profile once Apple's outcome is in within the request budget, else 202

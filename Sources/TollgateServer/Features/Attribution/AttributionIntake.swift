@@ -1,6 +1,10 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Stores the tokens of requests that arrive together in one transaction (group commit). One
 /// writer (a serial queue of its own) takes everything waiting, up to `batchLimit`, writes it,

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Apple's retry rules, as a pure function from an answer to an outcome.
 public struct AttributionPolicy: Sendable {

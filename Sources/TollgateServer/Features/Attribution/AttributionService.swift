@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The rules of Apple Ads tokens: taken as sent (1–8192 characters), limited per profile and
 /// per public key (they spend the app's Apple quota), queued durably for the worker, and

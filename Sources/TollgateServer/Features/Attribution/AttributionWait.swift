@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `wait_for=apple_ads&timeout_ms=N` on profile and placement reads.
 struct AttributionWait {

@@ -2,6 +2,10 @@ import Dispatch
 import Foundation
 import Synchronization
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Resolves pending tokens with Apple. The queue is the `attribution_jobs` table, not
 /// memory: a restart picks up where the last process stopped. Each pass claims up to

@@ -1,4 +1,8 @@
 import Foundation
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Deletes raw flow views older than the retention (`--events-retention-days`, default 400), a
 /// batch at a time on a background pass, never on a request. Rollups keep every figure and each

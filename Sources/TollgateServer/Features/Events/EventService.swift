@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The rules of SDK events: a batch of 1–100, all or nothing (one bad event rejects the batch,
 /// so a retry after fixing it cannot double-count the rest); `flow_shown` is an impression of

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `POST /v1/sdk/events`: batches of flows shown and first-launch outcomes.
 struct EventsController: Sendable {

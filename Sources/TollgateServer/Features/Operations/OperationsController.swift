@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `GET /health` (200 when the database answers, else 503) and `GET /metrics` (Prometheus text).
 /// Neither needs a key, and neither is rate-limited.

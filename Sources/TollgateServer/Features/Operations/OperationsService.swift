@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// What operators and their monitoring read: whether the database answers, and the figures
 /// of the workers, the queue, the profile cache and the assignment writer.

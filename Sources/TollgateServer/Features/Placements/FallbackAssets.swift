@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The images a fallback file carries so the bundled paywall shows its design offline: the
 /// documents' references, smallest first, each while it fits in the budget. What does not fit

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Builds the fallback file of an app from its stored configuration (for the CLI, which
 /// has no running server's cache).

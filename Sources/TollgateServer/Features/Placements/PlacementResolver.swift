@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Decides which flow a profile sees in a placement: the first target whose audience rule
 /// matches wins; an experiment picks its variation by the profile's bucket unless the

@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The rules of placements: which flow a profile sees (first matching audience, stored A/B
 /// variation), the default-audience answer everyone shares, and the fallback file — all from

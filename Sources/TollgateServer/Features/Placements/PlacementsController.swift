@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `GET /v1/sdk/placements/{placementId}/flow`, `…/default` and `GET /v1/sdk/fallback`: parse,
 /// authorize, call `PlacementService`, encode. With `wait_for=apple_ads` the flow request is

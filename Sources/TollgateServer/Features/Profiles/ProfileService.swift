@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The rules of profiles: created once per id (a known customer user id brings its profile
 /// back), changed in one transaction with a new version, and read with purchases derived

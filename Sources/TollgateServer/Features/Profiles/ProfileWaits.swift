@@ -1,6 +1,10 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Long polls waiting for a profile to change (`wait_for=apple_ads`). Each wait is a
 /// deferred response on a suspended connection: no thread waits. A change made by this

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `POST /v1/sdk/profiles`, `GET` and `PATCH /v1/sdk/profiles/{profileId}`: parse, authorize,
 /// call `ProfileService`, encode. The GET answers 304 for a matching ETag and can wait for

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The rules of purchases: signed data is verified against Apple's root (a refusal is a 422
 /// with its own code), stored once, and every profile that owns the subscription gets its

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `POST /v1/sdk/profiles/{profileId}/transactions` (the SDK hands over a StoreKit 2
 /// transaction) and `POST /v1/app-store/notifications/{app}` (Apple posts; no key, the JWS is

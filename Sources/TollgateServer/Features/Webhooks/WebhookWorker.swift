@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `GET /v1/admin/app`, `PUT`/`GET /v1/admin/config`, `GET /v1/admin/config/history`,
 /// `GET /v1/admin/config/revisions/{revision}` and `POST /v1/admin/config/rollback`.

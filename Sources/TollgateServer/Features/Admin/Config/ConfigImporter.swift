@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Validates a configuration document and stores it as the app's next revision; used by
 /// `PUT /v1/admin/config` and `tollgate import`, so both accept exactly the same documents.

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The rules of configuration: a document is validated whole and applied atomically as the
 /// next revision (new webhooks get signing secrets, shown once); every revision is kept, and a

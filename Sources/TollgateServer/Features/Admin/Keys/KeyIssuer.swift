@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Creates apps and their keys. Keys are shown once and stored only as SHA-256 hashes.
 public struct KeyIssuer: Sendable {

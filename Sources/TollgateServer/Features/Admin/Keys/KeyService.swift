@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The rules of keys and the audit log: an app has as many keys as it wants, each shown once
 /// and stored hashed; revoking keeps the first time and never leaves an app without a secret

@@ -1,5 +1,9 @@
 import Foundation
 import Synchronization
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Whether a key opens a route: it must be known, not revoked, and of the route's kind. Known
 /// keys are cached in memory (bounded) and checked against the store again when their entry is

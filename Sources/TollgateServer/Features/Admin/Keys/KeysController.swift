@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `GET`/`POST /v1/admin/keys`, `DELETE /v1/admin/keys/{keyId}` and `GET /v1/admin/audit`. A
 /// revoked key is forgotten by this instance's authenticator at once.

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `PUT`/`GET`/`DELETE /v1/admin/lists/{listId}` and `GET /v1/admin/lists`: saved lists for
 /// `$inGroup`. The PUT body is streamed (`SavedListUpload`), up to 64 MiB.

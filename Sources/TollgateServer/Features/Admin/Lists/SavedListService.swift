@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The rules of saved lists: a list is replaced whole (values checked, made distinct), a
 /// change reaches every instance like a configuration change, and a list the current

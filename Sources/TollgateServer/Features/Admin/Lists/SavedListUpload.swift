@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The body of `PUT /v1/admin/lists/{id}` read as it arrives: `text/plain` one value a line
 /// (split as chunks come in, so only the values are kept), or `application/json` an array of

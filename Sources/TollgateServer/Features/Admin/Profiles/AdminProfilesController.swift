@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `GET /v1/admin/profiles/{profileId}`, `GET /v1/admin/profiles?customer_user_id=` and
 /// `GET /v1/admin/profiles/{profileId}/activity`: a profile with its access levels, the

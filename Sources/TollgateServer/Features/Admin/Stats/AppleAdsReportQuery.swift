@@ -1,4 +1,8 @@
 import Foundation
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// Reads what the Apple Ads report joins — attribution counts, imported spend and names, the
 /// cohort rollup's money — for the admin route and `tollgate report apple-ads` alike.

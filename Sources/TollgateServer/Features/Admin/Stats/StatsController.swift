@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `GET /v1/admin/stats/placements/{placementId}`, `…/days`, `GET /v1/admin/stats/apple-ads`,
 /// `GET /v1/admin/stats/subscriptions`, `GET /v1/admin/stats/cohorts` and `GET /v1/admin/overview`.

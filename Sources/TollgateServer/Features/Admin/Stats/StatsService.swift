@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// The reports: each placement's variations (viewers, conversion with its credible interval,
 /// revenue, probability to be best), their daily series, Apple Ads campaigns, ad groups and

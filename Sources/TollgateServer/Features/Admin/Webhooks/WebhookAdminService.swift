@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// What an operator does with webhooks: reads deliveries, sends one again (another 72 hours
 /// of retries), rotates a webhook's signing secret (shown once). Each action is audited.

@@ -1,5 +1,9 @@
 import Foundation
 import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
 
 /// `GET /v1/admin/webhooks/deliveries`, `POST …/deliveries/{deliveryId}/redeliver` and
 /// `POST /v1/admin/webhooks/{webhookId}/rotate-secret`.

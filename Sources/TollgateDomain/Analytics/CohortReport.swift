@@ -1,0 +1,185 @@
+import Foundation
+import TollgateSupport
+
+/// One age of a cohort: figures summed from install through this many days, per install.
+public struct CohortAgeFigures: Codable, Sendable, Hashable {
+  public var age: Int64
+  /// Installs that paid money (trials excluded) by this age / installs.
+  public var payingShare: Double
+  /// Free trials started by this age.
+  public var trials: Int64
+  /// Paid subscriptions of the cohort active at this age.
+  public var activeSubscriptions: Int64
+  /// Net revenue (paid − refunded) by this age / installs: LTV to this age (absent without a
+  /// report currency, or when an amount it would sum has no rate).
+  public var netPerInstall: Money?
+  /// The same after the App Store's commission.
+  public var proceedsPerInstall: Money?
+
+  enum CodingKeys: String, CodingKey {
+    case age, trials
+    case payingShare = "paying_share"
+    case activeSubscriptions = "active_subscriptions"
+    case netPerInstall = "net_per_install"
+    case proceedsPerInstall = "proceeds_per_install"
+  }
+}
+
+/// One install cohort (a period of install days) of one segment.
+public struct Cohort: Codable, Sendable, Hashable {
+  public var start: String
+  public var end: String
+  /// The segment's value (`organic`/`apple_ads`, a campaign id, a variation id, a country …;
+  /// `all` without segmentation).
+  public var segment: String
+  public var installs: Int64
+  /// Only the ages every install of the cohort has reached.
+  public var ages: [CohortAgeFigures]
+}
+
+/// `GET /v1/admin/stats/cohorts` and `tollgate report cohorts`.
+public struct CohortReport: Codable, Sendable, Hashable {
+  public var from: String
+  public var to: String
+  public var by: String
+  public var segment: String
+  public var environment: String
+  public var currency: String?
+  public var unconverted: [String]
+  public var cohorts: [Cohort]
+
+  /// The ages reported, in days since install.
+  public static let ages: [Int64] = [0, 1, 3, 7, 14, 30, 60, 90, 180, 365]
+
+  /// The reported age a change at `age` days first counts in (nil: after the last one). Every
+  /// reported figure sums the changes up to an age, so the rollup keeps these buckets only.
+  package static func bucket(_ age: Int64) -> Int64? { ages.first { $0 >= age } }
+
+  /// Where a report over `installDays` grouped `by` reads its rows: whole periods from the
+  /// rollup of that grouping (`periods`, their first days), and the days of periods cut by the
+  /// range's edges from the daily one (`days`).
+  package static func readPlan(installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping)
+    -> (periods: ClosedRange<Int64>?, days: [ClosedRange<Int64>])
+  {
+    guard grouping != .day else { return (installDays, []) }
+    let first =
+      SubscriptionReport.periodStart(installDays.lowerBound, grouping) == installDays.lowerBound
+      ? installDays.lowerBound : SubscriptionReport.periodEnd(installDays.lowerBound, grouping) + 1
+    let lastEnd =
+      SubscriptionReport.periodEnd(installDays.upperBound, grouping) == installDays.upperBound
+      ? installDays.upperBound : SubscriptionReport.periodStart(installDays.upperBound, grouping) - 1
+    guard first <= lastEnd else { return (nil, [installDays]) }
+    var days: [ClosedRange<Int64>] = []
+    if first > installDays.lowerBound { days.append(installDays.lowerBound...(first - 1)) }
+    if lastEnd < installDays.upperBound { days.append((lastEnd + 1)...installDays.upperBound) }
+    return (first...SubscriptionReport.periodStart(lastEnd, grouping), days)
+  }
+
+  /// What cohorts are split by.
+  public enum Segment: String, Sendable, CaseIterable {
+    case none, source, campaign
+    case adGroup = "ad_group"
+    case keyword, variation, country
+
+    /// The cohort of this segmentation an install with these dimensions belongs to.
+    package func value(_ install: CohortDimensions) -> String {
+      switch self {
+      case .none: return "all"
+      case .source: return install.campaignId == 0 ? "organic" : "apple_ads"
+      case .campaign: return install.campaignId == 0 ? "organic" : String(install.campaignId)
+      case .adGroup: return install.campaignId == 0 ? "organic" : "\(install.campaignId)/\(install.adGroupId)"
+      case .keyword:
+        return install.campaignId == 0
+          ? "organic" : "\(install.campaignId)/\(install.adGroupId)/\(install.keywordId)"
+      case .variation: return install.variationId.isEmpty ? "no paywall shown" : install.variationId
+      case .country: return install.country.isEmpty ? "unknown" : install.country
+      }
+    }
+  }
+
+  /// Install days `from`…`to`; without `from`, the 90 days up to `to` (default today).
+  public static func installDays(from: String?, to: String?, now: Date) throws(DomainError) -> ClosedRange<Int64> {
+    let end = try ReportRange.days(from: nil, to: to, now: now).upperBound
+    return try ReportRange.days(from: from ?? PlacementReport.isoDay(end - 89), to: to, now: now)
+  }
+
+  /// The grouping, segmentation and environment a request names (`by`, default `week`;
+  /// `segment`, default `none`; `environment`, default `production`); `bad_parameter` otherwise.
+  public static func request(_ parameters: [String: String]) throws(DomainError)
+    -> (SubscriptionReport.Grouping, Segment, String)
+  {
+    guard let grouping = SubscriptionReport.Grouping(rawValue: parameters["by"] ?? "week") else {
+      throw DomainError(.badParameter, "by is day, week or month.")
+    }
+    guard let segment = Segment(rawValue: parameters["segment"] ?? "none") else {
+      throw DomainError(
+        .badParameter, "segment is one of \(Segment.allCases.map(\.rawValue).joined(separator: ", ")).")
+    }
+    switch parameters["environment"] ?? "production" {
+    case "production": return (grouping, segment, "Production")
+    case "sandbox": return (grouping, segment, "Sandbox")
+    default: throw DomainError(.badParameter, "environment is production or sandbox.")
+    }
+  }
+
+  /// Builds the report; `today` decides which ages a cohort has reached.
+  public static func build(
+    installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping, segment: Segment,
+    environment: String, rows: [CohortTotals], reporting: ReportingSettings?, today: Int64
+  ) -> CohortReport {
+    let currencies = Set(rows.map(\.currency).filter { !$0.isEmpty })
+    let currency = reporting?.currency ?? (currencies.count <= 1 ? currencies.first : nil)
+    let converter = CurrencyConverter(currency: currency, reporting: reporting)
+    let firstRate: Decimal = reporting?.smallBusiness == true ? 0.15 : 0.30
+    struct Key: Hashable {
+      var start: Int64
+      var segment: String
+    }
+    var groups: [Key: [CohortTotals]] = [:]
+    for row in rows {
+      let start = max(installDays.lowerBound, SubscriptionReport.periodStart(row.start, grouping))
+      groups[Key(start: start, segment: row.segment), default: []].append(row)
+    }
+    var cohorts: [Cohort] = []
+    for (key, members) in groups.sorted(by: { ($0.key.start, $0.key.segment) < ($1.key.start, $1.key.segment) }) {
+      let end = min(SubscriptionReport.periodEnd(key.start, grouping), installDays.upperBound)
+      let installs = members.reduce(0) { $0 + $1.counters.installs }
+      guard installs > 0 else { continue }
+      var figures: [CohortAgeFigures] = []
+      for age in reached(by: end, today: today) {
+        var counts = CohortCounters()
+        var net: Decimal? = 0
+        var late: Decimal? = 0
+        for row in members where row.age <= age {
+          counts = counts + row.counters
+          guard !row.currency.isEmpty else { continue }
+          net = net.flatMap { sum in converter.units(row.counters.net, row.currency).map { sum + $0 } }
+          late = late.flatMap { sum in converter.units(row.counters.netAfterFirstYear, row.currency).map { sum + $0 } }
+        }
+        figures.append(
+          CohortAgeFigures(
+            age: age, payingShare: Double(counts.payers) / Double(installs), trials: counts.trials,
+            activeSubscriptions: counts.active, netPerInstall: converter.money(net?.per(installs)),
+            proceedsPerInstall: converter.money(
+              net.flatMap { net in late.map { proceeds(net: net, late: $0, firstRate: firstRate) } }?.per(installs))))
+      }
+      cohorts.append(
+        Cohort(
+          start: PlacementReport.isoDay(key.start), end: PlacementReport.isoDay(end), segment: key.segment,
+          installs: installs, ages: figures))
+    }
+    return CohortReport(
+      from: PlacementReport.isoDay(installDays.lowerBound), to: PlacementReport.isoDay(installDays.upperBound),
+      by: grouping.rawValue, segment: segment.rawValue, environment: environment, currency: currency,
+      unconverted: currencies.filter { converter.rate($0) == nil }.sorted(), cohorts: cohorts)
+  }
+
+  /// What the developer keeps of `net`: Apple's commission is `firstRate` (30 % or 15 %) on
+  /// money in a subscriber's first paid year, 15 % on `late`, the money after it.
+  static func proceeds(net: Decimal, late: Decimal, firstRate: Decimal) -> Decimal {
+    (net - late) * (1 - firstRate) + late * 0.85
+  }
+
+  /// The reported ages every install of a cohort ending on `end` has reached by `today`.
+  static func reached(by end: Int64, today: Int64) -> [Int64] { ages.filter { end + $0 <= today } }
+}

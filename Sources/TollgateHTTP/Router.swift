@@ -1,0 +1,106 @@
+import Foundation
+import TollgateAPI
+import TollgateSupport
+
+/// Matches method and path to a handler; `{name}` segments become path parameters.
+public struct Router: Sendable {
+  /// A handler answers one request or throws `DomainError`.
+  public typealias Handler = @Sendable (Request) throws -> Response
+
+  /// One registered route.
+  public struct Route: Sendable {
+    /// The method, e.g. `GET`.
+    public let method: String
+    /// The pattern, e.g. `/v1/sdk/profiles/{id}`; also the metrics label.
+    public let pattern: String
+    let segments: [Segment]
+    let handler: Handler
+  }
+
+  /// One `/`-separated part of a pattern, as bytes: compared byte for byte, no string
+  /// comparison (with its Unicode rules) per route tried.
+  enum Segment: Sendable {
+    case literal([UInt8])
+    /// `{name}`.
+    case parameter([UInt8])
+  }
+
+  /// The outcome of matching a request.
+  public enum Match: Sendable {
+    /// A route matched.
+    case route(Route, parameters: RequestFields)
+    /// The path exists but not with this method; the allowed methods are listed.
+    case methodNotAllowed([String])
+    /// No route has this path.
+    case notFound
+  }
+
+  /// Every route, in registration order.
+  public private(set) var routes: [Route] = []
+  /// Route indexes by segment count: a path is only tried against routes as long as it.
+  private var bySegmentCount: [Int: [Int]] = [:]
+
+  /// Creates an empty router.
+  public init() {}
+
+  /// Registers an SDK route from the table the SDK builds its paths with.
+  public mutating func add(_ route: SDKRoute, _ handler: @escaping Handler) {
+    add(route.method, route.pattern, handler)
+  }
+
+  /// Registers a route.
+  public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+    precondition(!routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route")
+    let segments = pattern.split(separator: "/").map { part -> Segment in
+      part.first == "{" && part.last == "}"
+        ? .parameter(Array(part.utf8.dropFirst().dropLast())) : .literal(Array(part.utf8))
+    }
+    bySegmentCount[segments.count, default: []].append(routes.count)
+    routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+  }
+
+  /// Finds the route for a method and path.
+  public func match(method: String, path: String) -> Match {
+    var path = path
+    return path.withUTF8 { bytes in
+      // Where each non-empty segment lies.
+      var parts: [Range<Int>] = []
+      parts.reserveCapacity(8)
+      var start = 0
+      for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+        if index > start { parts.append(start..<index) }
+        start = index + 1
+      }
+      var allowed: [String] = []
+      for candidate in bySegmentCount[parts.count] ?? [] {
+        let route = routes[candidate]
+        guard Self.literalsMatch(route.segments, parts, bytes) else { continue }
+        if route.method == method || (method == "HEAD" && route.method == "GET") {
+          return .route(route, parameters: Self.parameters(route.segments, parts, bytes))
+        }
+        allowed.append(route.method)
+      }
+      return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+    }
+  }
+
+  private static func literalsMatch(_ segments: [Segment], _ parts: [Range<Int>], _ bytes: UnsafeBufferPointer<UInt8>)
+    -> Bool
+  {
+    for (segment, part) in zip(segments, parts) {
+      guard case .literal(let expected) = segment else { continue }
+      guard expected.count == part.count, expected.elementsEqual(bytes[part]) else { return false }
+    }
+    return true
+  }
+
+  private static func parameters(_ segments: [Segment], _ parts: [Range<Int>], _ bytes: UnsafeBufferPointer<UInt8>)
+    -> RequestFields
+  {
+    var parameters = RequestFields()
+    for (segment, part) in zip(segments, parts) {
+      if case .parameter(let name) = segment { parameters.append(name: name, value: bytes[part]) }
+    }
+    return parameters
+  }
+}

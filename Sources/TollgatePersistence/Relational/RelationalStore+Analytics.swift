@@ -1,0 +1,245 @@
+import Foundation
+import TollgateAPI
+import TollgateDomain
+import TollgateSupport
+
+/// `AnalyticsRepository` on SQL: the reports' reads, from the rollups.
+extension RelationalStore {
+  /// Transactions, gross and refunded amounts (milliunits) by currency over UTC days, every
+  /// paywall and unattributed purchases together.
+  public func revenueTotals(appId: Int64, days: ClosedRange<Int64>) throws -> [String: MoneyFigures] {
+    try with { db in
+      var totals: [String: MoneyFigures] = [:]
+      for row in try db.query(
+        """
+        SELECT currency, CAST(SUM(gross) AS BIGINT) AS gross, CAST(SUM(refunded) AS BIGINT) AS refunded,
+        CAST(SUM(transactions) AS BIGINT) AS transactions
+        FROM stats_revenue WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY currency
+        """, [.integer(appId), .integer(days.lowerBound), .integer(days.upperBound)])
+      {
+        totals[try row.decode("currency")] = MoneyFigures(
+          gross: try row.decode("gross"), refunded: try row.decode("refunded"),
+          transactions: try row.decode("transactions"))
+      }
+      return totals
+    }
+  }
+
+  /// A placement's counters per variation and day, oldest first (days without activity left out).
+  public func placementDays(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationDay] {
+    try with { db in
+      try db.query(
+        """
+        SELECT day, audience_id, variation_id, viewers, impressions, purchasers FROM stats_daily
+        WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ? ORDER BY day, audience_id, variation_id
+        """, [.integer(appId), .text(placementId), .integer(days.lowerBound), .integer(days.upperBound)]
+      ).map { row in
+        VariationDay(
+          day: PlacementReport.isoDay(try row.decode("day")), audienceId: try row.decode("audience_id"),
+          variationId: try row.decode("variation_id"), uniqueViewers: try row.decode("viewers"),
+          impressions: try row.decode("impressions"), purchasers: try row.decode("purchasers"))
+      }
+    }
+  }
+
+  public func placementStats(appId: Int64, placementId: String, days: ClosedRange<Int64>) throws -> [VariationCounts] {
+    try with { db in
+      let range: [SQLValue] = [
+        .integer(appId), .text(placementId), .integer(days.lowerBound), .integer(days.upperBound),
+      ]
+      var rows: [String: VariationCounts] = [:]
+      for row in try db.query(
+        """
+        SELECT audience_id, variation_id, CAST(SUM(impressions) AS BIGINT) AS impressions,
+        CAST(SUM(viewers) AS BIGINT) AS viewers, CAST(SUM(purchasers) AS BIGINT) AS purchasers,
+        CAST(SUM(trials) AS BIGINT) AS trials, CAST(SUM(trial_conversions) AS BIGINT) AS trial_conversions,
+        CAST(SUM(refunds) AS BIGINT) AS refunds
+        FROM stats_daily WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
+        GROUP BY audience_id, variation_id
+        """, range)
+      {
+        var counts = VariationCounts(
+          placementId: placementId, audienceId: try row.decode("audience_id"),
+          variationId: try row.decode("variation_id"))
+        counts.impressions = try row.decode("impressions")
+        counts.viewers = try row.decode("viewers")
+        counts.purchasers = try row.decode("purchasers")
+        counts.trials = try row.decode("trials")
+        counts.trialConversions = try row.decode("trial_conversions")
+        counts.refunds = try row.decode("refunds")
+        rows[counts.variationId] = counts
+      }
+      // A row of a per-currency rollup, added to its variation's counts.
+      func change(_ row: SQLRow, _ apply: (inout VariationCounts) throws -> Void) throws {
+        let variation = try row.decode("variation_id", as: String.self)
+        var counts =
+          try rows[variation]
+          ?? VariationCounts(
+            placementId: placementId, audienceId: try row.decode("audience_id"), variationId: variation)
+        try apply(&counts)
+        rows[variation] = counts
+      }
+      for row in try db.query(
+        """
+        SELECT audience_id, variation_id, currency, CAST(SUM(gross) AS BIGINT) AS gross,
+        CAST(SUM(refunded) AS BIGINT) AS refunded, CAST(SUM(transactions) AS BIGINT) AS transactions
+        FROM stats_revenue WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
+        GROUP BY audience_id, variation_id, currency
+        """, range)
+      {
+        try change(row) { counts in
+          counts.revenue[try row.decode("currency")] = MoneyFigures(
+            gross: try row.decode("gross"), refunded: try row.decode("refunded"),
+            transactions: try row.decode("transactions"))
+        }
+      }
+      for row in try db.query(
+        """
+        SELECT audience_id, variation_id, currency, CAST(SUM(payers) AS BIGINT) AS payers,
+        CAST(SUM(net) AS BIGINT) AS net, CAST(SUM(log_sum) AS BIGINT) AS log_sum,
+        CAST(SUM(log_squares) AS BIGINT) AS log_squares
+        FROM stats_payer_revenue WHERE app_id = ? AND placement_id = ? AND day >= ? AND day <= ?
+        GROUP BY audience_id, variation_id, currency
+        """, range)
+      {
+        try change(row) { counts in
+          counts.payers[try row.decode("currency")] = PayerMoments(
+            payers: try row.decode("payers"), net: try row.decode("net"), logSum: try row.decode("log_sum"),
+            logSquares: try row.decode("log_squares"))
+        }
+      }
+      return rows.values.sorted { ($0.audienceId, $0.variationId) < ($1.audienceId, $1.variationId) }
+    }
+  }
+
+  public func cohortRows(
+    appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
+    segment: CohortReport.Segment, environment: String
+  ) throws -> [CohortTotals] {
+    let plan = CohortReport.readPlan(installDays: installDays, by: grouping)
+    let columns = CohortCounters.columns
+    return try with { db in
+      func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws -> [CohortTotals] {
+        try db.query(
+          """
+          SELECT period, value, currency, age,
+          \(columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
+          FROM stats_cohort_segments WHERE app_id = ? AND segment = ? AND grain = ? AND period >= ? AND period <= ?
+          AND environment IN ('', ?) GROUP BY period, value, currency, age
+          """,
+          [
+            .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
+            .integer(periods.upperBound), .text(environment),
+          ]
+        ).map { row in
+          CohortTotals(
+            start: try row.decode("period"), segment: try row.decode("value"), currency: try row.decode("currency"),
+            age: try row.decode("age"), counters: CohortCounters(values: try columns.map { try row.decode($0) }))
+        }
+      }
+      var rows = try plan.periods.map { try read(grouping, $0) } ?? []
+      for days in plan.days { rows += try read(.day, days) }
+      return rows
+    }
+  }
+
+  public func subscriptionDays(appId: Int64, days: ClosedRange<Int64>, filters: SubscriptionFilters) throws
+    -> [SubscriptionDayTotals]
+  {
+    var conditions = ["app_id = ?", "environment = ?"]
+    var values: [SQLValue] = [.integer(appId), .text(filters.environment)]
+    let texts: [(String, String?)] = [
+      ("product_id", filters.productId), ("storefront", filters.storefront), ("placement_id", filters.placementId),
+      ("audience_id", filters.audienceId), ("variation_id", filters.variationId),
+    ]
+    for case (let column, let value?) in texts {
+      conditions.append("\(column) = ?")
+      values.append(.text(value))
+    }
+    let numbers: [(String, Int64?)] = [
+      ("campaign_id", filters.campaignId), ("ad_group_id", filters.adGroupId), ("keyword_id", filters.keywordId),
+    ]
+    for case (let column, let value?) in numbers {
+      conditions.append("\(column) = ?")
+      values.append(.integer(value))
+    }
+    let columns = SubscriptionCounters.columns
+    // Without a filter the day's totals answer: one row per day and currency.
+    let table = conditions.count == 2 ? "stats_subscription_totals" : "stats_subscription_days"
+    let filter = conditions.joined(separator: " AND ")
+    return try with { db in
+      // Before the range only the stocks matter (active subscriptions, trials, MRR): summed in
+      // one row per currency, dated the day before the range.
+      let stocks = ["active_delta", "trials_delta", "mrr_delta"]
+      let opening = try db.query(
+        """
+        SELECT currency, \(stocks.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
+        FROM \(table) WHERE \(filter) AND day < ? GROUP BY currency ORDER BY currency
+        """, values + [.integer(days.lowerBound)]
+      ).map { row in
+        var counters = SubscriptionCounters()
+        counters.active = try row.decode("active_delta")
+        counters.trials = try row.decode("trials_delta")
+        counters.mrr = try row.decode("mrr_delta")
+        return SubscriptionDayTotals(day: days.lowerBound - 1, currency: try row.decode("currency"), counters: counters)
+      }
+      return try opening
+        + db.query(
+          """
+          SELECT day, currency, \(columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
+          FROM \(table) WHERE \(filter) AND day >= ? AND day <= ? GROUP BY day, currency ORDER BY day, currency
+          """, values + [.integer(days.lowerBound), .integer(days.upperBound)]
+        ).map { row in
+          SubscriptionDayTotals(
+            day: try row.decode("day"), currency: try row.decode("currency"),
+            counters: SubscriptionCounters(values: try columns.map { try row.decode($0) }))
+        }
+    }
+  }
+
+  public func appleAdsStats(appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping) throws
+    -> [AppleAdsCounts]
+  {
+    let columns: String
+    switch grouping {
+    case .campaign: columns = "campaign_id"
+    case .adGroup: columns = "campaign_id, ad_group_id"
+    case .keyword: columns = "campaign_id, ad_group_id, keyword_id"
+    }
+    func key(_ row: SQLRow) throws -> AppleAdsCounts {
+      AppleAdsCounts(
+        campaignId: try row.decode("campaign_id"),
+        adGroupId: grouping == .campaign ? nil : try row.decode("ad_group_id"),
+        keywordId: grouping == .keyword ? try row.decode("keyword_id") : nil)
+    }
+    return try with { db in
+      let range: [SQLValue] = [.integer(appId), .integer(days.lowerBound), .integer(days.upperBound)]
+      var rows: [AppleAdsCounts] = []
+      var index: [AppleAdsCounts: Int] = [:]
+      for row in try db.query(
+        """
+        SELECT \(columns), CAST(SUM(installs) AS BIGINT) AS installs, CAST(SUM(flow_in_time) AS BIGINT) AS flow_in_time,
+        CAST(SUM(purchasers) AS BIGINT) AS purchasers
+        FROM stats_apple_ads WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY \(columns) ORDER BY \(columns)
+        """, range)
+      {
+        var counts = try key(row)
+        index[counts] = rows.count
+        counts.installs = try row.decode("installs")
+        counts.flowInTime = try row.decode("flow_in_time")
+        counts.purchasers = try row.decode("purchasers")
+        rows.append(counts)
+      }
+      for row in try db.query(
+        """
+        SELECT \(columns), currency, CAST(SUM(gross) AS BIGINT) AS gross FROM stats_apple_ads_revenue
+        WHERE app_id = ? AND day >= ? AND day <= ? GROUP BY \(columns), currency
+        """, range)
+      {
+        guard let position = index[try key(row)] else { continue }
+        rows[position].revenue[try row.decode("currency")] = try row.decode("gross")
+      }
+      return rows
+    }
+  }
+}

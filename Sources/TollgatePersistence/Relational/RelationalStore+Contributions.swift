@@ -1,0 +1,106 @@
+import Foundation
+import TollgateAPI
+import TollgateDomain
+import TollgateSupport
+
+/// Counters a per-entity rollup adds up, as a fixed list of integers (the rollup's columns).
+protocol RollupCounters: Hashable {
+  init(values: [Int64])
+  var values: [Int64] { get }
+}
+
+extension SubscriptionCounters: RollupCounters {}
+extension CohortCounters: RollupCounters {}
+
+/// What one entity (a subscription, an installed profile) contributes to a rollup — its
+/// dimensions and its rows — as kept beside it, so a recomputation applies only the difference.
+struct Contribution<Dimensions: Codable & Equatable, Where: Codable & Hashable & Comparable, Counters: RollupCounters>:
+  Equatable
+{
+  var dimensions: Dimensions
+  var rows: [Where: Counters]
+
+  /// One stored row (sorted, so the stored text is the same however it was made).
+  struct Entry: Codable, Equatable {
+    var `where`: Where
+    var counters: [Int64]
+  }
+
+  var entries: [Entry] {
+    rows.sorted { $0.key < $1.key }.map { Entry(where: $0.key, counters: $0.value.values) }
+  }
+
+  /// What to add to the rollup to go from `before` to this: with the same dimensions only the
+  /// rows that differ (a renewal touches one row, not the history); otherwise every old row out
+  /// and every new one in. Rows that net to zero are left out.
+  func changes(from before: Contribution?) -> [(Dimensions, Where, Counters)] {
+    func negated(_ counters: Counters) -> Counters { Counters(values: counters.values.map { -$0 }) }
+    func sum(_ a: Counters, _ b: Counters) -> Counters { Counters(values: zip(a.values, b.values).map { $0 + $1 }) }
+    var out: [(Dimensions, Where, Counters)] = []
+    if let before, before.dimensions == dimensions {
+      var difference = rows
+      for (where_, counters) in before.rows {
+        difference[where_] = difference[where_].map { sum($0, negated(counters)) } ?? negated(counters)
+      }
+      out = difference.map { (dimensions, $0.key, $0.value) }
+    } else {
+      out =
+        (before?.rows ?? [:]).map { (before!.dimensions, $0.key, negated($0.value)) }
+        + rows.map { (dimensions, $0.key, $0.value) }
+    }
+    return out.filter { $0.2.values.contains { $0 != 0 } }
+  }
+}
+
+extension RelationalStore {
+  /// The contribution stored for entity `id` in `table` (`stats_subscriptions` by
+  /// `original_transaction_id`, `stats_cohort_profiles` by `profile_id`).
+  static func storedContribution<D, W, C>(
+    _ db: any SQLConnection, table: String, idColumn: String, appId: Int64, id: String
+  ) throws -> Contribution<D, W, C>? {
+    guard
+      let row = try db.query(
+        "SELECT dimensions, changes FROM \(table) WHERE app_id = ? AND \(idColumn) = ?", [.integer(appId), .text(id)]
+      ).first
+    else { return nil }
+    let dimensions = try WireCoding.decoder.decode(
+      D.self, from: Data(try row.decode("dimensions", as: String.self).utf8))
+    let entries = try WireCoding.decoder.decode(
+      [Contribution<D, W, C>.Entry].self, from: Data(try row.decode("changes", as: String.self).utf8))
+    return Contribution(
+      dimensions: dimensions,
+      rows: Dictionary(entries.map { ($0.where, C(values: $0.counters)) }, uniquingKeysWith: { a, _ in a }))
+  }
+
+  /// Keeps `contribution` as entity `id`'s.
+  static func saveContribution<D, W, C>(
+    _ db: any SQLConnection, table: String, idColumn: String, appId: Int64, id: String,
+    _ contribution: Contribution<D, W, C>
+  ) throws {
+    try db.query(
+      """
+      INSERT INTO \(table) (app_id, \(idColumn), dimensions, changes) VALUES (?, ?, ?, ?)
+      ON CONFLICT (app_id, \(idColumn)) DO UPDATE SET dimensions = excluded.dimensions, changes = excluded.changes
+      """, [.integer(appId), .text(id), json(contribution.dimensions), json(contribution.entries)])
+  }
+
+  /// Adds counter rows to a rollup `table` whose primary key is `app_id` and `keys`, many rows a
+  /// statement (rows that net to zero are left out).
+  static func bumpCounters(
+    _ db: any SQLConnection, table: String, appId: Int64, keys: [String], counters: [String],
+    _ rows: [(key: [SQLValue], counters: [Int64])]
+  ) throws {
+    let changed = rows.filter { $0.counters.contains { $0 != 0 } }
+    let tuple = "(" + Array(repeating: "?", count: 1 + keys.count + counters.count).joined(separator: ", ") + ")"
+    for start in stride(from: 0, to: changed.count, by: 64) {
+      let chunk = changed[start..<min(start + 64, changed.count)]
+      try db.query(
+        """
+        INSERT INTO \(table) (app_id, \(keys.joined(separator: ", ")), \(counters.joined(separator: ", ")))
+        VALUES \(Array(repeating: tuple, count: chunk.count).joined(separator: ", "))
+        ON CONFLICT (app_id, \(keys.joined(separator: ", "))) DO UPDATE SET
+        \(counters.map { "\($0) = \(table).\($0) + excluded.\($0)" }.joined(separator: ", "))
+        """, chunk.flatMap { [.integer(appId)] + $0.key + $0.counters.map(SQLValue.integer) })
+    }
+  }
+}

@@ -1,0 +1,436 @@
+import Foundation
+import TollgateAPI
+import TollgateDomain
+import TollgateSupport
+
+/// Rollups, kept as facts arrive, in the same transaction as the facts. Each counter is a sum
+/// of per-fact contributions; where a contribution depends on other facts (a viewer's first
+/// day, a purchaser's first day, a trial's conversion) its row is recomputed and the
+/// difference applied, so the arrival order never changes the figures. The rebuild computes
+/// the same rows from raw facts independently; both must agree exactly.
+extension RelationalStore {
+  /// A newly recorded `flow_shown` event.
+  /// A flow shown: an impression, and a viewer when it is the profile's first view of the
+  /// variation (or earlier than the one known). The day's counters go to `pending`.
+  static func rollImpression(_ db: any SQLConnection, appId: Int64, _ event: EventRecord, pending: PendingRollups)
+    throws
+  {
+    let day = StatsDay.of(event.receivedAt)
+    let key = VariationKey(placement: event.placementId, audience: event.audienceId, variation: event.variationId)
+    pending.addDaily(key, day: day, impressions: 1)
+    let known = try db.query(
+      "SELECT first_day FROM stats_viewers WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
+      [.integer(appId), .text(event.variationId), .text(event.profileId)]
+    ).first?.decode("first_day", as: Int64.self)
+    if let known {
+      guard day < known else { return }
+      try db.query(
+        "UPDATE stats_viewers SET first_day = ? WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
+        [.integer(day), .integer(appId), .text(event.variationId), .text(event.profileId)])
+      pending.addDaily(key, day: known, viewers: -1)
+    } else {
+      try db.query(
+        """
+        INSERT INTO stats_viewers (app_id, variation_id, profile_id, placement_id, audience_id, first_day)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """,
+        [
+          .integer(appId), .text(event.variationId), .text(event.profileId), .text(event.placementId),
+          .text(event.audienceId), .integer(day),
+        ])
+    }
+    pending.addDaily(key, day: day, viewers: 1)
+  }
+
+  /// Which paywall gets the credit for a transaction first stored now.
+  static func attribution(
+    _ db: any SQLConnection, appId: Int64, _ stored: StoredTransaction, profileId: String?
+  ) throws -> PurchaseAttribution {
+    let payload = stored.payload
+    // Renewals, upgrades and refunds follow their subscription's first transaction.
+    if let row = try db.query(
+      """
+      SELECT attr_placement, attr_audience, attr_variation, attr_profile FROM app_store_transactions
+      WHERE app_id = ? AND original_transaction_id = ? AND transaction_id <> ?
+      ORDER BY signed_at LIMIT 1
+      """, [.integer(appId), .text(payload.originalTransactionId), .text(payload.transactionId)]
+    ).first {
+      return PurchaseAttribution(
+        placementId: try row.decode("attr_placement"), audienceId: try row.decode("attr_audience"),
+        variationId: try row.decode("attr_variation"), profileId: try row.decode("attr_profile") ?? profileId)
+    }
+    if let named = stored.variationId, let credited = PurchaseAttribution(variationId: named, profileId: profileId) {
+      return credited
+    }
+    guard let profileId else { return PurchaseAttribution() }
+    // A subscription the user had before: no paywall sold it.
+    guard !stored.owned else { return PurchaseAttribution(profileId: profileId) }
+    let purchased = Double(payload.purchaseDate) / 1000
+    if let row = try db.query(
+      """
+      SELECT placement_id, audience_id, variation_id FROM events
+      WHERE app_id = ? AND profile_id = ? AND received_at <= ? AND received_at >= ?
+      ORDER BY received_at DESC, seq DESC LIMIT 1
+      """,
+      [.integer(appId), .text(profileId), .real(purchased), .real(purchased - PurchaseAttribution.window)]
+    ).first {
+      return PurchaseAttribution(
+        placementId: try row.decode("placement_id"), audienceId: try row.decode("audience_id"),
+        variationId: try row.decode("variation_id"), profileId: profileId)
+    }
+    return PurchaseAttribution(profileId: profileId)
+  }
+
+  /// A transaction stored for the first time (`old` nil) or replaced by a newer signed version.
+  static func rollTransaction(
+    _ db: any SQLConnection, appId: Int64, old: TransactionPayload?, new: TransactionPayload,
+    _ credit: PurchaseAttribution
+  ) throws {
+    let key = VariationKey(placement: credit.placementId, audience: credit.audienceId, variation: credit.variationId)
+    let price = new.price ?? 0
+    if old == nil {
+      try bumpRevenue(
+        db, appId: appId, key, day: new.purchaseDay, currency: new.currencyCode, gross: price, transactions: 1)
+    }
+    // Refunds count on the day of the refund; a reversed refund takes it back.
+    if old?.revocationDay != new.revocationDay {
+      if let day = old?.revocationDay {
+        try bump(db, appId: appId, key, day: day, refunds: -1)
+        try bumpRevenue(db, appId: appId, key, day: day, currency: new.currencyCode, refunded: -(old?.price ?? 0))
+      }
+      if let day = new.revocationDay {
+        try bump(db, appId: appId, key, day: day, refunds: 1)
+        try bumpRevenue(db, appId: appId, key, day: day, currency: new.currencyCode, refunded: price)
+      }
+    }
+    if new.isPaid, credit.isAttributed, let profileId = credit.profileId {
+      // What the payer paid changes by the new payment, and by a refund made or taken back.
+      var change: Int64 = old == nil ? price : 0
+      if old?.revocationDay == nil, new.revocationDay != nil { change -= price }
+      if old != nil, old?.revocationDay != nil, new.revocationDay == nil { change += old?.price ?? 0 }
+      if old == nil || change != 0 {
+        try rollPayer(
+          db, appId: appId, key, profileId: profileId, currency: new.currencyCode, change: change,
+          day: new.purchaseDay)
+      }
+    }
+    guard old == nil else { return }
+    if new.isPurchase, credit.isAttributed, let profileId = credit.profileId {
+      try rollFirstDay(
+        db, table: "stats_purchasers", appId: appId, key, profileId: profileId, day: new.purchaseDay,
+        counter: "purchasers")
+    }
+    if let profileId = credit.profileId {
+      try rollAppleAdsPurchase(db, appId: appId, profileId: profileId, new)
+    }
+  }
+
+  /// Moves a profile's first day for a variation to the earliest seen, adjusting the counter.
+  private static func rollFirstDay(
+    _ db: any SQLConnection, table: String, appId: Int64, _ key: VariationKey, profileId: String, day: Int64,
+    counter: String
+  ) throws {
+    let known = try db.query(
+      "SELECT first_day FROM \(table) WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
+      [.integer(appId), .text(key.variation), .text(profileId)]
+    ).first?.decode("first_day", as: Int64.self)
+    if let known {
+      guard day < known else { return }
+      try db.query(
+        "UPDATE \(table) SET first_day = ? WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
+        [.integer(day), .integer(appId), .text(key.variation), .text(profileId)])
+      try bump(db, appId: appId, key, day: known, counters: [counter: -1])
+    } else {
+      try db.query(
+        """
+        INSERT INTO \(table) (app_id, variation_id, profile_id, placement_id, audience_id, first_day)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """,
+        [
+          .integer(appId), .text(key.variation), .text(profileId), .text(key.placement), .text(key.audience),
+          .integer(day),
+        ])
+    }
+    try bump(db, appId: appId, key, day: day, counters: [counter: 1])
+  }
+
+  /// A paying viewer's net revenue for a variation moves by `change`; their first paid day is
+  /// the earliest paid transaction's. Their old contribution to the revenue statistics is
+  /// taken out and the new one put in.
+  private static func rollPayer(
+    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, profileId: String, currency: String, change: Int64,
+    day: Int64
+  ) throws {
+    let who: [SQLValue] = [.integer(appId), .text(key.variation), .text(profileId), .text(currency)]
+    let row = try db.query(
+      "SELECT first_day, net FROM stats_payers WHERE app_id = ? AND variation_id = ? AND profile_id = ? AND currency = ?",
+      who
+    ).first
+    let before = try row.map {
+      (day: try $0.decode("first_day", as: Int64.self), net: try $0.decode("net", as: Int64.self))
+    }
+    let after = (day: min(before?.day ?? day, day), net: (before?.net ?? 0) + change)
+    if before == nil {
+      try db.query(
+        """
+        INSERT INTO stats_payers (app_id, variation_id, profile_id, currency, placement_id, audience_id, first_day, net)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """, who + [.text(key.placement), .text(key.audience), .integer(after.day), .integer(after.net)])
+    } else {
+      try db.query(
+        """
+        UPDATE stats_payers SET first_day = ?, net = ?
+        WHERE app_id = ? AND variation_id = ? AND profile_id = ? AND currency = ?
+        """, [.integer(after.day), .integer(after.net)] + who)
+    }
+    if let before {
+      try bumpPayerRevenue(
+        db, appId: appId, key, day: before.day, currency: currency, PayerMoments() - .payer(net: before.net))
+    }
+    try bumpPayerRevenue(db, appId: appId, key, day: after.day, currency: currency, .payer(net: after.net))
+  }
+
+  static func bumpPayerRevenue(
+    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, currency: String, _ moments: PayerMoments
+  ) throws {
+    guard !moments.isZero else { return }
+    try db.query(
+      """
+      INSERT INTO stats_payer_revenue (app_id, placement_id, audience_id, variation_id, day, currency, payers, net,
+      log_sum, log_squares) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, placement_id, audience_id, variation_id, day, currency) DO UPDATE SET
+      payers = stats_payer_revenue.payers + excluded.payers, net = stats_payer_revenue.net + excluded.net,
+      log_sum = stats_payer_revenue.log_sum + excluded.log_sum,
+      log_squares = stats_payer_revenue.log_squares + excluded.log_squares
+      """,
+      [
+        .integer(appId), .text(key.placement), .text(key.audience), .text(key.variation), .integer(day),
+        .text(currency), .integer(moments.payers), .integer(moments.net), .integer(moments.logSum),
+        .integer(moments.logSquares),
+      ])
+  }
+
+  /// Recomputes a subscription's trial facts from all its transactions and applies the
+  /// change, once per subscription a batch touched. The credit goes to the subscription's
+  /// first transaction's paywall.
+  static func rollTrial(_ db: any SQLConnection, appId: Int64, original: String) throws {
+    let rows = try db.query(
+      """
+      SELECT payload, attr_placement, attr_audience, attr_variation FROM app_store_transactions
+      WHERE app_id = ? AND original_transaction_id = ?
+      """, [.integer(appId), .text(original)])
+    let transactions = try rows.map {
+      try StoredPayloads.shared.payload($0)
+    }
+    let facts = TrialFacts.of(transactions)
+    let owner = trialOwner(
+      zip(
+        transactions,
+        try rows.map {
+          VariationKey(
+            placement: try $0.decode("attr_placement"), audience: try $0.decode("attr_audience"),
+            variation: try $0.decode("attr_variation"))
+        }))
+    let row = try db.query(
+      """
+      SELECT placement_id, audience_id, variation_id, trial_day, converted_day FROM stats_trials
+      WHERE app_id = ? AND original_transaction_id = ?
+      """, [.integer(appId), .text(original)]
+    ).first
+    let before = TrialFacts(
+      trialDay: try row?.decode("trial_day", as: Int64?.self),
+      convertedDay: try row?.decode("converted_day", as: Int64?.self))
+    let previous = try row.map {
+      VariationKey(
+        placement: try $0.decode("placement_id"), audience: try $0.decode("audience_id"),
+        variation: try $0.decode("variation_id"))
+    }
+    guard facts != before || (previous != nil && previous != owner) else { return }
+    if let previous {
+      if let day = before.trialDay { try bump(db, appId: appId, previous, day: day, counters: ["trials": -1]) }
+      if let day = before.convertedDay {
+        try bump(db, appId: appId, previous, day: day, counters: ["trial_conversions": -1])
+      }
+    }
+    if let day = facts.trialDay { try bump(db, appId: appId, owner, day: day, counters: ["trials": 1]) }
+    if let day = facts.convertedDay { try bump(db, appId: appId, owner, day: day, counters: ["trial_conversions": 1]) }
+    guard facts.trialDay != nil || row != nil else { return }
+    try db.query(
+      """
+      INSERT INTO stats_trials (app_id, original_transaction_id, placement_id, audience_id, variation_id, trial_day,
+      converted_day) VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET placement_id = excluded.placement_id,
+      audience_id = excluded.audience_id, variation_id = excluded.variation_id, trial_day = excluded.trial_day,
+      converted_day = excluded.converted_day
+      """,
+      [
+        .integer(appId), .text(original), .text(owner.placement), .text(owner.audience), .text(owner.variation),
+        facts.trialDay.map(SQLValue.integer) ?? .null, facts.convertedDay.map(SQLValue.integer) ?? .null,
+      ])
+  }
+
+  /// The paywall a subscription's trial is credited to: its earliest transaction's.
+  static func trialOwner<S: Sequence>(_ transactions: S) -> VariationKey
+  where S.Element == (TransactionPayload, VariationKey) {
+    transactions.min { ($0.0.purchaseDate, $0.0.transactionId) < ($1.0.purchaseDate, $1.0.transactionId) }?.1
+      ?? VariationKey(placement: "", audience: "", variation: "")
+  }
+
+  /// A purchase by a profile that came from Apple Ads: its campaign's revenue and purchasers.
+  private static func rollAppleAdsPurchase(
+    _ db: any SQLConnection, appId: Int64, profileId: String, _ transaction: TransactionPayload
+  ) throws {
+    guard
+      let row = try db.query(
+        "SELECT day, campaign_id, ad_group_id, keyword_id, purchaser FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
+        [.integer(appId), .text(profileId)]
+      ).first
+    else { return }
+    let group = AppleAdsKey(
+      day: try row.decode("day"), campaign: try row.decode("campaign_id"), adGroup: try row.decode("ad_group_id"),
+      keyword: try row.decode("keyword_id"))
+    try bumpAppleAdsRevenue(db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
+    if transaction.isPurchase, try row.decode("purchaser", as: Int64.self) == 0 {
+      try db.query(
+        "UPDATE stats_aa_profiles SET purchaser = 1 WHERE app_id = ? AND profile_id = ?",
+        [.integer(appId), .text(profileId)])
+      try bumpAppleAds(db, appId: appId, group, purchasers: 1)
+    }
+  }
+
+  /// Apple Ads attribution just applied to a profile: an install of its campaign, with what
+  /// the profile did before it was known to come from Apple Ads.
+  static func rollAppleAdsInstall(_ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord) throws {
+    guard let payload = profile.attribution.appleAds?.payload, let campaign = payload.campaignId else { return }
+    let group = AppleAdsKey(
+      day: StatsDay.of(profile.createdAt), campaign: campaign, adGroup: payload.adGroupId ?? 0,
+      keyword: payload.keywordId ?? 0)
+    let key: [SQLValue] = [.integer(appId), .text(profile.id)]
+    let inTime =
+      try db.query(
+        "SELECT 1 FROM first_launch_reports WHERE app_id = ? AND profile_id = ? AND aa_flow_in_time = 1", key
+      ).isEmpty ? 0 : 1
+    let transactions = try db.query(
+      "SELECT payload FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key
+    ).map { try StoredPayloads.shared.payload($0) }
+    let purchaser = transactions.contains { $0.isPurchase } ? 1 : 0
+    try db.query(
+      """
+      INSERT INTO stats_aa_profiles (app_id, profile_id, day, campaign_id, ad_group_id, keyword_id, flow_in_time,
+      purchaser) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+      """,
+      key + [
+        .integer(group.day), .integer(group.campaign), .integer(group.adGroup), .integer(group.keyword),
+        .integer(Int64(inTime)), .integer(Int64(purchaser)),
+      ])
+    guard db.changes == 1 else { return }
+    try bumpAppleAds(db, appId: appId, group, installs: 1, flowInTime: Int64(inTime), purchasers: Int64(purchaser))
+    // Its subscriptions are now reported under the campaign.
+    let originals = try db.query(
+      "SELECT DISTINCT original_transaction_id FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key)
+    for row in originals {
+      try rollSubscription(db, appId: appId, original: try row.decode("original_transaction_id"))
+    }
+    try rollCohort(db, appId: appId, profile: profile.id)
+    for transaction in transactions {
+      try bumpAppleAdsRevenue(
+        db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
+    }
+  }
+
+  static func bump(
+    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, impressions: Int64 = 0,
+    viewers: Int64 = 0, refunds: Int64 = 0
+  ) throws {
+    try bump(
+      db, appId: appId, key, day: day, counters: ["impressions": impressions, "viewers": viewers, "refunds": refunds])
+  }
+
+  static var dailyCounters: [String] {
+    ["impressions", "viewers", "purchasers", "trials", "trial_conversions", "refunds"]
+  }
+
+  static func bump(_ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, counters: [String: Int64])
+    throws
+  {
+    let values = dailyCounters.map { counters[$0] ?? 0 }
+    guard values.contains(where: { $0 != 0 }) else { return }
+    try db.query(
+      """
+      INSERT INTO stats_daily (app_id, placement_id, audience_id, variation_id, day, \(dailyCounters.joined(separator: ", ")))
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, placement_id, audience_id, variation_id, day) DO UPDATE SET
+      \(dailyCounters.map { "\($0) = stats_daily.\($0) + excluded.\($0)" }.joined(separator: ", "))
+      """,
+      [.integer(appId), .text(key.placement), .text(key.audience), .text(key.variation), .integer(day)]
+        + values.map(SQLValue.integer))
+  }
+
+  static func bumpRevenue(
+    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, currency: String, gross: Int64 = 0,
+    refunded: Int64 = 0, transactions: Int64 = 0
+  ) throws {
+    try db.query(
+      """
+      INSERT INTO stats_revenue (app_id, placement_id, audience_id, variation_id, day, currency, gross, refunded,
+      transactions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, placement_id, audience_id, variation_id, day, currency) DO UPDATE SET
+      gross = stats_revenue.gross + excluded.gross, refunded = stats_revenue.refunded + excluded.refunded,
+      transactions = stats_revenue.transactions + excluded.transactions
+      """,
+      [
+        .integer(appId), .text(key.placement), .text(key.audience), .text(key.variation), .integer(day),
+        .text(currency), .integer(gross), .integer(refunded), .integer(transactions),
+      ])
+  }
+
+  static func bumpAppleAds(
+    _ db: any SQLConnection, appId: Int64, _ key: AppleAdsKey, installs: Int64 = 0, flowInTime: Int64 = 0,
+    purchasers: Int64 = 0
+  ) throws {
+    try db.query(
+      """
+      INSERT INTO stats_apple_ads (app_id, day, campaign_id, ad_group_id, keyword_id, installs, flow_in_time, purchasers)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, day, campaign_id, ad_group_id, keyword_id) DO UPDATE SET
+      installs = stats_apple_ads.installs + excluded.installs,
+      flow_in_time = stats_apple_ads.flow_in_time + excluded.flow_in_time,
+      purchasers = stats_apple_ads.purchasers + excluded.purchasers
+      """,
+      [
+        .integer(appId), .integer(key.day), .integer(key.campaign), .integer(key.adGroup), .integer(key.keyword),
+        .integer(installs), .integer(flowInTime), .integer(purchasers),
+      ])
+  }
+
+  static func bumpAppleAdsRevenue(
+    _ db: any SQLConnection, appId: Int64, _ key: AppleAdsKey, currency: String, gross: Int64
+  ) throws {
+    try db.query(
+      """
+      INSERT INTO stats_apple_ads_revenue (app_id, day, campaign_id, ad_group_id, keyword_id, currency, gross)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (app_id, day, campaign_id, ad_group_id, keyword_id, currency) DO UPDATE SET
+      gross = stats_apple_ads_revenue.gross + excluded.gross
+      """,
+      [
+        .integer(appId), .integer(key.day), .integer(key.campaign), .integer(key.adGroup), .integer(key.keyword),
+        .text(currency), .integer(gross),
+      ])
+  }
+}
+
+/// A rollup row's variation.
+struct VariationKey: Hashable {
+  var placement: String
+  var audience: String
+  var variation: String
+}
+
+/// A rollup row's Apple Ads group (install day, campaign, ad group, keyword; 0 when absent).
+struct AppleAdsKey: Hashable {
+  var day: Int64
+  var campaign: Int64
+  var adGroup: Int64
+  var keyword: Int64
+}

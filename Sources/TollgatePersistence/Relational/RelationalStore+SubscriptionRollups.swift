@@ -1,0 +1,205 @@
+import Foundation
+import TollgateAPI
+import TollgateDomain
+import TollgateSupport
+
+/// The subscription rollup: per day, environment, product, currency and the subscription's
+/// dimensions (storefront, Apple Ads campaign, ad group and keyword, credited paywall), the
+/// changes `SubscriptionTimeline` derives. Each subscription's current contribution is kept
+/// (`stats_subscriptions`), so when one of its transactions or notifications arrives — or its
+/// profile's Apple Ads attribution — the old contribution is taken out and the new one put in:
+/// arrival order never changes the figures, and a rebuild from raw rows must agree exactly.
+extension RelationalStore {
+  /// Recomputes one subscription's contribution and applies the difference.
+  static func rollSubscription(
+    _ db: any SQLConnection, appId: Int64, original: String, pending: PendingRollups? = nil
+  ) throws {
+    let (dimensions, changes) = try subscriptionFacts(db, appId: appId, original: original)
+    let now = SubscriptionContribution(dimensions: dimensions, rows: changes)
+    let before: SubscriptionContribution? = try storedContribution(
+      db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original)
+    guard before != now, before != nil || !changes.isEmpty else { return }
+    if let pending {
+      for (dimensions, where_, counters) in now.changes(from: before) {
+        let row = SubscriptionRow(dimensions: dimensions, where_: where_)
+        pending.subscriptionDays[row] = pending.subscriptionDays[row].map { $0 + counters } ?? counters
+      }
+    } else {
+      try bumpSubscriptionDays(db, appId: appId, now.changes(from: before))
+    }
+    try saveContribution(
+      db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original, now)
+  }
+
+  /// A subscription's dimensions and changes from its stored transactions and notifications.
+  static func subscriptionFacts(_ db: any SQLConnection, appId: Int64, original: String) throws
+    -> (SubscriptionDimensions, [SubscriptionDay: SubscriptionCounters])
+  {
+    let key: [SQLValue] = [.integer(appId), .text(original)]
+    let rows = try db.query(
+      """
+      SELECT payload, attr_placement, attr_audience, attr_variation, attr_profile FROM app_store_transactions
+      WHERE app_id = ? AND original_transaction_id = ?
+      """, key)
+    var transactions: [(TransactionPayload, VariationKey, String?)] = []
+    for row in rows {
+      transactions.append(
+        (
+          try StoredPayloads.shared.payload(row),
+          VariationKey(
+            placement: try row.decode("attr_placement"), audience: try row.decode("attr_audience"),
+            variation: try row.decode("attr_variation")), try row.decode("attr_profile")
+        ))
+    }
+    let failures = try db.query(
+      """
+      SELECT signed_at, subtype FROM app_store_notifications
+      WHERE app_id = ? AND original_transaction_id = ? AND notification_type = 'DID_FAIL_TO_RENEW'
+      """, key
+    ).map { row in
+      (
+        day: StatsDay.of(Date(timeIntervalSince1970: try row.decode("signed_at"))),
+        grace: try row.decode("subtype", as: String?.self) == "GRACE_PERIOD"
+      )
+    }
+    return try subscriptionContribution(transactions, failures: failures) { profile in
+      try db.query(
+        "SELECT day, campaign_id, ad_group_id, keyword_id FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
+        [.integer(appId), .text(profile)]
+      ).first.map { row in
+        AppleAdsKey(
+          day: try row.decode("day"), campaign: try row.decode("campaign_id"), adGroup: try row.decode("ad_group_id"),
+          keyword: try row.decode("keyword_id"))
+      }
+    }
+  }
+
+  /// A subscription's dimensions — its first transaction's storefront and paywall, its profile's
+  /// Apple Ads keyword (`ads`) — and its changes.
+  static func subscriptionContribution(
+    _ transactions: [(TransactionPayload, VariationKey, String?)], failures: [(day: Int64, grace: Bool)],
+    ads: (String) throws -> AppleAdsKey?
+  ) rethrows -> (SubscriptionDimensions, [SubscriptionDay: SubscriptionCounters]) {
+    let first = transactions.min { ($0.0.purchaseDate, $0.0.transactionId) < ($1.0.purchaseDate, $1.0.transactionId) }
+    var dimensions = SubscriptionDimensions(
+      storefront: first?.0.storefront ?? "", placementId: first?.1.placement ?? "",
+      audienceId: first?.1.audience ?? "", variationId: first?.1.variation ?? "")
+    if let profile = first?.2, let group = try ads(profile) {
+      dimensions.campaignId = group.campaign
+      dimensions.adGroupId = group.adGroup
+      dimensions.keywordId = group.keyword
+    }
+    return (dimensions, SubscriptionTimeline.changes(transactions.map(\.0), failures: failures))
+  }
+
+  /// Adds changes to `stats_subscription_days` and to the day's totals over every dimension
+  /// (`stats_subscription_totals`, what an unfiltered report reads).
+  static func bumpSubscriptionDays(
+    _ db: any SQLConnection, appId: Int64, _ changes: [(SubscriptionDimensions, SubscriptionDay, SubscriptionCounters)]
+  ) throws {
+    // Summed first: one statement must not name a row twice.
+    var rows: [SubscriptionRow: SubscriptionCounters] = [:]
+    var totals: [SubscriptionTotalsRow: SubscriptionCounters] = [:]
+    for (dimensions, where_, counters) in changes {
+      let row = SubscriptionRow(dimensions: dimensions, where_: where_)
+      rows[row] = rows[row].map { $0 + counters } ?? counters
+      let total = SubscriptionTotalsRow(environment: where_.environment, day: where_.day, currency: where_.currency)
+      totals[total] = totals[total].map { $0 + counters } ?? counters
+    }
+    try bumpCounters(
+      db, table: "stats_subscription_days", appId: appId,
+      keys: [
+        "environment", "day", "product_id", "currency", "storefront", "campaign_id", "ad_group_id", "keyword_id",
+        "placement_id", "audience_id", "variation_id",
+      ], counters: SubscriptionCounters.columns,
+      rows.sorted { ($0.key.where_, $0.key.dimensions.variationId) < ($1.key.where_, $1.key.dimensions.variationId) }
+        .map { row, counters in
+          let (dimensions, where_) = (row.dimensions, row.where_)
+          return
+            (
+              [
+                .text(where_.environment), .integer(where_.day), .text(where_.product), .text(where_.currency),
+                .text(dimensions.storefront), .integer(dimensions.campaignId), .integer(dimensions.adGroupId),
+                .integer(dimensions.keywordId), .text(dimensions.placementId), .text(dimensions.audienceId),
+                .text(dimensions.variationId),
+              ], counters.values
+            )
+        })
+    try bumpCounters(
+      db, table: "stats_subscription_totals", appId: appId, keys: ["environment", "day", "currency"],
+      counters: SubscriptionCounters.columns,
+      totals.sorted {
+        ($0.key.environment, $0.key.day, $0.key.currency) < ($1.key.environment, $1.key.day, $1.key.currency)
+      }
+      .map { row, counters in ([.text(row.environment), .integer(row.day), .text(row.currency)], counters.values) })
+  }
+
+  /// Every subscription's contribution, recomputed from the rebuild's reading of the raw rows:
+  /// the app's transactions by subscription, its Apple Ads profiles, and (read here) the failed
+  /// renewals Apple notified.
+  static func rebuildSubscriptions(
+    _ db: any SQLConnection, appId: Int64, _ byOriginal: [String: [(TransactionPayload, VariationKey, String?)]],
+    ads: [String: AppleAdsKey]
+  ) throws {
+    var failures: [String: [(day: Int64, grace: Bool)]] = [:]
+    for row in try db.query(
+      """
+      SELECT original_transaction_id, signed_at, subtype FROM app_store_notifications
+      WHERE app_id = ? AND notification_type = 'DID_FAIL_TO_RENEW' AND original_transaction_id IS NOT NULL
+      """, [.integer(appId)])
+    {
+      failures[try row.decode("original_transaction_id"), default: []].append(
+        (
+          day: StatsDay.of(Date(timeIntervalSince1970: try row.decode("signed_at"))),
+          grace: try row.decode("subtype", as: String?.self) == "GRACE_PERIOD"
+        ))
+    }
+    var totals: [SubscriptionRow: SubscriptionCounters] = [:]
+    var contributions: [[SQLValue]] = []
+    for (original, transactions) in byOriginal {
+      let (dimensions, changes) = subscriptionContribution(transactions, failures: failures[original] ?? []) {
+        ads[$0]
+      }
+      guard !changes.isEmpty else { continue }
+      for (where_, counters) in changes {
+        let row = SubscriptionRow(dimensions: dimensions, where_: where_)
+        totals[row] = totals[row].map { $0 + counters } ?? counters
+      }
+      let contribution = SubscriptionContribution(dimensions: dimensions, rows: changes)
+      contributions.append(
+        [.integer(appId), .text(original), json(contribution.dimensions), json(contribution.entries)])
+    }
+    try insertRows(
+      db, table: "stats_subscriptions", columns: "app_id, original_transaction_id, dimensions, changes", contributions)
+    try bumpSubscriptionDays(db, appId: appId, totals.map { ($0.key.dimensions, $0.key.where_, $0.value) })
+  }
+}
+
+/// What a subscription is reported by, besides the day, product, currency and environment of
+/// each change: its storefront, its profile's Apple Ads campaign, ad group and keyword (0:
+/// organic or unknown), and the paywall its first transaction is credited to.
+struct SubscriptionDimensions: Codable, Hashable {
+  var storefront: String
+  var campaignId: Int64 = 0
+  var adGroupId: Int64 = 0
+  var keywordId: Int64 = 0
+  var placementId: String
+  var audienceId: String
+  var variationId: String
+}
+
+/// A subscription's contribution to `stats_subscription_days`.
+typealias SubscriptionContribution = Contribution<SubscriptionDimensions, SubscriptionDay, SubscriptionCounters>
+
+/// One row of `stats_subscription_days`: a subscription's dimensions and a change's day, product,
+/// currency and environment.
+struct SubscriptionRow: Hashable {
+  var dimensions: SubscriptionDimensions
+  var where_: SubscriptionDay
+}
+
+private struct SubscriptionTotalsRow: Hashable {
+  var environment: String
+  var day: Int64
+  var currency: String
+}

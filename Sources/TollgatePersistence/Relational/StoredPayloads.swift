@@ -1,0 +1,32 @@
+import Foundation
+import Synchronization
+import TollgateAPI
+import TollgateDomain
+import TollgateSupport
+
+/// Transaction payloads decoded from their stored JSON, remembered by that text. A stored
+/// payload never changes under the same text, so a remembered one is always right; the rollups
+/// read a subscription's transactions several times while recording one batch (its trial, its
+/// timeline, its profile's cohort, the profile's purchases), and decoding was most of that cost.
+final class StoredPayloads: Sendable {
+  /// The process's cache: a few thousand payloads (a batch being recorded), forgotten at once
+  /// when full.
+  static let shared = StoredPayloads(limit: 8_192)
+
+  private let limit: Int
+  private let decoded = Mutex<[Data: TransactionPayload]>([:])
+
+  init(limit: Int) { self.limit = limit }
+
+  /// The payload in `row`'s `column`.
+  func payload(_ row: SQLRow, column: String = "payload") throws -> TransactionPayload {
+    let text: Data = try row.decode(column)
+    if let known = decoded.withLock({ $0[text] }) { return known }
+    let payload = try WireCoding.decoder.decode(TransactionPayload.self, from: text)
+    decoded.withLock { cache in
+      if cache.count >= limit { cache.removeAll(keepingCapacity: true) }
+      cache[text] = payload
+    }
+    return payload
+  }
+}

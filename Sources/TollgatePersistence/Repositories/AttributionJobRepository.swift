@@ -1,0 +1,63 @@
+import Foundation
+import TollgateAPI
+import TollgateDomain
+import TollgateSupport
+
+/// Apple Ads tokens waiting for Apple, and their outcomes: a durable queue that survives restarts.
+public protocol AttributionJobRepository: Sendable {
+  /// Records each token for its profile unless the same token was recorded before, and marks
+  /// the profile's `apple_ads` status pending unless already applied: all in one transaction,
+  /// answered in the order given.
+  func enqueueAttributions(_ tokens: [QueuedToken]) throws -> [(AttributionJob, created: Bool)]
+
+  /// Takes up to `limit` due pending jobs and pushes their next attempt `lease` seconds
+  /// ahead, so a crashed worker's jobs come back and two workers never take the same job.
+  func claimAttributionJobs(now: Date, lease: TimeInterval, limit: Int) throws -> [AttributionJob]
+
+  /// Stores the worker's decision; a final `applied` adds the source to the profile (and
+  /// bumps its version) in the same transaction. Returns the profile when it changed.
+  func finishAttribution(_ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig])
+    throws -> ProfileRecord?
+
+  /// Pending jobs.
+  func attributionQueueDepth() throws -> Int
+
+  /// The app's attribution tokens by outcome.
+  func attributionFunnel(appId: Int64) throws -> AttributionFunnel
+}
+
+/// A token on its way into the queue.
+public struct QueuedToken: Sendable, Hashable {
+  /// The app.
+  public var appId: Int64
+  /// The profile it was sent for.
+  public var profileId: String
+  /// The token as sent.
+  public var token: String
+  /// Its SHA-256, hex: the same token twice is one job.
+  public var tokenHash: String
+  /// When it arrived.
+  public var at: Date
+
+  /// A token; `tokenHash` is the SHA-256 of `token`, hex.
+  public init(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date) {
+    self.appId = appId
+    self.profileId = profileId
+    self.token = token
+    self.tokenHash = tokenHash
+    self.at = at
+  }
+}
+
+extension AttributionJobRepository {
+  /// One token: `enqueueAttributions` with a batch of one.
+  public func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date) throws
+    -> (AttributionJob, created: Bool)
+  {
+    let stored = try enqueueAttributions([
+      QueuedToken(appId: appId, profileId: profileId, token: token, tokenHash: tokenHash, at: at)
+    ])
+    guard let first = stored.first else { throw StoreError.database("a batch of one stored nothing") }
+    return first
+  }
+}

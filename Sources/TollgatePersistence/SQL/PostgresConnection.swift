@@ -1,0 +1,186 @@
+import CLibPQ
+import Foundation
+import TollgateDomain
+import TollgateSupport
+
+/// One libpq connection with named prepared statements, cached per SQL text. Values are
+/// always bound as parameters (`?` in our SQL becomes `$n`); nothing is spliced into SQL.
+/// A lost connection is reset on next use; meanwhile calls fail with `unavailable`.
+final class PostgresConnection: SQLConnection, @unchecked Sendable {
+  private var handle: OpaquePointer?
+  private let conninfo: String
+  private let setup: [String]
+  private var prepared: [String: String] = [:]
+  private(set) var changes = 0
+  private var lastUsed = ContinuousClock.now
+
+  /// Connects; `setup` statements run on every (re)connection.
+  init(conninfo: String, setup: [String]) throws {
+    self.conninfo = conninfo
+    self.setup = setup
+    try connect()
+  }
+
+  deinit { PQfinish(handle) }
+
+  private func connect() throws {
+    PQfinish(handle)
+    prepared = [:]
+    handle = PQconnectdb(conninfo)
+    guard PQstatus(handle) == CONNECTION_OK else {
+      let message = lastError()
+      PQfinish(handle)
+      handle = nil
+      throw StoreError.unavailable("cannot connect to PostgreSQL: \(message)")
+    }
+    for statement in setup { try execute(statement) }
+  }
+
+  /// Reconnects when the connection was lost (a database restart). libpq notices a closed
+  /// socket only when it reads, so the pending input of a connection that sat idle is read
+  /// first, without blocking: the first read takes a server's "terminating connection" message,
+  /// the second meets the end of the stream. A restarted database thus costs no failed request
+  /// on each connection that sat idle meanwhile. Statements in quick succession (a transaction's)
+  /// skip the reads: no restart fits in `idleProbe`, and a stop in between fails them anyway.
+  private func ensureConnected() throws {
+    let now = ContinuousClock.now
+    defer { lastUsed = now }
+    guard handle != nil, PQstatus(handle) == CONNECTION_OK else { return try connect() }
+    guard lastUsed.duration(to: now) >= Self.idleProbe else { return }
+    if PQconsumeInput(handle) == 1, PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK { return }
+    try connect()
+  }
+
+  /// Idle time after which a connection's socket is checked before use.
+  static let idleProbe: Duration = .milliseconds(100)
+
+  func execute(_ sql: String) throws {
+    try ensureConnected()
+    let result = PQexec(handle, sql)
+    defer { PQclear(result) }
+    try check(result)
+  }
+
+  @discardableResult
+  func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow] {
+    try ensureConnected()
+    let name = try statement(for: sql, count: parameters.count)
+    let texts: [String?] = parameters.map { value in
+      switch value {
+      case .null: return nil
+      case .integer(let number): return String(number)
+      case .real(let number): return String(number)
+      case .text(let text): return text
+      case .blob(let data): return String(decoding: data, as: UTF8.self)
+      }
+    }
+    let result = Self.withCStrings(texts) { pointers in
+      PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0)
+    }
+    defer { PQclear(result) }
+    try check(result)
+    changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+    var rows: [SQLRow] = []
+    let count = PQntuples(result)
+    let fields = PQnfields(result)
+    let columns = SQLRow.Columns((0..<fields).map { String(cString: PQfname(result, $0)) })
+    rows.reserveCapacity(Int(count))
+    for row in 0..<count {
+      let values = (0..<fields).map { column -> SQLValue in
+        PQgetisnull(result, row, column) == 1 ? .null : .text(String(cString: PQgetvalue(result, row, column)))
+      }
+      rows.append(SQLRow(columns: columns, values: values))
+    }
+    return rows
+  }
+
+  /// Runs `body` in a transaction; one that PostgreSQL rolls back to break a deadlock or a
+  /// serialization conflict runs again (up to `conflictRetries` times, after a short random
+  /// pause so the two sides do not meet again): writers whose rows overlap in another order —
+  /// event batches and purchases bumping the same rollup rows — both commit instead of one
+  /// answering 500. Bodies keep their state inside, so running one again is safe.
+  func transaction<T>(_ body: () throws -> T) throws -> T {
+    var attempt = 0
+    while true {
+      try execute("BEGIN")
+      do {
+        let value = try body()
+        try execute("COMMIT")
+        return value
+      } catch StoreError.conflict(_) where attempt < Self.conflictRetries {
+        try? execute("ROLLBACK")
+        attempt += 1
+        usleep(UInt32.random(in: 2_000...20_000) * UInt32(attempt))
+      } catch {
+        try? execute("ROLLBACK")
+        throw error
+      }
+    }
+  }
+
+  /// Times a transaction ran again after a deadlock or serialization conflict.
+  static let conflictRetries = 3
+
+  private func statement(for sql: String, count: Int) throws -> String {
+    if let name = prepared[sql] { return name }
+    let name = "tollgate_\(prepared.count)"
+    let result = PQprepare(handle, name, Self.numbered(sql), Int32(count), nil)
+    defer { PQclear(result) }
+    try check(result)
+    prepared[sql] = name
+    return name
+  }
+
+  private func check(_ result: OpaquePointer?) throws {
+    let status = PQresultStatus(result)
+    guard status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK else { return }
+    if PQstatus(handle) != CONNECTION_OK {
+      throw StoreError.unavailable("PostgreSQL connection lost: \(lastError())")
+    }
+    let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+    let message = PQresultErrorMessage(result).map { String(cString: $0) } ?? lastError()
+    // 57P01–57P03: the server is shutting down or starting; 08xxx: connection problems.
+    if state.hasPrefix("57P") || state.hasPrefix("08") {
+      throw StoreError.unavailable("PostgreSQL \(state): \(message)")
+    }
+    // 40P01 deadlock_detected, 40001 serialization_failure: rolled back, may run again.
+    if state == "40P01" || state == "40001" {
+      throw StoreError.conflict("PostgreSQL \(state): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+    }
+    // 53100 disk_full, 53000 insufficient_resources, 58030 io_error: the storage cannot write.
+    if ["53100", "53000", "58030"].contains(state) {
+      throw StoreError.storageUnavailable("PostgreSQL \(state): \(message)")
+    }
+    throw StoreError.database("PostgreSQL \(state): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+  }
+
+  private func lastError() -> String {
+    handle.flatMap { PQerrorMessage($0) }.map { String(cString: $0) }?
+      .trimmingCharacters(in: .whitespacesAndNewlines) ?? "no connection"
+  }
+
+  /// `?` placeholders (outside quotes) become `$1`, `$2`, …
+  static func numbered(_ sql: String) -> String {
+    var out = ""
+    var index = 0
+    var quoted = false
+    for character in sql {
+      if character == "'" { quoted.toggle() }
+      if character == "?" && !quoted {
+        index += 1
+        out += "$\(index)"
+      } else {
+        out.append(character)
+      }
+    }
+    return out
+  }
+
+  private static func withCStrings<R>(
+    _ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R
+  ) -> R {
+    let buffers: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } ?? nil }
+    defer { buffers.forEach { free($0) } }
+    return body(buffers.map { $0.map { UnsafePointer($0) } })
+  }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import TollgateDomain
+import TollgateSupport
+
+/// What differs between SQL engines.
+struct SQLDialect: Sendable {
+  /// Appended to a SELECT that reads a row the transaction will update.
+  let lockRow: String
+  /// Run first in a transaction whose commit need not wait for the disk.
+  let relaxTransaction: String?
+  /// Appended to a claiming subquery so concurrent workers skip each other's rows.
+  let skipLocked: String
+  /// The channel that tells other instances, inside the changing transaction, which profiles
+  /// changed; nil where one process owns the database.
+  var announceChannel: String? = nil
+  /// Claims due attribution jobs: parameters (lease end, now, limit); returns job columns.
+  let claimJobs: String
+
+  /// One statement announcing a profile (parameter: `appId:profileId`).
+  var announceProfile: String? {
+    announceChannel.map { "SELECT pg_notify('\($0)', ?)" }
+  }
+
+  /// One statement announcing `count` profiles (parameters: `appId:profileId` each).
+  func announceProfiles(_ count: Int) -> String? {
+    guard let announceChannel else { return nil }
+    return "SELECT pg_notify('\(announceChannel)', x) FROM (VALUES "
+      + Array(repeating: "(?)", count: count).joined(separator: ", ") + ") AS announced(x)"
+  }
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Shows the server's layers are kept by the compiler, not by review: plants, in each lower
+# target, a file that imports a target above it (or beside it) and uses one of its types, and
+# expects the build to fail. Layers: Support ← Domain ← Persistence ← Server, Support ← HTTP ← Server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift="${SWIFT:-swift}"
+build() { "$swift" build --explicit-target-dependency-import-check error --target "$1"; }
+
+# target | module it must not import | a type of that module
+plants=(
+  "TollgateSupport|TollgateDomain|CompiledConfig"
+  "TollgateSupport|TollgateHTTP|Router"
+  "TollgateDomain|TollgatePersistence|StoreError"
+  "TollgateDomain|TollgateHTTP|Request"
+  "TollgateDomain|TollgateServer|Service"
+  "TollgatePersistence|TollgateHTTP|Request"
+  "TollgatePersistence|TollgateServer|Service"
+  "TollgateHTTP|TollgateDomain|CompiledConfig"
+  "TollgateHTTP|TollgatePersistence|StoreError"
+  "TollgateHTTP|TollgateServer|Service"
+)
+
+for target in TollgateSupport TollgateDomain TollgatePersistence TollgateHTTP; do
+  build "$target" >/dev/null
+done
+status=0
+for plant in "${plants[@]}"; do
+  IFS='|' read -r target module type <<<"$plant"
+  file="Sources/$target/PlantedUpwardReference.swift"
+  trap 'rm -f "$file"' EXIT
+  printf 'import %s\n\nlet plantedUpwardReference: Any.Type = %s.self\n' "$module" "$type" >"$file"
+  if build "$target" >/dev/null 2>&1; then
+    echo "FAIL $target imports $module and uses $type: it built"
+    status=1
+  else
+    echo "ok   $target cannot import $module ($type): the build fails"
+  fi
+  rm -f "$file"
+  trap - EXIT
+done
+for target in TollgateSupport TollgateDomain TollgatePersistence TollgateHTTP; do
+  build "$target" >/dev/null
+done
+exit $status
