@@ -102,6 +102,29 @@ struct SubscriptionTimelineTests {
     #expect(SubscriptionTimeline.monthlyPrice(9_990, milliseconds: Int64(days * 86_400_000)) == expected)
   }
 
+  /// Counters with the named values, the rest 0.
+  static func counters(
+    active: Int64 = 0, newPaid: Int64 = 0, renewals: Int64 = 0, expirations: Int64 = 0, gross: Int64 = 0,
+    grossAfterFirstYear: Int64 = 0, mrr: Int64 = 0
+  ) -> SubscriptionCounters {
+    var counters = SubscriptionCounters()
+    counters.active = active
+    counters.newPaid = newPaid
+    counters.renewals = renewals
+    counters.expirations = expirations
+    counters.gross = gross
+    counters.grossAfterFirstYear = grossAfterFirstYear
+    counters.mrr = mrr
+    return counters
+  }
+
+  /// The changes of fixture day `day` for `product` (USD, Sandbox).
+  static func lookup(_ changes: [SubscriptionDay: SubscriptionCounters]) -> (Double, String) -> SubscriptionCounters? {
+    { day, product in
+      changes[SubscriptionDay(day: Self.day(day), product: product, currency: "USD", environment: "Sandbox")]
+    }
+  }
+
   /// A monthly subscription bought on day 0, upgraded on day 10 to the yearly one.
   static func upgradeHistory(flagged: Bool, revokedWithoutReason: Bool = false) -> [TransactionPayload] {
     var monthly = F.transaction(
@@ -120,24 +143,11 @@ struct SubscriptionTimelineTests {
   func upgrade(flagged: Bool, revokedWithoutReason: Bool) {
     let changes = SubscriptionTimeline.changes(
       Self.upgradeHistory(flagged: flagged, revokedWithoutReason: revokedWithoutReason))
-    func at(_ day: Double, _ product: String) -> SubscriptionCounters? {
-      changes[SubscriptionDay(day: Self.day(day), product: product, currency: "USD", environment: "Sandbox")]
-    }
-    var bought = SubscriptionCounters()
-    bought.newPaid = 1
-    bought.gross = 9_990
-    bought.mrr = 9_990
-    bought.active = 1
-    var ended = SubscriptionCounters()
-    ended.mrr = -9_990
-    var upgraded = SubscriptionCounters()
-    upgraded.renewals = 1
-    upgraded.gross = 59_990
-    upgraded.mrr = 4_999
-    var churned = SubscriptionCounters()
-    churned.mrr = -4_999
-    churned.active = -1
-    churned.expirations = 1
+    let at = Self.lookup(changes)
+    let bought = Self.counters(active: 1, newPaid: 1, gross: 9_990, mrr: 9_990)
+    let ended = Self.counters(mrr: -9_990)
+    let upgraded = Self.counters(renewals: 1, gross: 59_990, mrr: 4_999)
+    let churned = Self.counters(active: -1, expirations: 1, mrr: -4_999)
     #expect(at(0, "pro_monthly") == bought)
     #expect(at(10, "pro_monthly") == ended, "the monthly period leaves MRR on the upgrade's day, not on day 30")
     #expect(at(10, "pro_annual") == upgraded)
@@ -151,25 +161,11 @@ struct SubscriptionTimelineTests {
       F.transaction("1000", product: "pro_annual", purchased: 0, expires: 365, price: 59_990),
       F.transaction("1001", purchased: 365, expires: 395),
     ])
-    func at(_ day: Double, _ product: String) -> SubscriptionCounters? {
-      changes[SubscriptionDay(day: Self.day(day), product: product, currency: "USD", environment: "Sandbox")]
-    }
-    var bought = SubscriptionCounters()
-    bought.newPaid = 1
-    bought.gross = 59_990
-    bought.mrr = 4_999
-    bought.active = 1
-    var ended = SubscriptionCounters()
-    ended.mrr = -4_999
-    var renewed = SubscriptionCounters()
-    renewed.renewals = 1
-    renewed.gross = 9_990
-    renewed.grossAfterFirstYear = 9_990
-    renewed.mrr = 9_990
-    var churned = SubscriptionCounters()
-    churned.mrr = -9_990
-    churned.active = -1
-    churned.expirations = 1
+    let at = Self.lookup(changes)
+    let bought = Self.counters(active: 1, newPaid: 1, gross: 59_990, mrr: 4_999)
+    let ended = Self.counters(mrr: -4_999)
+    let renewed = Self.counters(renewals: 1, gross: 9_990, grossAfterFirstYear: 9_990, mrr: 9_990)
+    let churned = Self.counters(active: -1, expirations: 1, mrr: -9_990)
     #expect(at(0, "pro_annual") == bought)
     #expect(at(365, "pro_annual") == ended)
     #expect(at(365, "pro_monthly") == renewed)
