@@ -38,7 +38,9 @@ extension ConfigValidator.Validation {
     }
     func identifier(_ name: String) -> String? {
       guard let text = string(object[name], at: "\(path).\(name)") else { return nil }
-      guard !text.isEmpty, text.count <= 200, !text.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+      // At most 200 code points: what the API's schema (`maxLength`) counts.
+      guard !text.isEmpty, text.unicodeScalars.count <= 200, !text.contains(where: { $0.isWhitespace || $0.isNewline })
+      else {
         fail("\(path).\(name)", "a non-empty identifier without spaces, as Apple Ads shows it")
         return nil
       }

@@ -70,30 +70,24 @@ extension RelationalStore {
         for original in originals {
           let owners = try Self.owners(db, appId: appId, original: original)
           affected.formUnion(owners)
-          if let claimant = facts.claimant {
-            let others = owners.filter { $0 != claimant }
-            switch (facts.sharing, others.isEmpty) {
-            case (.off, false):
-              continue
-            case (.transfer, false):
+          // Apple's notification names the profile through the appAccountToken the SDK set.
+          let token = facts.transactions.first { $0.payload.originalTransactionId == original }?.payload
+            .appAccountToken
+          let decision = PurchaseOwnership.decide(
+            claimant: facts.claimant, sharing: facts.sharing, owners: owners,
+            tokenProfile: facts.claimant == nil && owners.isEmpty
+              ? try Self.existingProfile(db, appId: appId, token) : nil)
+          switch decision {
+          case .link(let profileId, let removing):
+            for other in removing {
               try db.query(
-                "DELETE FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ? AND profile_id <> ?",
-                [.integer(appId), .text(original), .text(claimant)])
-            default:
-              break
+                "DELETE FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ? AND profile_id = ?",
+                [.integer(appId), .text(original), .text(other)])
             }
-            try Self.link(db, appId: appId, original: original, profileId: claimant, at: at)
-            affected.insert(claimant)
-          } else if owners.isEmpty {
-            // Apple's notification names the profile through the appAccountToken the SDK set.
-            let token = facts.transactions.first { $0.payload.originalTransactionId == original }?.payload
-              .appAccountToken?.lowercased()
-            if let token, try Self.profile(db, appId: appId, id: token) != nil {
-              try Self.link(db, appId: appId, original: original, profileId: token, at: at)
-              affected.insert(token)
-            } else {
-              outcome.unowned.append(original)
-            }
+            try Self.link(db, appId: appId, original: original, profileId: profileId, at: at)
+            affected.insert(profileId)
+          case .keep: break
+          case .unowned: outcome.unowned.append(original)
           }
         }
         if let claimant = facts.claimant { affected.insert(claimant) }
@@ -203,20 +197,7 @@ extension RelationalStore {
       ])
     if db.changes == 1 {
       try Self.rollTransaction(db, appId: appId, old: nil, new: payload, credit)
-      let type: WebhookEventType =
-        payload.type != TransactionPayload.autoRenewable
-        ? .nonSubscriptionPurchased
-        : !payload.isPurchase ? .subscriptionRenewed : payload.isFreeTrial ? .trialStarted : .subscriptionStarted
-      var events = [
-        PendingWebhookEvent(
-          type: type, profileId: credit.profileId ?? "", data: WebhookData.transaction(payload, credit: credit))
-      ]
-      if payload.revocationDate != nil {
-        events.append(
-          .init(
-            type: .refund, profileId: credit.profileId ?? "", data: WebhookData.transaction(payload, credit: credit)))
-      }
-      return events
+      return TransactionEvents.firstStored(payload, credit: credit)
     }
     guard
       let existing = try db.query(
@@ -226,7 +207,7 @@ extension RelationalStore {
       ).first
     else { throw StoreError.database("transaction \(payload.transactionId) vanished inside its transaction") }
     var events: [PendingWebhookEvent] = []
-    if signedAt > (try existing.decode("signed_at", as: Double.self)) {
+    if TransactionEvents.replaces(payload, storedSignedAt: try existing.decode("signed_at", as: Double.self)) {
       let old = try StoredPayloads.shared.payload(existing)
       try db.query(
         "UPDATE app_store_transactions SET signed_at = ?, payload = ?, jws = ? WHERE app_id = ? AND transaction_id = ?",
@@ -235,11 +216,7 @@ extension RelationalStore {
         placementId: try existing.decode("attr_placement"), audienceId: try existing.decode("attr_audience"),
         variationId: try existing.decode("attr_variation"), profileId: try existing.decode("attr_profile"))
       try Self.rollTransaction(db, appId: appId, old: old, new: payload, stored)
-      if old.revocationDate == nil, payload.revocationDate != nil {
-        events.append(
-          .init(
-            type: .refund, profileId: stored.profileId ?? "", data: WebhookData.transaction(payload, credit: stored)))
-      }
+      events += TransactionEvents.resigned(old: old, new: payload, credit: stored)
     }
     if try existing.decode("variation_id", as: String?.self) == nil, let variation = stored.variationId {
       // The SDK names the variation; a notification that came first could not.
@@ -250,17 +227,20 @@ extension RelationalStore {
     return events
   }
 
-  /// The profile a transaction belongs to: the one sending it, else its subscription's owner,
-  /// else the profile named by its appAccountToken.
+  /// The profile a transaction is credited to (`PurchaseOwnership.purchaser`), from what is stored.
   private static func purchaser(
     _ db: any SQLConnection, appId: Int64, _ payload: TransactionPayload, claimant: String?
   ) throws -> String? {
     if let claimant { return claimant }
-    if let owner = try owners(db, appId: appId, original: payload.originalTransactionId).first { return owner }
-    if let token = payload.appAccountToken?.lowercased(), try profile(db, appId: appId, id: token) != nil {
-      return token
-    }
-    return nil
+    return PurchaseOwnership.purchaser(
+      claimant: nil, owners: try owners(db, appId: appId, original: payload.originalTransactionId),
+      tokenProfile: try existingProfile(db, appId: appId, payload.appAccountToken))
+  }
+
+  /// The profile an appAccountToken names, when it exists.
+  private static func existingProfile(_ db: any SQLConnection, appId: Int64, _ token: String?) throws -> String? {
+    guard let token = token?.lowercased(), try profile(db, appId: appId, id: token) != nil else { return nil }
+    return token
   }
 
   private static func owners(_ db: any SQLConnection, appId: Int64, original: String) throws -> [String] {
