@@ -25,7 +25,7 @@ enum AnalyticsAtScale {
 
   /// `existing`: the name of an app an earlier run loaded, to measure its reports again.
   static func run(database: String, profiles: Int, subscriptions: Int, existing: String?) throws {
-    let store = try StoreLocation.open(database, connections: 2)
+    let store = try StoreLocation.open(database, connections: 2).database
     defer { store.close() }
     if let existing {
       guard let app = try store.app(named: existing) else { throw StoreError.database("no app \(existing)") }
@@ -33,8 +33,8 @@ enum AnalyticsAtScale {
       try measure(store, app: app, compiled: compiled, now: Date())
       return
     }
-    let app = try KeyIssuer(store: store).issue(appName: "analytics-\(UUID().uuidString.prefix(6))").app
-    let compiled = try ConfigImporter(store: store).apply(Data(config().utf8), appId: app.id)
+    let app = try KeyIssuer(apps: store).issue(appName: "analytics-\(UUID().uuidString.prefix(6))").app
+    let compiled = try ConfigImporter(database: store).apply(Data(config().utf8), appId: app.id)
     let now = Date()
     let day: Int64 = 86_400_000
     let today = Int64(now.timeIntervalSince1970 * 1000) / day * day
@@ -97,7 +97,7 @@ enum AnalyticsAtScale {
   }
 
   /// Times each report over the loaded app.
-  static func measure(_ store: any Store, app: AppRecord, compiled: CompiledConfig, now: Date) throws {
+  static func measure(_ store: any Database, app: AppRecord, compiled: CompiledConfig, now: Date) throws {
     let days = try ReportRange.days(from: nil, to: nil, now: now)
     let ninety = (days.upperBound - 89)...days.upperBound
     let reporting = ReportingSettings(currency: "USD", rates: ["EUR": 1.08])

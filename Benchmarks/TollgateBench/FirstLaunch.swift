@@ -24,15 +24,15 @@ enum FirstLaunch {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-bench-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try SQLiteStore(path: directory.appendingPathComponent("bench.sqlite").path)
-    let keys = try KeyIssuer(store: store).issue(appName: "bench")
-    _ = try ConfigImporter(store: store).apply(Data(contentsOf: URL(fileURLWithPath: config)), appId: keys.app.id)
+    let keys = try KeyIssuer(apps: store).issue(appName: "bench")
+    _ = try ConfigImporter(database: store).apply(Data(contentsOf: URL(fileURLWithPath: config)), appId: keys.app.id)
     let sandbox = AppleAdsSandbox()
     let appleURL = try sandbox.start()
     var serverConfiguration = ServerConfiguration()
     serverConfiguration.http.port = 0
     serverConfiguration.logger = Logger(level: .error)
     serverConfiguration.apple = AppleAdsClient(url: appleURL)
-    let server = Server(store: store, configuration: serverConfiguration)
+    let server = Server(store: OpenedStore(store), configuration: serverConfiguration)
     let port = try server.start()
     defer {
       server.stop()

@@ -20,9 +20,9 @@ enum ScaleSeed {
   static func run(database: String, profiles: Int, out: URL, webhookURL: String) throws {
     guard database.hasPrefix("postgres") else { throw StoreError.database("scale-seed loads PostgreSQL only") }
     try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-    let store = try StoreLocation.open(database, connections: 2)
-    let keys = try KeyIssuer(store: store).issue(appName: "scale-\(UUID().uuidString.prefix(6).lowercased())")
-    let compiled = try ConfigImporter(store: store).apply(Data(Seed.config().utf8), appId: keys.app.id)
+    let store = try StoreLocation.open(database, connections: 2).database
+    let keys = try KeyIssuer(apps: store).issue(appName: "scale-\(UUID().uuidString.prefix(6).lowercased())")
+    let compiled = try ConfigImporter(database: store).apply(Data(Seed.config().utf8), appId: keys.app.id)
     store.close()
     // The configuration the fleet is given through the admin API once it runs: the seeded one
     // plus the App Store, an access level and a webhook to the local receiver.

@@ -41,14 +41,14 @@ enum Seed {
   }
 
   static func run(database: String, profiles: Int, out: URL, listEntries: Int = 0) throws {
-    let store = try StoreLocation.open(database, connections: 2)
+    let store = try StoreLocation.open(database, connections: 2).database
     defer { store.close() }
-    let keys = try KeyIssuer(store: store).issue(appName: "bench-\(UUID().uuidString.prefix(6))")
+    let keys = try KeyIssuer(apps: store).issue(appName: "bench-\(UUID().uuidString.prefix(6))")
     if listEntries > 0 {
       let members = try SavedListValues.make((0..<listEntries).map { "user-\($0 * 2)" }) { "$[\($0)]" }.get()
-      _ = try SavedListService(store: store).put(appId: keys.app.id, id: "members", values: members, by: "bench")
+      _ = try SavedListService(database: store).put(appId: keys.app.id, id: "members", values: members, by: "bench")
     }
-    _ = try ConfigImporter(store: store).apply(Data(config(list: listEntries > 0).utf8), appId: keys.app.id)
+    _ = try ConfigImporter(database: store).apply(Data(config(list: listEntries > 0).utf8), appId: keys.app.id)
     var generator = SystemRandomNumberGenerator()
     var ids: [String] = []
     ids.reserveCapacity(profiles)

@@ -15,10 +15,11 @@ enum StatsQuery {
   ]
 
   static func run(database: String, config: String, impressions: Int, purchases: Int) throws {
-    let store = try StoreLocation.open(database, connections: 2)
+    let store = try StoreLocation.open(database, connections: 2).database
     defer { store.close() }
-    let app = try KeyIssuer(store: store).issue(appName: "stats-\(UUID().uuidString.prefix(6))").app
-    let compiled = try ConfigImporter(store: store).apply(Data(contentsOf: URL(fileURLWithPath: config)), appId: app.id)
+    let app = try KeyIssuer(apps: store).issue(appName: "stats-\(UUID().uuidString.prefix(6))").app
+    let compiled = try ConfigImporter(database: store).apply(
+      Data(contentsOf: URL(fileURLWithPath: config)), appId: app.id)
     let viewers = max(purchases, impressions / 5)
     let now = Date()
     let started = Date()

@@ -12,9 +12,9 @@ import TollgateSupport
 /// path so the rollups are the live ones.
 enum SubscriptionSeries {
   static func run(database: String, subscriptions: Int) throws {
-    let store = try StoreLocation.open(database, connections: 2)
+    let store = try StoreLocation.open(database, connections: 2).database
     defer { store.close() }
-    let app = try KeyIssuer(store: store).issue(appName: "subscriptions-\(UUID().uuidString.prefix(6))").app
+    let app = try KeyIssuer(apps: store).issue(appName: "subscriptions-\(UUID().uuidString.prefix(6))").app
     let now = Date()
     let today = Int64(now.timeIntervalSince1970 * 1000)
     let day: Int64 = 86_400_000

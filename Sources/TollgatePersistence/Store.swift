@@ -1,29 +1,65 @@
 import Foundation
+import Synchronization
 import TollgateAPI
 import TollgateDomain
 import TollgateSupport
 
-/// Everything the server keeps: the composition of one repository per resource. Each call is
-/// atomic; implementations are safe to call from many threads at once. `RelationalStore`
-/// implements every repository once for SQLite and PostgreSQL (one conformance suite runs
-/// against both); `CachedStore` wraps one with the in-memory profile cache.
-public protocol Store:
+/// An opened SQL database (`SQLiteStore`, `PostgresStore`): every repository, written once in
+/// `RelationalStore` for both engines (one conformance suite runs against both). Only the
+/// composition root, the command line and tests hold it whole; services are given the narrow
+/// repositories they use. Each call is atomic; it is safe to call from many threads at once.
+public protocol Database:
   AppRepository, ConfigRepository, ProfileRepository, AssignmentRepository, AttributionJobRepository,
   EventRepository, PurchaseRepository, AnalyticsRepository, WebhookOutboxRepository, AppleAdsSpendRepository,
-  AssetRepository, SavedListRepository
+  AssetRepository, SavedListRepository, AnyObject
 {
-  /// The in-memory profile cache, when there is one (its figures go to `/metrics`).
-  var profileCache: ProfileCache? { get }
-
-  /// First-time A/B assignments waiting for their batch write, written, and dropped (nil
-  /// when they are written on the request path).
-  var assignmentWrites: (pending: Int, written: Int, dropped: Int)? { get }
+  /// Told, after each commit, which profiles a write changed (the profile cache forgets them).
+  var profileChanges: ProfileChangeObservers { get }
 
   /// Finishes pending work and releases the database.
   func close()
 }
 
-extension Store {
-  public var profileCache: ProfileCache? { nil }
-  public var assignmentWrites: (pending: Int, written: Int, dropped: Int)? { nil }
+/// An opened database and, when one was asked for, the profile cache in front of it: what the
+/// server's composition root hands out as repositories.
+public struct OpenedStore: Sendable {
+  public let database: any Database
+  public let cache: CachedStore?
+
+  /// `database` alone, or with `cache` in front of it (made over the same database).
+  public init(_ database: any Database, cache: CachedStore? = nil) {
+    self.database = database
+    self.cache = cache
+  }
+
+  /// Profiles: through the cache when there is one.
+  public var profiles: any ProfileRepository { cache ?? database }
+  /// A/B assignments: through the cache when there is one (first-time writes batched).
+  public var assignments: any AssignmentRepository { cache ?? database }
+  /// What rules read of a profile: the cache's compact view, else decoded from the record.
+  package var targetingViews: any TargetingViewRepository { cache ?? RecordTargetingViews(profiles: database) }
+
+  /// Closes the cache (its pending writes first) and the database.
+  public func close() {
+    if let cache { cache.close() } else { database.close() }
+  }
+}
+
+/// Who hears about changed profiles: the profile cache registers here; the database calls
+/// `announce` once a write that changed profiles has committed.
+public final class ProfileChangeObservers: Sendable {
+  private let observers = Mutex<[@Sendable (Int64, [String]) -> Void]>([])
+
+  public init() {}
+
+  /// Calls `observer` with the app and the profile ids after every committed change.
+  public func observe(_ observer: @escaping @Sendable (Int64, [String]) -> Void) {
+    observers.withLock { $0.append(observer) }
+  }
+
+  /// Tells every observer that these profiles changed.
+  public func announce(appId: Int64, _ ids: [String]) {
+    guard !ids.isEmpty else { return }
+    for observer in observers.withLock({ $0 }) { observer(appId, ids) }
+  }
 }

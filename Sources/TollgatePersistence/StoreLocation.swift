@@ -9,16 +9,18 @@ public enum StoreLocation {
     database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
   }
 
-  /// The store for `database`, keeping `profileCache` profiles in memory (0: none); what it
-  /// logs goes to `logger` (`--log-level`).
+  /// The database `database` names, with `profileCache` profiles kept in memory in front of it
+  /// (0: no cache); what it logs goes to `logger` (`--log-level`).
   public static func open(
     _ database: String, connections: Int? = nil, profileCache: Int = 0, logger: Logger = Logger()
-  ) throws -> any Store {
+  ) throws -> OpenedStore {
     if isPostgres(database) {
       let store = try PostgresStore(url: database, connections: connections ?? 8)
-      return profileCache > 0 ? CachedStore(store, capacity: profileCache, logger: logger) : store
+      return OpenedStore(
+        store, cache: profileCache > 0 ? CachedStore(store, capacity: profileCache, logger: logger) : nil)
     }
     let store = try SQLiteStore(path: database, connections: connections ?? 4)
-    return profileCache > 0 ? CachedStore(store, capacity: profileCache, logger: logger) : store
+    return OpenedStore(
+      store, cache: profileCache > 0 ? CachedStore(store, capacity: profileCache, logger: logger) : nil)
   }
 }

@@ -26,7 +26,7 @@ enum Demo {
       throw Failure("demo --keep: \(keep) exists; name a new file", status: 1)
     }
     let store = try SQLiteStore(path: keep ?? directory.appendingPathComponent("tollgate.sqlite").path)
-    let keys = try KeyIssuer(store: store).issue(appName: "demo")
+    let keys = try KeyIssuer(apps: store).issue(appName: "demo")
     // The app's backend listens for webhooks; the configuration points one at it.
     let receiver = try DemoWebhookReceiver()
     defer { receiver.stop() }
@@ -55,11 +55,11 @@ enum Demo {
           option: nil,
           defaultFile: URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("secrets.key"))
       } ?? SecretBox(key: Digest.randomBytes(32))
-    let (_, created) = try ConfigImporter(store: store, secrets: secrets).applyReturningSecrets(
+    let (_, created) = try ConfigImporter(database: store, secrets: secrets).applyReturningSecrets(
       JSONSerialization.data(withJSONObject: document), appId: keys.app.id)
     receiver.trust(created["backend"] ?? "")
     let fallbackFile = directory.appendingPathComponent("fallback.json")
-    try FallbackExport(store: store).fallbackFile(appId: keys.app.id)!.write(to: fallbackFile)
+    try FallbackExport(database: store).fallbackFile(appId: keys.app.id)!.write(to: fallbackFile)
 
     let sandbox = AppleAdsSandbox()
     let appleURL = try sandbox.start()
@@ -84,7 +84,7 @@ enum Demo {
     serverConfiguration.secrets = secrets
     serverConfiguration.rateLimits.perAddress = "off"
     serverConfiguration.rateLimits.tokensPerKey = "off"
-    let server = Server(store: store, configuration: serverConfiguration)
+    let server = Server(store: OpenedStore(store), configuration: serverConfiguration)
     let port = try server.start()
     defer {
       server.stop()
@@ -126,7 +126,7 @@ enum Demo {
     say("\n$ tollgate report placement onboarding --app demo\n" + ReportTables.table(report))
     say("\n6. The Apple Ads API key is sealed in the database; spend, names and Apple's installs are imported")
     time.set(behind: 0)
-    _ = try AppleAdsSpendService(store: store, secrets: secrets, importer: nil, time: time).saveCredentials(
+    _ = try AppleAdsSpendService(database: store, secrets: secrets, time: time).saveCredentials(
       appId: keys.app.id, privateKey: adsKey.privatePEM, by: "demo")
     while await server.service.spendImporter.processDue() > 0 {}
     let status = try await revenue.admin("/v1/admin/apple-ads/status", as: AppleAdsStatus.self)

@@ -251,7 +251,8 @@ enum CommandLineTool {
     }
     let store = try StoreLocation.open(databasePath, profileCache: profileCache, logger: logger)
     if let sampleConfig {
-      try SampleApp.prepare(store: store, configPath: sampleConfig, databasePath: databasePath, settings: settings)
+      try SampleApp.prepare(
+        store: store.database, configPath: sampleConfig, databasePath: databasePath, settings: settings)
     }
     var configuration = ServerConfiguration()
     configuration.http = settings
@@ -291,10 +292,10 @@ enum CommandLineTool {
 
   static func keysCreate(_ options: inout Options) throws {
     let app = try options.required("--app")
-    let store = try StoreLocation.open(options.databasePath, connections: 1)
+    let store = try StoreLocation.open(options.databasePath, connections: 1).database
     defer { store.close() }
     try options.finish()
-    let keys = try KeyIssuer(store: store).issue(appName: app)
+    let keys = try KeyIssuer(apps: store).issue(appName: app)
     print(
       """
       app:        \(keys.app.name)
@@ -309,14 +310,14 @@ enum CommandLineTool {
     let appName = try options.required("--app")
     let databasePath = options.databasePath
     let box = try secretsBox(&options, databasePath: databasePath)
-    let store = try StoreLocation.open(databasePath, connections: 1)
+    let store = try StoreLocation.open(databasePath, connections: 1).database
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else {
       throw Failure.missing("no app named \(appName); create it with: tollgate keys create --app \(appName)")
     }
     let data = try Data(contentsOf: URL(fileURLWithPath: file))
-    let (config, secrets) = try ConfigImporter(store: store, secrets: box).applyReturningSecrets(data, appId: app.id)
+    let (config, secrets) = try ConfigImporter(database: store, secrets: box).applyReturningSecrets(data, appId: app.id)
     print(
       "applied \(file) to \(appName) as revision \(config.revision): placements \(config.placementIds.joined(separator: ", "))"
     )
@@ -331,11 +332,11 @@ enum CommandLineTool {
     guard let budget = Int(budgetText), budget >= 0 else {
       throw Failure("--asset-budget takes a number of bytes, 0 or more")
     }
-    let store = try StoreLocation.open(options.databasePath, connections: 1)
+    let store = try StoreLocation.open(options.databasePath, connections: 1).database
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else { throw Failure.missing("no app named \(appName)") }
-    guard let data = try FallbackExport(store: store).fallbackFile(appId: app.id, assetBudget: budget) else {
+    guard let data = try FallbackExport(database: store).fallbackFile(appId: app.id, assetBudget: budget) else {
       throw Failure.missing("app \(appName) has no configuration yet")
     }
     FileHandle.standardOutput.write(data)

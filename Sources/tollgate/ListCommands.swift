@@ -19,7 +19,7 @@ enum ListCommands {
     let data: Data
     do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch { throw Failure("cannot read \(file)") }
     let values = try SavedListService.values(inFile: data)
-    let (info, created) = try SavedListService(store: store).put(appId: app.id, id: id, values: values, by: "cli")
+    let (info, created) = try SavedListService(database: store).put(appId: app.id, id: id, values: values, by: "cli")
     print(
       "\(created ? "created" : "replaced") list \(info.id) of \(app.name): \(info.size) values, checksum \(info.checksum)"
     )
@@ -30,7 +30,7 @@ enum ListCommands {
     let (store, app) = try Operations.open(&options)
     defer { store.close() }
     try options.finish()
-    let service = SavedListService(store: store)
+    let service = SavedListService(database: store)
     let info = try service.info(appId: app.id, id: id)
     let users = try service.users(appId: app.id, id: id)
     print(
@@ -48,7 +48,7 @@ enum ListCommands {
     defer { store.close() }
     try options.finish()
     print(Operations.pad(["id", "size", "updated", "checksum"]))
-    for info in try SavedListService(store: store).all(appId: app.id) {
+    for info in try SavedListService(database: store).all(appId: app.id) {
       print(Operations.pad([info.id, String(info.size), Timestamp.string(info.updatedAt), info.checksum]))
     }
   }
@@ -58,7 +58,7 @@ enum ListCommands {
     let (store, app) = try Operations.open(&options)
     defer { store.close() }
     try options.finish()
-    try SavedListService(store: store).delete(appId: app.id, id: id, by: "cli")
+    try SavedListService(database: store).delete(appId: app.id, id: id, by: "cli")
     print("deleted list \(id) of \(app.name)")
   }
 }

@@ -12,9 +12,9 @@ import TollgateSupport
 /// within a second, configurations within its next refresh).
 enum Operations {
   /// Opens the database and finds the app named by `--app`.
-  static func open(_ options: inout Options) throws -> (any Store, AppRecord) {
+  static func open(_ options: inout Options) throws -> (any Database, AppRecord) {
     let name = try options.required("--app")
-    let store = try StoreLocation.open(options.databasePath, connections: 1)
+    let store = try StoreLocation.open(options.databasePath, connections: 1).database
     guard let app = try store.app(named: name) else {
       store.close()
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
@@ -43,7 +43,7 @@ enum Operations {
     let (store, app) = try open(&options)
     defer { store.close() }
     try options.finish()
-    let (key, record) = try KeyIssuer(store: store).create(appId: app.id, kind: kind, label: label, by: "cli")
+    let (key, record) = try KeyIssuer(apps: store).create(appId: app.id, kind: kind, label: label, by: "cli")
     print(
       """
       id:  \(record.id)
@@ -57,7 +57,7 @@ enum Operations {
     let (store, app) = try open(&options)
     defer { store.close() }
     try options.finish()
-    let key = try KeyIssuer(store: store).revoke(appId: app.id, keyId: id, by: "cli")
+    let key = try KeyIssuer(apps: store).revoke(appId: app.id, keyId: id, by: "cli")
     print("\(key.id) (\(key.kind.rawValue)) revoked at \(key.revokedAt.map(Timestamp.string) ?? "-")")
   }
 
@@ -103,7 +103,7 @@ enum Operations {
     guard let record = try store.config(appId: app.id, revision: revision) else {
       throw Failure.missing("app \(app.name) has no revision \(revision)")
     }
-    let (config, _) = try ConfigImporter(store: store, secrets: secrets).applyReturningSecrets(
+    let (config, _) = try ConfigImporter(database: store, secrets: secrets).applyReturningSecrets(
       record.document, appId: app.id, by: "cli", note: "rollback to \(revision)")
     print("revision \(config.revision) applied: the document of revision \(revision)")
   }

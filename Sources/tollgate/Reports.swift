@@ -41,7 +41,7 @@ enum Reports {
       try ConfigValidator.compile($0.document, revision: $0.revision)
     }
     let report = try AppleAdsReportQuery.report(
-      store: store, appId: app.id, days: days, by: grouping, environment: environment, config: config,
+      analytics: store, spend: store, appId: app.id, days: days, by: grouping, environment: environment, config: config,
       today: StatsDay.of(Date()))
     emit(report, format, rows: ReportTables.appleAdsRows, table: ReportTables.appleAdsTable)
   }
@@ -124,7 +124,7 @@ enum Reports {
   static func rebuild(_ options: inout Options) throws {
     let appName = try options.required("--app")
     let acceptExpired = options.flag("--accept-expired")
-    let store = try StoreLocation.open(options.databasePath, connections: 1)
+    let store = try StoreLocation.open(options.databasePath, connections: 1).database
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else { throw Failure.missing("no app named \(appName)") }
@@ -149,13 +149,13 @@ enum Reports {
     }
   }
 
-  private static func open(_ options: inout Options) throws -> (any Store, AppRecord, ClosedRange<Int64>, Format) {
+  private static func open(_ options: inout Options) throws -> (any Database, AppRecord, ClosedRange<Int64>, Format) {
     let appName = try options.required("--app")
     let formatName = options.value("--format", env: nil) ?? "table"
     guard let format = Format(rawValue: formatName) else { throw Failure("--format is table, json or csv") }
     let from = options.value("--from", env: nil)
     let to = options.value("--to", env: nil)
-    let store = try StoreLocation.open(options.databasePath, connections: 1)
+    let store = try StoreLocation.open(options.databasePath, connections: 1).database
     try options.finish()
     guard let app = try store.app(named: appName) else {
       store.close()

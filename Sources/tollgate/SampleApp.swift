@@ -11,7 +11,7 @@ import TollgateSupport
 enum SampleApp {
   static let name = "sample"
 
-  static func prepare(store: any Store, configPath: String, databasePath: String, settings: HTTPServer.Settings)
+  static func prepare(store: any Database, configPath: String, databasePath: String, settings: HTTPServer.Settings)
     throws
   {
     // The public key is not a secret (it ships inside apps), so it is kept beside the
@@ -22,8 +22,8 @@ enum SampleApp {
       .appendingPathComponent("sample-public-key.txt")
     try FileManager.default.createDirectory(at: keyFile.deletingLastPathComponent(), withIntermediateDirectories: true)
     if try store.app(named: name) == nil {
-      let keys = try KeyIssuer(store: store).issue(appName: name)
-      let config = try ConfigImporter(store: store).apply(
+      let keys = try KeyIssuer(apps: store).issue(appName: name)
+      let config = try ConfigImporter(database: store).apply(
         try Data(contentsOf: URL(fileURLWithPath: configPath)), appId: keys.app.id)
       try Data(keys.publicKey.utf8).write(to: keyFile, options: .atomic)
       say(

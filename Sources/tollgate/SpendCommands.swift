@@ -13,17 +13,17 @@ import TollgateSupport
 enum SpendCommands {
   /// Opens the database and the app named by `--app`, and the secrets key when `sealing`.
   static func open(_ options: inout Options, sealing: Bool = false) throws -> (
-    any Store, AppRecord, AppleAdsSpendService
+    any Database, AppRecord, AppleAdsSpendService
   ) {
     let name = try options.required("--app")
     let databasePath = options.databasePath
     let box = sealing ? try CommandLineTool.secretsBox(&options, databasePath: databasePath) : nil
-    let store = try StoreLocation.open(databasePath, connections: 1)
+    let store = try StoreLocation.open(databasePath, connections: 1).database
     guard let app = try store.app(named: name) else {
       store.close()
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
     }
-    return (store, app, AppleAdsSpendService(store: store, secrets: box, importer: nil, time: SystemTimeSource()))
+    return (store, app, AppleAdsSpendService(database: store, secrets: box, time: SystemTimeSource()))
   }
 
   static func credentials(_ options: inout Options) throws {

@@ -38,11 +38,11 @@ final class LiveServer: Sendable {
   init(config: String? = nil) throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-e2e-\(UUID().uuidString)")
     store = try SQLiteStore(path: directory.appendingPathComponent("server/tollgate.sqlite").path)
-    keys = try KeyIssuer(store: store).issue(appName: "e2e")
+    keys = try KeyIssuer(apps: store).issue(appName: "e2e")
     let document =
       try config.map { Data($0.utf8) }
       ?? Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json"))
-    _ = try ConfigImporter(store: store).apply(document, appId: keys.app.id)
+    _ = try ConfigImporter(database: store).apply(document, appId: keys.app.id)
     sandbox = AppleAdsSandbox()
     signer = try StoreKitSigner(appleNames: false)
     (server, port) = try Self.serve(store: store, sandbox: sandbox, signer: signer, port: 0)
@@ -76,7 +76,7 @@ final class LiveServer: Sendable {
     configuration.attributionInterval = 0.05
     configuration.appStoreVerifier = try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8))
     configuration.webhookInterval = nil
-    let server = Server(store: store, configuration: configuration)
+    let server = Server(store: OpenedStore(store), configuration: configuration)
     return (server, try server.start())
   }
 
@@ -170,7 +170,7 @@ final class LiveServer: Sendable {
   func exportFallback() throws -> URL {
     let url = directory.appendingPathComponent("fallback.json")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    try FallbackExport(store: store).fallbackFile(appId: keys.app.id)!.write(to: url)
+    try FallbackExport(database: store).fallbackFile(appId: keys.app.id)!.write(to: url)
     return url
   }
 }

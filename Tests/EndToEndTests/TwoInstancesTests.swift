@@ -30,8 +30,8 @@ struct TwoInstancesTests {
     let base = ProcessInfo.processInfo.environment["TOLLGATE_TEST_POSTGRES_URL"]!
     let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     let setup = try PostgresStore(url: base, connections: 1, schema: schema)
-    let keys = try KeyIssuer(store: setup).issue(appName: "shop")
-    _ = try ConfigImporter(store: setup).apply(
+    let keys = try KeyIssuer(apps: setup).issue(appName: "shop")
+    _ = try ConfigImporter(database: setup).apply(
       Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json")), appId: keys.app.id)
     let database = base + "?options=-csearch_path%3D\(schema)"
 

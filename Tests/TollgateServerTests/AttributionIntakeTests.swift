@@ -17,13 +17,13 @@ import TollgateTestSupport
 struct AttributionIntakeTests {
   /// A store whose first batch waits at a gate, so others can queue behind it.
   final class GatedWrites: Sendable {
-    let store: any Store
+    let store: any Database
     let gate = DispatchSemaphore(value: 0)
     let batches = Mutex<[[String]]>([])
     /// Any batch holding this token is refused whole.
     let refused: String?
 
-    init(store: any Store, refused: String? = nil) {
+    init(store: any Database, refused: String? = nil) {
       self.store = store
       self.refused = refused
     }
@@ -65,7 +65,7 @@ struct AttributionIntakeTests {
     return outcomes.withLock { $0 }
   }
 
-  func tokens(_ store: any Store, count: Int) throws -> [QueuedToken] {
+  func tokens(_ store: any Database, count: Int) throws -> [QueuedToken] {
     let app = try store.createApp(name: "intake")
     return try (0..<count).map { index in
       let id = String(format: "00000000-0000-4000-8000-%012d", index)
@@ -163,9 +163,11 @@ struct AttributionIntakeTests {
     defer { store.close() }
     let all = try tokens(store, count: 4)
     let time = ManualTime()
-    let worker = AttributionWorker(store: store, apple: Unreachable(), time: time, logger: Logger(), maxQueue: 3)
+    let worker = AttributionWorker(
+      attributionJobs: store, apple: Unreachable(), time: time, logger: Logger(), maxQueue: 3)
     let service = AttributionService(
-      store: store, worker: worker, limiter: RateLimiter(clock: { 0 }), limits: .off, time: time)
+      profileRecords: store, attributionJobs: store, worker: worker, limiter: RateLimiter(clock: { 0 }), limits: .off,
+      time: time)
     for token in all.prefix(3) {
       let profile = try #require(try store.profile(appId: token.appId, id: token.profileId))
       #expect(try service.submit(token.token, appId: token.appId, profile: profile, keyId: "k"))

@@ -51,7 +51,7 @@ struct AttributionTests {
     #expect(flow.placement.audienceId == "apple_ads_brand")
     #expect(flow.placement.abTestName == "AA price test")
     #expect(["aa_offer", "aa_offer_b"].contains(flow.flow.id))
-    let stored = try #require(try server.server.store.profile(appId: server.alpha.app.id, id: id))
+    let stored = try #require(try server.server.store.database.profile(appId: server.alpha.app.id, id: id))
     #expect(stored.attribution.appleAds?.payload.campaignId == 542_370_539)
     #expect(stored.attribution.appleAds?.clickDate == AppleAdsDate.parse("2024-10-08T17:17Z"))
   }
@@ -83,7 +83,7 @@ struct AttributionTests {
     let pending = try WireCoding.decoder.decode(AttributionPendingResponse.self, from: queued.body)
     #expect(pending.status == .pending)
     #expect(pending.profile.attributionStatus == ["apple_ads": .pending])
-    #expect(try server.server.store.attributionQueueDepth() == 1, "stored before the answer")
+    #expect(try server.server.store.database.attributionQueueDepth() == 1, "stored before the answer")
     let metrics = String(decoding: try await server.send("GET", "/metrics").body, as: UTF8.self)
     #expect(metrics.contains("tollgate_attribution_intake_batches_total 1\n"))
     #expect(metrics.contains("tollgate_attribution_intake_tokens_total 1\n"))
@@ -246,7 +246,7 @@ struct AttributionTests {
     let refused = try await create("")
     #expect(refused.status == 422)
     #expect(String(decoding: refused.body, as: UTF8.self).contains("$.apple_ads_token"))
-    #expect(try server.server.store.profile(appId: server.alpha.app.id, id: id) == nil)
+    #expect(try server.server.store.database.profile(appId: server.alpha.app.id, id: id) == nil)
 
     let token = "sbx|campaign=542370539"
     let created = try await create(token)

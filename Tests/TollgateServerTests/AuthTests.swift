@@ -14,11 +14,11 @@ struct AuthTests {
   func keysHashed() async throws {
     let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
-    let stored = try server.server.store.key(hash: Digest.sha256Hex(server.alpha.publicKey))
+    let stored = try server.server.store.database.key(hash: Digest.sha256Hex(server.alpha.publicKey))
     #expect(stored?.appId == server.alpha.app.id)
     #expect(stored?.kind == .publicKey)
     #expect(stored?.id == KeyRecord.id(hash: Digest.sha256Hex(server.alpha.publicKey)))
-    #expect(try server.server.store.key(hash: server.alpha.publicKey) == nil)
+    #expect(try server.server.store.database.key(hash: server.alpha.publicKey) == nil)
     let file = try Data(contentsOf: URL(fileURLWithPath: server.databasePath))
     let wal = (try? Data(contentsOf: URL(fileURLWithPath: server.databasePath + "-wal"))) ?? Data()
     for key in [server.alpha.publicKey, server.alpha.secretKey] {

@@ -146,7 +146,7 @@ struct ConfigTests {
     #expect(try await server.sdk("GET", "/v1/sdk/placements/onboarding/default").status == 200)
     // A second store on the same file stands for `tollgate import` running beside the server.
     let other = try SQLiteStore(path: server.databasePath, connections: 1)
-    let config = try ConfigImporter(store: other).apply(
+    let config = try ConfigImporter(database: other).apply(
       Data(#"{"flows":[{"id":"fresh"}],"placements":[{"id":"onboarding","default":"fresh"}]}"#.utf8),
       appId: server.alpha.app.id)
     other.close()

@@ -90,7 +90,7 @@ struct DashboardTests {
     var configuration = ServerConfiguration()
     configuration.dashboard = false
     let service = Service(
-      store: try! SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path),
+      store: OpenedStore(try! SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path)),
       configuration: configuration)
     #expect(service.handle(Request(method: "GET", path: "/dashboard")).status == 404)
   }

@@ -110,7 +110,7 @@ struct HardeningTests {
   func diskFull() async throws {
     let server = try TestServer()
     defer { server.stop() }
-    let store = try #require(server.server.store as? SQLiteStore)
+    let store = try #require(server.server.store.database as? SQLiteStore)
     var acknowledged: [String] = []
     for _ in 0..<5 { acknowledged.append(try await server.createProfile()) }
     let pages = try store.with { db in
@@ -179,7 +179,7 @@ struct HardeningTests {
     #expect(try restored.key(hash: KeyIssuer.hash(server.adminKey))?.appId == server.alpha.app.id)
     #expect(
       try restored.currentConfig(appId: server.alpha.app.id)?.document
-        == server.server.store.config(appId: server.alpha.app.id, revision: 1)?.document)
+        == server.server.store.database.config(appId: server.alpha.app.id, revision: 1)?.document)
 
     // With writes stopped, a backup equals the live database row for row.
     let quiet = directory.appendingPathComponent("quiet.sqlite").path

@@ -33,7 +33,8 @@ struct OpenAPITests {
 
   @Test("every router route is documented and every documented route exists")
   func routesMatch() throws {
-    let service = Service(store: try SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path))
+    let service = Service(
+      store: OpenedStore(try SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path)))
     let served = Set(service.router.routes.map { "\($0.method) \($0.pattern)" })
     let documented = try Self.documentedRoutes()
     #expect(served.subtracting(documented).isEmpty, "undocumented: \(served.subtracting(documented).sorted())")
@@ -61,7 +62,8 @@ struct OpenAPITests {
 
   @Test("the router's SDK routes are exactly the shared route table the SDK builds its paths from")
   func sdkRouteTable() throws {
-    let service = Service(store: try SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path))
+    let service = Service(
+      store: OpenedStore(try SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path)))
     let served = Set(
       service.router.routes.filter { $0.pattern.hasPrefix("/v1/sdk/") }.map { "\($0.method) \($0.pattern)" })
     #expect(served == Set(SDKRoute.all.map { "\($0.method) \($0.pattern)" }))

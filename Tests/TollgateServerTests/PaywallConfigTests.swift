@@ -94,7 +94,7 @@ struct PaywallConfigTests {
     defer { store.close() }
     func exported(budget: Int) throws -> [String: String]? {
       let data = try #require(
-        try FallbackExport(store: store).fallbackFile(appId: server.alpha.app.id, assetBudget: budget))
+        try FallbackExport(database: store).fallbackFile(appId: server.alpha.app.id, assetBudget: budget))
       return try WireCoding.decoder.decode(FallbackFile.self, from: data).assets
     }
     #expect(try exported(budget: 0) == [:])

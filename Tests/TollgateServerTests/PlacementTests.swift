@@ -166,7 +166,8 @@ struct PlacementTests {
         == .object(["title": .string("Passez à Pro"), "cta": .string("Essai gratuit")]))
 
     let exported = try #require(
-      try FallbackExport(store: server.server.store, time: server.time).fallbackFile(appId: server.alpha.app.id))
+      try FallbackExport(database: server.server.store.database, time: server.time).fallbackFile(
+        appId: server.alpha.app.id))
     #expect(try WireCoding.decoder.decode(FallbackFile.self, from: exported) == file)
   }
 }

@@ -16,8 +16,8 @@ struct PostgresInstanceTests {
   func pair() throws -> (TestServer, TestServer) {
     let schema = PostgresCluster.freshSchema()
     let time = ManualTime()
-    let first = try TestServer(time: time, store: PostgresCluster.store(schema: schema))
-    let second = try TestServer(time: time, store: PostgresCluster.store(schema: schema))
+    let first = try TestServer(time: time, store: OpenedStore(PostgresCluster.store(schema: schema)))
+    let second = try TestServer(time: time, store: OpenedStore(PostgresCluster.store(schema: schema)))
     return (first, second)
   }
 
@@ -77,7 +77,7 @@ struct PostgresInstanceTests {
       let id = try await a.createProfile()
       let token = "sbx|campaign=\(index)"
       tokens.append(token)
-      _ = try a.server.store.enqueueAttribution(
+      _ = try a.server.store.database.enqueueAttribution(
         appId: a.alpha.app.id, profileId: id, token: token, tokenHash: Digest.sha256Hex(token), at: a.time.now())
     }
     async let fromA: Void = a.attributionPass()
@@ -86,7 +86,7 @@ struct PostgresInstanceTests {
     for token in tokens {
       #expect(a.sandbox.tally(token).calls + b.sandbox.tally(token).calls == 1, "\(token)")
     }
-    #expect(try a.server.store.attributionQueueDepth() == 0)
+    #expect(try a.server.store.database.attributionQueueDepth() == 0)
   }
 }
 
@@ -97,7 +97,7 @@ struct PostgresOutageTests {
     let cluster = try DedicatedCluster()
     defer { cluster.remove() }
     let store = try PostgresStore(url: cluster.url, connections: 2)
-    let server = try TestServer(store: store)
+    let server = try TestServer(store: OpenedStore(store))
     defer { server.stop() }
     try await server.applySampleConfig()
     let before = try await server.createProfile()
@@ -140,9 +140,9 @@ struct PostgresBackupTests {
     let url = try #require(PostgresCluster.url)
     let schema = PostgresCluster.freshSchema()
     let store = try PostgresCluster.store(schema: schema)
-    let keys = try KeyIssuer(store: store).issue(appName: "shop")
+    let keys = try KeyIssuer(apps: store).issue(appName: "shop")
     let document = try Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json"))
-    _ = try ConfigImporter(store: store).apply(document, appId: keys.app.id)
+    _ = try ConfigImporter(database: store).apply(document, appId: keys.app.id)
     let now = Date(timeIntervalSince1970: 1_790_000_000)
     var ids: [String] = []
     for index in 0..<10 {
@@ -171,7 +171,7 @@ struct PostgresBackupTests {
     }
     // The restored database takes writes: its sequences came along.
     #expect(try restored.configHistory(appId: keys.app.id, limit: 5).count == 1)
-    _ = try ConfigImporter(store: restored).apply(document, appId: keys.app.id)
+    _ = try ConfigImporter(database: restored).apply(document, appId: keys.app.id)
     #expect(try restored.configHistory(appId: keys.app.id, limit: 5).first?.revision == 2)
   }
 }

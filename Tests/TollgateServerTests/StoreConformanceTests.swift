@@ -19,7 +19,7 @@ enum StoreFactory: String, CaseIterable, Sendable, CustomStringConvertible {
 
   static var available: [StoreFactory] { PostgresCluster.url == nil ? [.sqlite] : [.sqlite, .postgres] }
 
-  func make() throws -> any Store {
+  func make() throws -> any Database {
     switch self {
     case .sqlite: return try SQLiteStore(path: temporaryDirectory().appendingPathComponent("s.sqlite").path)
     case .postgres: return try PostgresCluster.store()

@@ -11,6 +11,7 @@ import TollgateSupport
 public final class PostgresStore: RelationalStore {
   let pool: ConnectionPool
   var relaxedPool: ConnectionPool { pool }
+  public let profileChanges = ProfileChangeObservers()
   let eventMonths: EventMonths? = EventMonths()
   let dialect = SQLDialect(
     lockRow: " FOR UPDATE",

@@ -23,6 +23,11 @@ extension RelationalStore {
   /// connection prepares at most seven shapes of each statement.
   public func enqueueAttributions(_ tokens: [QueuedToken]) throws -> [(AttributionJob, created: Bool)] {
     guard !tokens.isEmpty else { return [] }
+    defer {
+      for (appId, group) in Dictionary(grouping: tokens, by: \.appId) {
+        profileChanges.announce(appId: appId, group.map(\.profileId))
+      }
+    }
     return try with { db in
       try db.transaction {
         // Rows are inserted and profiles locked in one order whatever the batch's, so two
@@ -137,7 +142,8 @@ extension RelationalStore {
   public func finishAttribution(
     _ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig]
   ) throws -> ProfileRecord? {
-    try with { db in
+    defer { profileChanges.announce(appId: job.appId, [job.profileId]) }
+    return try with { db in
       try db.transaction { () throws -> ProfileRecord? in
         let key: [SQLValue] = [.integer(job.appId), .text(job.profileId), .text(job.tokenHash)]
         switch outcome {

@@ -18,9 +18,8 @@ extension StoreLocation {
   /// Writes raw facts many rows a statement in one transaction, without touching a rollup: the
   /// scale benchmark loads its data set this way (the same rows on SQLite and PostgreSQL), then
   /// `rebuildRollups` derives every figure from them.
-  package static func bulkLoad(into store: any Store, appId: Int64, _ load: BulkLoad) throws {
-    let unwrapped: Any = (store as? CachedStore)?.database ?? store
-    guard let relational = unwrapped as? any RelationalStore else {
+  package static func bulkLoad(into store: any Database, appId: Int64, _ load: BulkLoad) throws {
+    guard let relational = store as? any RelationalStore else {
       throw StoreError.database("a bulk load needs an SQL store")
     }
     try relational.bulkLoad(appId: appId, load)

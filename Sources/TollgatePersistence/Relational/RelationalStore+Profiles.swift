@@ -122,7 +122,8 @@ extension RelationalStore {
   public func updateProfile(
     appId: Int64, id: String, at: Date, _ change: (inout ProfileRecord) throws -> Bool
   ) throws -> ProfileRecord? {
-    try with { db in
+    defer { profileChanges.announce(appId: appId, [id]) }
+    return try with { db in
       try db.transaction {
         guard var profile = try Self.profile(db, appId: appId, id: id, lock: dialect.lockRow) else { return nil }
         guard try change(&profile) else { return profile }

@@ -7,6 +7,14 @@ extension RelationalStore {
   public func recordAppStoreFacts(
     appId: Int64, _ facts: AppStoreFacts, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
   ) throws -> AppStoreFactsOutcome {
+    let outcome = try recordFacts(appId: appId, facts, at: at, derive: derive)
+    profileChanges.announce(appId: appId, outcome.changed.map(\.id))
+    return outcome
+  }
+
+  private func recordFacts(
+    appId: Int64, _ facts: AppStoreFacts, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> AppStoreFactsOutcome {
     try with { db in
       try db.transaction { () throws -> AppStoreFactsOutcome in
         var outcome = AppStoreFactsOutcome()
@@ -110,7 +118,8 @@ extension RelationalStore {
   public func rederivePurchases(
     appId: Int64, profileId: String, at: Date, webhooks: [WebhookConfig], derive: (PurchaseHistory) -> ProfilePurchases
   ) throws -> ProfileRecord? {
-    try with { db in
+    defer { profileChanges.announce(appId: appId, [profileId]) }
+    return try with { db in
       try db.transaction {
         guard let (before, changed) = try rederive(db, appId: appId, profileId: profileId, at: at, derive: derive)
         else { return nil }

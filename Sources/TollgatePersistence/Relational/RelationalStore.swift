@@ -3,10 +3,10 @@ import TollgateAPI
 import TollgateDomain
 import TollgateSupport
 
-/// A store on an SQL database: every `Store` method, written once for SQLite and
-/// PostgreSQL. Statements use `?` placeholders and bound values only, never text built
-/// from input; the dialect supplies the few statements that differ.
-protocol RelationalStore: ProfileCacheSource, AnyObject {
+/// A database on SQL: every repository, written once for SQLite and PostgreSQL. Statements
+/// use `?` placeholders and bound values only, never text built from input; the dialect
+/// supplies the few statements that differ.
+protocol RelationalStore: ProfileCacheSource {
   var pool: ConnectionPool { get }
   /// Connections for writes that may skip waiting for the disk (see `assign`).
   var relaxedPool: ConnectionPool { get }

@@ -8,6 +8,7 @@ import TollgateSupport
 public final class SQLiteStore: RelationalStore {
   let pool: ConnectionPool
   let relaxedPool: ConnectionPool
+  public let profileChanges = ProfileChangeObservers()
   /// One file, one table of events: old rows are deleted in batches.
   var eventMonths: EventMonths? { nil }
   let dialect = SQLDialect(

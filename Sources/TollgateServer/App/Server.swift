@@ -11,8 +11,8 @@ import TollgateSupport
 public final class Server: Sendable {
   /// The service answering requests.
   public let service: Service
-  /// The store it owns; closed on `stop()`.
-  public let store: any Store
+  /// The database (and profile cache) it owns; closed on `stop()`.
+  public let store: OpenedStore
   private let http: HTTPServer
   private let refresher: Mutex<(any DispatchSourceTimer)?>
   private let logger: Logger
@@ -27,7 +27,7 @@ public final class Server: Sendable {
   private let eventsRetentionInterval: TimeInterval?
 
   /// Wires the service to an HTTP server; nothing listens until `start()`.
-  public init(store: any Store, configuration: ServerConfiguration) {
+  public init(store: OpenedStore, configuration: ServerConfiguration) {
     let service = Service(store: store, configuration: configuration)
     let logger = configuration.logger
     self.webhookInterval = configuration.webhookInterval
@@ -36,6 +36,7 @@ public final class Server: Sendable {
     self.eventsRetentionInterval = configuration.eventsRetentionInterval
     self.service = service
     self.store = store
+
     self.logger = logger
     var settings = configuration.http
     settings.largeBodyLimits[AssetsController.uploadPath] = ImageAsset.maximumBytes
@@ -45,9 +46,9 @@ public final class Server: Sendable {
     // instance announces a change over PostgreSQL.
     let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
     timer.schedule(deadline: .now() + 0.05, repeating: 0.05)
-    let ticks = Mutex((count: 0, announced: store.profileCache?.configChanges ?? 0))
+    let ticks = Mutex((count: 0, announced: store.cache?.profileCache.configChanges ?? 0))
     timer.setEventHandler {
-      let announced = store.profileCache?.configChanges ?? 0
+      let announced = store.cache?.profileCache.configChanges ?? 0
       let due = ticks.withLock { ticks -> Bool in
         ticks.count += 1
         defer { ticks.announced = announced }
@@ -58,7 +59,7 @@ public final class Server: Sendable {
     }
     refresher = Mutex(timer)
     // Announced over PostgreSQL: refresh at once rather than at the next tick.
-    store.profileCache?.onConfigAnnounced {
+    store.cache?.profileCache.onConfigAnnounced {
       DispatchQueue.global().async {
         do { try service.refreshConfigs() } catch { logger.warn("config refresh: \(error)") }
       }
@@ -71,15 +72,15 @@ public final class Server: Sendable {
     let port = try http.start()
     refresher.withLock { $0?.resume() }
     // The first requests after a restart find their profiles in memory.
-    if let store = store as? CachedStore, let capacity = store.profileCache?.capacity, capacity > 0 {
+    if let cache = store.cache, cache.profileCache.capacity > 0 {
       let logger = logger
       let service = service
-      store.profileCache?.warming = true
+      cache.profileCache.warming = true
       DispatchQueue.global(qos: .utility).async {
-        defer { store.profileCache?.warming = false }
+        defer { cache.profileCache.warming = false }
         let started = Date()
         do {
-          let read = try store.warmProfileCache(pageSize: 2_000) { service.targetingSchema(appId: $0) }
+          let read = try cache.warmProfileCache(pageSize: 2_000) { service.targetingSchema(appId: $0) }
           logger.info(
             "profile cache: \(read) profiles read in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
         } catch {

@@ -5,8 +5,10 @@ import TollgateHTTP
 import TollgatePersistence
 import TollgateSupport
 
-/// The Tollgate HTTP API as a pure function of a request: the composition root. It builds
-/// the services (the rules, over the store) and the controllers (the HTTP edge) of every
+/// The Tollgate HTTP API as a pure function of a request: the composition root, the one place
+/// that knows every type. It gives each service the repositories it uses (the profile cache's
+/// for profiles and assignments when there is one, the database's for the rest), builds the
+/// controllers (the HTTP edge) of every
 /// feature, registers their routes, and stacks the middleware around the router — metrics
 /// outermost, then the console's files; rate limits guard matched routes; errors become JSON
 /// answers in one place. It holds no socket, so tests call `handle(_:)` directly or through a
@@ -29,50 +31,57 @@ public final class Service: Sendable {
   private let routing: RoutingResponder
 
   /// Wires every feature over `store`.
-  public init(store: any Store, configuration: ServerConfiguration = ServerConfiguration()) {
+  public init(store: OpenedStore, configuration: ServerConfiguration = ServerConfiguration()) {
     let time = configuration.time
     let logger = configuration.logger
-    let configs = ConfigCache(store: store)
+    let database = store.database
+    let configs = ConfigCache(apps: database, documents: database, savedLists: database)
     let waits = ProfileWaits()
     let metrics = Metrics()
     let errors = ErrorMapping(logger: logger)
-    let auth = Authenticator(keys: KeyVerifier(store: store, time: time))
+    let auth = Authenticator(keys: KeyVerifier(apps: database, time: time))
     let limits = (try? configuration.rateLimits.parsed()) ?? RateLimits().parsedDefaults
     let limiter = RateLimiter(clock: { time.elapsedSeconds() })
     let currentConfig: @Sendable (Int64) -> CompiledConfig? = { appId in (try? configs.entry(appId: appId))??.config }
     let webhooks = WebhookWorker(
-      store: store, time: time, logger: logger, secrets: configuration.secrets, sender: configuration.webhookSender,
+      outbox: database, time: time, logger: logger, secrets: configuration.secrets, sender: configuration.webhookSender,
       webhooks: { currentConfig($0)?.webhooks ?? [] })
     let attribution = AttributionWorker(
-      store: store, apple: configuration.apple, time: time, logger: logger, policy: configuration.attributionPolicy,
+      attributionJobs: database, apple: configuration.apple, time: time, logger: logger,
+      policy: configuration.attributionPolicy,
       allowsTestAttribution: { currentConfig($0)?.allowTestAttribution ?? false },
       webhooks: { currentConfig($0)?.webhooks ?? [] },
       onChange: { profile, appId in waits.changed(.init(appId: appId, profileId: profile.id)) })
     let spendImporter = SpendImporter(
-      store: store, api: configuration.campaignManagement, secrets: configuration.secrets, time: time, logger: logger,
+      spend: database, api: configuration.campaignManagement, secrets: configuration.secrets, time: time,
+      logger: logger,
       policy: configuration.spendImportPolicy, settings: { currentConfig($0)?.appleAdsAPI },
       webhooks: { currentConfig($0)?.webhooks ?? [] })
 
     // The rules.
-    let views: any TargetingViewRepository = (store as? CachedStore) ?? RecordTargetingViews(profiles: store)
     let profiles = ProfileService(
-      store: store, views: views, configs: configs, time: time,
+      profileRecords: store.profiles, assignments: store.assignments, eventLog: database, purchases: database,
+      views: store.targetingViews, configs: configs, time: time,
       changed: { changed, appId in
         for profile in changed { waits.changed(.init(appId: appId, profileId: profile.id)) }
       })
     let attributionService = AttributionService(
-      store: store, worker: attribution, limiter: limiter, limits: limits, time: time)
-    let placements = PlacementService(store: store, configs: configs, time: time, logger: logger)
+      profileRecords: store.profiles, attributionJobs: database, worker: attribution, limiter: limiter, limits: limits,
+      time: time)
+    let placements = PlacementService(
+      assignments: store.assignments, assetFiles: database, configs: configs, time: time, logger: logger)
     let purchases = PurchaseService(
-      store: store, configs: configs, verifier: configuration.appStoreVerifier, profiles: profiles,
+      apps: database, purchases: database, configs: configs, verifier: configuration.appStoreVerifier,
+      profiles: profiles,
       webhooks: webhooks, time: time, logger: logger)
-    let events = EventService(store: store, configs: configs, profiles: profiles, time: time)
+    let events = EventService(eventLog: database, configs: configs, profiles: profiles, time: time)
 
     // The HTTP edge, one controller per resource.
     var router = Router()
     OperationsController(
       operations: OperationsService(
-        store: store, attribution: attribution, intake: attributionService.intake, webhooks: webhooks,
+        apps: database, attributionJobs: database, cache: store.cache, attribution: attribution,
+        intake: attributionService.intake, webhooks: webhooks,
         logger: logger),
       metrics: metrics, waits: waits
     ).register(on: &router)
@@ -93,26 +102,40 @@ public final class Service: Sendable {
     WebhooksController(
       auth: auth,
       webhooks: WebhookAdminService(
-        store: store, configs: configs, secrets: configuration.secrets, worker: webhooks, time: time)
+        apps: database, outbox: database, configs: configs, secrets: configuration.secrets, worker: webhooks, time: time
+      )
     ).register(on: &router)
     ConfigController(
       auth: auth,
-      config: ConfigService(store: store, configs: configs, secrets: configuration.secrets, time: time, logger: logger)
+      config: ConfigService(
+        importer: ConfigImporter(
+          apps: database, documents: database, outbox: database, assetFiles: database, savedLists: database, time: time,
+          secrets: configuration.secrets),
+        apps: database, documents: database, configs: configs, time: time, logger: logger)
     ).register(on: &router)
     AdminProfilesController(auth: auth, profiles: profiles).register(on: &router)
     StatsController(
-      auth: auth, stats: StatsService(store: store, configs: configs, attribution: attribution, time: time),
+      auth: auth,
+      stats: StatsService(
+        apps: database, attributionJobs: database, analytics: database, spend: database, configs: configs,
+        attribution: attribution, time: time),
       metrics: metrics
     ).register(on: &router)
-    KeysController(auth: auth, keys: KeyService(store: store, time: time)).register(on: &router)
-    AssetsController(auth: auth, assets: AssetService(store: store, time: time)).register(on: &router)
+    KeysController(
+      auth: auth, keys: KeyService(issuer: KeyIssuer(apps: database, time: time), apps: database, time: time)
+    ).register(on: &router)
+    AssetsController(auth: auth, assets: AssetService(apps: database, assetFiles: database, time: time)).register(
+      on: &router)
     ListsController(
-      auth: auth, lists: SavedListService(store: store, time: time, changed: { try? configs.refresh() })
+      auth: auth,
+      lists: SavedListService(
+        apps: database, documents: database, savedLists: database, time: time, changed: { try? configs.refresh() })
     ).register(on: &router)
     AppleAdsSpendController(
       auth: auth,
       spend: AppleAdsSpendService(
-        store: store, configs: configs, secrets: configuration.secrets, importer: spendImporter, time: time)
+        apps: database, spend: database, configs: configs, secrets: configuration.secrets, importer: spendImporter,
+        time: time)
     ).register(on: &router)
 
     var middleware: [any Middleware] = [MetricsMiddleware(metrics: metrics, logger: logger)]
@@ -129,7 +152,7 @@ public final class Service: Sendable {
     self.webhooks = webhooks
     self.spendImporter = spendImporter
     self.eventRetention = configuration.eventsRetentionDays.map {
-      EventRetention(store: store, days: $0, time: time, logger: logger)
+      EventRetention(eventLog: database, days: $0, time: time, logger: logger)
     }
   }
 

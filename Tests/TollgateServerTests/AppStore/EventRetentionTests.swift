@@ -18,7 +18,7 @@ struct EventRetentionTests {
 
   static let profiles = (0..<40).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
 
-  func views(_ store: any Store, appId: Int64) throws -> [Date] {
+  func views(_ store: any Database, appId: Int64) throws -> [Date] {
     try Self.profiles.flatMap { id in
       try store.recentEvents(appId: appId, profileId: id, limit: 100).map {
         try Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse($0.receivedAt)
@@ -43,7 +43,7 @@ struct EventRetentionTests {
 
     // 2 days of retention, 5.5 days after the start: views before day 3.5 go, 1 000 per pass.
     let time = ManualTime(F.date(5.5))
-    let retention = EventRetention(store: store, days: 2, time: time, logger: Logger(level: .error))
+    let retention = EventRetention(eventLog: store, days: 2, time: time, logger: Logger(level: .error))
     var passes: [Int] = []
     while true {
       let deleted = retention.pass()
@@ -154,7 +154,8 @@ struct EventRetentionTests {
     // Retention to day 10 of month 1: month 0 goes whole (5), month 1's days 2 and 4 row by row.
     let cutoff = at(1, day: 10)
     let retention = EventRetention(
-      store: store, days: 30, time: ManualTime(cutoff.addingTimeInterval(30 * 86_400)), logger: Logger(level: .error))
+      eventLog: store, days: 30, time: ManualTime(cutoff.addingTimeInterval(30 * 86_400)), logger: Logger(level: .error)
+    )
     #expect(retention.pass() == 7)
     #expect(retention.pass() == 0)
     let left = try Self.partitions(store)

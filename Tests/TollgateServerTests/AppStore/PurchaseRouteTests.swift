@@ -71,9 +71,9 @@ struct PurchaseRouteTests {
     let again = try await harness.post(transaction, profile: id)
     #expect(again.status == 200)
     #expect(try again.decode(ProfilePayload.self) == profile)
-    #expect(try harness.server.server.store.transactions(appId: 1, profileId: id).count == 1)
+    #expect(try harness.server.server.store.database.transactions(appId: 1, profileId: id).count == 1)
     #expect(
-      try harness.server.server.store.transactions(appId: 1, profileId: id).first?.variationId
+      try harness.server.server.store.database.transactions(appId: 1, profileId: id).first?.variationId
         == "onboarding:default:standard")
   }
 

@@ -22,7 +22,7 @@ struct RollupTests {
 
   /// Random installs, views, purchases (some credited by the SDK, some by the last view, some
   /// not at all), renewals, trials, refunds and Apple Ads attribution, delivered shuffled.
-  func populate(_ store: any Store, appId: Int64, seed: UInt64, profiles count: Int = 40) throws {
+  func populate(_ store: any Database, appId: Int64, seed: UInt64, profiles count: Int = 40) throws {
     var random = Seeded(state: seed)
     let profiles = (0..<count).map { index in String(format: "00000000-0000-4000-8000-%012d", index) }
     for (index, id) in profiles.enumerated() {
@@ -165,7 +165,7 @@ struct RollupTests {
 
   /// A cohort report read from the weekly or monthly rollup (with the range's cut periods from
   /// the daily one) says what the same report built from daily rows says.
-  static func expectWholePeriodsAgree(_ store: some Store, appId: Int64) throws {
+  static func expectWholePeriodsAgree(_ store: some Database, appId: Int64) throws {
     let first = StatsDay.of(F.date(0))
     let today = first + 400
     for range in [

@@ -160,7 +160,7 @@ struct SubscriptionStateTests {
 
   /// A profile, its store, and a way to apply steps at a day.
   struct Ledger {
-    let store: any Store
+    let store: any Database
     let appId: Int64
     let profileId = UUID().uuidString.lowercased()
 

@@ -22,7 +22,7 @@ struct SpendHarness {
   /// The stand-in's base URL.
   let base: URL
 
-  init(policy: SpendImportPolicy = SpendImportPolicy(), currency: String = "USD", store: (any Store)? = nil) throws {
+  init(policy: SpendImportPolicy = SpendImportPolicy(), currency: String = "USD", store: (any Database)? = nil) throws {
     let time = ManualTime()
     self.time = time
     standIn = AppleAdsCampaignSandbox(clock: { time.now() })
@@ -32,7 +32,8 @@ struct SpendHarness {
       clientId: "SEARCHADS.test-client", teamId: "SEARCHADS.test-team", keyId: "test-key-1",
       publicKeyPEM: key.publicPEM, orgId: 40_669_820, currency: currency)
     standIn.register(client)
-    server = try TestServer(time: time, store: store, campaignAPI: base, spendImportPolicy: policy)
+    server = try TestServer(
+      time: time, store: store.map { OpenedStore($0) }, campaignAPI: base, spendImportPolicy: policy)
   }
 
   func stop() {
@@ -40,7 +41,7 @@ struct SpendHarness {
     standIn.stop()
   }
 
-  var appId: Int64 { get throws { try server.server.store.app(named: "alpha")!.id } }
+  var appId: Int64 { get throws { try server.server.store.database.app(named: "alpha")!.id } }
   var today: Int64 { StatsDay.of(time.now()) }
 
   /// The sample configuration plus `apple_ads_api` (and `extra` top-level keys).
@@ -80,7 +81,7 @@ struct SpendHarness {
 
   /// What Tollgate stored over the backfill's days, in a stable order.
   func stored() throws -> [SpendFigure] {
-    try server.server.store.spendFigures(appId: appId, days: (today - 120)...today).sorted(by: Self.order)
+    try server.server.store.database.spendFigures(appId: appId, days: (today - 120)...today).sorted(by: Self.order)
   }
 
   /// What Apple Ads says, rows of inactive days left out as the importer does.
@@ -465,8 +466,7 @@ struct AppleAdsSpendTests {
   func spendFile() async throws {
     let harness = try SpendHarness()
     defer { harness.stop() }
-    let service = AppleAdsSpendService(
-      store: harness.server.server.store, secrets: nil, importer: nil, time: harness.time)
+    let service = AppleAdsSpendService(database: harness.server.server.store.database, secrets: nil, time: harness.time)
     let csv = """
       Day,Campaign ID,Campaign Name,Ad Group ID,Ad Group Name,Keyword ID,Keyword,Spend,Currency,Installs
       2026-10-01,11,"Brand, US",12,Exact,13,tollgate,12.50,USD,3
@@ -479,17 +479,17 @@ struct AppleAdsSpendTests {
     #expect(summary.rows == 3 && summary.currencies == ["EUR", "USD"])
     _ = try service.importFile(appId: appId, data: Data(csv.utf8), by: "test")
     let day = StatsDay.parseISODay("2026-10-01")!
-    let stored = try harness.server.server.store.spendFigures(appId: appId, days: day...(day + 1))
+    let stored = try harness.server.server.store.database.spendFigures(appId: appId, days: day...(day + 1))
     #expect(stored.count == 3)
     #expect(stored.contains { $0.level == .campaign && $0.campaignId == 21 && $0.spend == 1_000_100 })
-    let names = try harness.server.server.store.adsEntityNames(appId: appId)
+    let names = try harness.server.server.store.database.adsEntityNames(appId: appId)
     #expect(names.contains(AdsEntityName(level: .campaign, id: 11, name: "Brand, US")))
     // Apple renamed the keyword: still one keyword, under its new text.
     let renamed = csv.replacingOccurrences(of: ",tollgate,", with: ",tollgate paywall,")
     _ = try service.importFile(appId: appId, data: Data(renamed.utf8), by: "test")
-    let keywords = try harness.server.server.store.adsEntityNames(appId: appId).filter { $0.level == .keyword }
+    let keywords = try harness.server.server.store.database.adsEntityNames(appId: appId).filter { $0.level == .keyword }
     #expect(keywords == [AdsEntityName(level: .keyword, id: 13, name: "tollgate paywall")])
-    #expect(try harness.server.server.store.spendFigures(appId: appId, days: day...(day + 1)).count == 3)
+    #expect(try harness.server.server.store.database.spendFigures(appId: appId, days: day...(day + 1)).count == 3)
     // A campaign total summed from the ad group when the file has no campaign row.
     let ledger = SpendLedger(stored, by: .campaign)
     #expect(ledger.totals(.init(campaignId: 11)).spend == ["USD": 20_000])

@@ -111,11 +111,12 @@ struct SpendImportProcessTests {
 @Suite("Apple Ads spend import on two instances")
 struct SpendImportInstancesTests {
   /// Both instances run their importer at once; the app is imported once.
-  func importOnce(store: @escaping () throws -> any Store) async throws {
+  func importOnce(store: @escaping () throws -> any Database) async throws {
     let harness = try SpendHarness(store: try store())
     defer { harness.stop() }
     let other = try TestServer(
-      time: harness.time, store: try store(), campaignAPI: harness.base, spendImportPolicy: SpendImportPolicy())
+      time: harness.time, store: OpenedStore(try store()), campaignAPI: harness.base,
+      spendImportPolicy: SpendImportPolicy())
     defer { other.stop() }
     _ = try await harness.configure()
     _ = try await harness.upload()

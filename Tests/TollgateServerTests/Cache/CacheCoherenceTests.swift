@@ -68,7 +68,9 @@ struct CacheCoherenceTests {
       b.stop()
     }
     for server in [a, b] {
-      for _ in 0..<200 where server.server.store.profileCache!.bypass { try await Task.sleep(for: .milliseconds(10)) }
+      for _ in 0..<200 where server.server.store.cache!.profileCache.bypass {
+        try await Task.sleep(for: .milliseconds(10))
+      }
     }
     try await a.applySampleConfig()
     try b.server.service.refreshConfigs()
@@ -151,7 +153,9 @@ struct CacheCoherenceTests {
       b.stop()
     }
     for server in [a, b] {
-      for _ in 0..<200 where server.server.store.profileCache!.bypass { try await Task.sleep(for: .milliseconds(10)) }
+      for _ in 0..<200 where server.server.store.cache!.profileCache.bypass {
+        try await Task.sleep(for: .milliseconds(10))
+      }
     }
     func putList(_ body: String) async throws -> Int {
       try await a.send(

@@ -233,19 +233,19 @@ struct ProfileCacheTests {
     let schema = PostgresCluster.freshSchema()
     let firstDatabase = try PostgresCluster.store(schema: schema)
     let first = CachedStore(firstDatabase, capacity: 100)
-    let second = try PostgresCluster.cachedStore(schema: schema, capacity: 100)
+    let second = try #require(try PostgresCluster.cachedStore(schema: schema, capacity: 100).cache)
     defer {
       first.close()
       second.close()
     }
-    let app = try first.createApp(name: "coherent")
+    let app = try firstDatabase.createApp(name: "coherent")
     let id = "00000000-0000-4000-8000-000000000001"
     _ = try first.insertProfile(appId: app.id, ProfileRecord(id: id, createdAt: F.date(0), updatedAt: F.date(0)))
     // Both listeners are up once the caches stop bypassing.
-    for _ in 0..<100 where first.profileCache!.bypass || second.profileCache!.bypass {
+    for _ in 0..<100 where first.profileCache.bypass || second.profileCache.bypass {
       try await Task.sleep(for: .milliseconds(20))
     }
-    #expect(!second.profileCache!.bypass)
+    #expect(!second.profileCache.bypass)
     // The cache keeps entries until told otherwise (no expiry), so a change read back here came
     // through the notification. How fast it arrives is a figure for the benchmark, not a test.
     let targeting = TargetingSchema(reading: ["custom.round"], accessLevels: [])
@@ -262,21 +262,21 @@ struct ProfileCacheTests {
       for _ in 0..<500 where try seen() != .int(Int64(round)) { try await Task.sleep(for: .milliseconds(2)) }
       #expect(try seen() == .int(Int64(round)))
     }
-    #expect(second.profileCache!.figures.hits > 0, "the view was read from memory between changes")
+    #expect(second.profileCache.figures.hits > 0, "the view was read from memory between changes")
 
     // The second instance's notification connection dies: it bypasses its cache (reads stay
     // right) until the listener is back.
-    let outages = second.profileCache!.figures.outages
+    let outages = second.profileCache.figures.outages
     _ = try firstDatabase.with { db in
       try db.query(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE ? AND pid <> pg_backend_pid()",
         [.text("LISTEN \(ProfileChangeListener.channel)%")])
     }
-    for _ in 0..<100 where second.profileCache!.figures.outages == outages || second.profileCache!.bypass {
+    for _ in 0..<100 where second.profileCache.figures.outages == outages || second.profileCache.bypass {
       try await Task.sleep(for: .milliseconds(20))
     }
-    #expect(second.profileCache!.figures.outages > outages, "the lost connection was noticed")
-    #expect(!second.profileCache!.bypass, "the listener reconnects")
+    #expect(second.profileCache.figures.outages > outages, "the lost connection was noticed")
+    #expect(!second.profileCache.bypass, "the listener reconnects")
     _ = try first.updateProfile(appId: app.id, id: id, at: F.date(0)) { profile in
       profile.customAttributes["round"] = .int(99)
       return true

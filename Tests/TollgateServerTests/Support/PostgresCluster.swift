@@ -24,8 +24,9 @@ enum PostgresCluster {
   }
 
   /// A store on `schema` keeping `capacity` profiles in memory, as `--profile-cache` does.
-  static func cachedStore(schema: String, capacity: Int) throws -> CachedStore {
-    CachedStore(try store(schema: schema), capacity: capacity)
+  static func cachedStore(schema: String, capacity: Int) throws -> OpenedStore {
+    let database = try store(schema: schema)
+    return OpenedStore(database, cache: CachedStore(database, capacity: capacity))
   }
 
   /// Stops or starts the cluster (`pg_ctl stop -m fast` / `start`), as an outage would.

@@ -79,7 +79,7 @@ final class TestServer: Sendable {
   init(
     directory: URL = temporaryDirectory(), time: ManualTime = ManualTime(), maxBodyBytes: Int = 64 * 1024,
     sandbox: AppleAdsSandbox = AppleAdsSandbox(), attributionBudget: TimeInterval = 0.3,
-    store givenStore: (any Store)? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
+    store givenStore: OpenedStore? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
     webhookSender: any WebhookSending = URLSessionWebhookSender(), profileCache: Int = 0,
     rateLimits: RateLimits = RateLimits(), mode: Mode = .live, campaignAPI: URL? = nil,
     spendImportPolicy: SpendImportPolicy = SpendImportPolicy()
@@ -89,11 +89,14 @@ final class TestServer: Sendable {
     self.directory = directory
     self.time = time
     databasePath = directory.appendingPathComponent("tollgate.sqlite").path
-    let store: any Store =
-      try givenStore
-      ?? (profileCache > 0
-        ? CachedStore(SQLiteStore(path: databasePath), capacity: profileCache) : SQLiteStore(path: databasePath))
-    let issuer = KeyIssuer(store: store, time: time)
+    let store: OpenedStore
+    if let givenStore {
+      store = givenStore
+    } else {
+      let database = try SQLiteStore(path: databasePath)
+      store = OpenedStore(database, cache: profileCache > 0 ? CachedStore(database, capacity: profileCache) : nil)
+    }
+    let issuer = KeyIssuer(apps: store.database, time: time)
     alpha = try issuer.issue(appName: "alpha")
     beta = try issuer.issue(appName: "beta")
     var configuration = ServerConfiguration()

@@ -219,7 +219,7 @@ struct WebhookTests {
 
   /// A store with one `subscription_started` delivery per profile waiting in the outbox.
   struct OutboxFixture {
-    let store: any Store
+    let store: any Database
     let receiver: WebhookReceiver
     let box = try! SecretBox(key: Array(repeating: 9, count: 32))
     let webhook: WebhookConfig
@@ -249,7 +249,7 @@ struct WebhookTests {
     func worker() -> WebhookWorker {
       let webhook = self.webhook
       return WebhookWorker(
-        store: store, time: time, logger: Logger(level: .error), secrets: box, webhooks: { _ in [webhook] })
+        outbox: store, time: time, logger: Logger(level: .error), secrets: box, webhooks: { _ in [webhook] })
     }
 
     func stop() {

@@ -9,19 +9,20 @@ import TollgateSupport
 /// never shown again), removes it, reads the importer's status, asks for a run now, imports a
 /// spend file. Each change is audited.
 public final class AppleAdsSpendService: Sendable {
-  let store: any Store
+  let apps: any AppRepository
+  let spend: any AppleAdsSpendRepository
   let configs: ConfigCache
   let secrets: SecretBox?
   let importer: SpendImporter?
   let time: any TimeSource
 
   /// A service; `importer` (nil in the command line) hears about new credentials and run requests.
-  public convenience init(store: any Store, secrets: SecretBox?, importer: SpendImporter?, time: any TimeSource) {
-    self.init(store: store, configs: ConfigCache(store: store), secrets: secrets, importer: importer, time: time)
-  }
-
-  init(store: any Store, configs: ConfigCache, secrets: SecretBox?, importer: SpendImporter?, time: any TimeSource) {
-    self.store = store
+  package init(
+    apps: any AppRepository, spend: any AppleAdsSpendRepository, configs: ConfigCache, secrets: SecretBox?,
+    importer: SpendImporter?, time: any TimeSource
+  ) {
+    self.apps = apps
+    self.spend = spend
     self.configs = configs
     self.secrets = secrets
     self.importer = importer
@@ -48,9 +49,9 @@ public final class AppleAdsSpendService: Sendable {
       )
     }
     let fingerprint = Digest.sha256Hex(key.publicPEM)
-    try store.saveAdsCredentials(
+    try spend.saveAdsCredentials(
       appId: appId, sealedKey: try secrets.seal(key.privatePEM), keyFingerprint: fingerprint, at: time.now())
-    try store.audit(
+    try apps.audit(
       appId: appId,
       AuditRecord(
         at: time.now(), actor: actor, action: "apple_ads.credentials_saved",
@@ -62,10 +63,10 @@ public final class AppleAdsSpendService: Sendable {
 
   /// Forgets the key and stops importing (the spend already imported stays).
   public func deleteCredentials(appId: Int64, by actor: String) throws -> AppleAdsStatus {
-    guard try store.deleteAdsCredentials(appId: appId) else {
+    guard try spend.deleteAdsCredentials(appId: appId) else {
       throw DomainError.notFound(.credentialsNotFound, "No Apple Ads credentials were uploaded for this app.")
     }
-    try store.audit(
+    try apps.audit(
       appId: appId, AuditRecord(at: time.now(), actor: actor, action: "apple_ads.credentials_deleted", detail: "{}"))
     importer?.forget(appId: appId)
     return try status(appId: appId)
@@ -73,10 +74,10 @@ public final class AppleAdsSpendService: Sendable {
 
   /// Makes the import due now (a stopped one too).
   public func runNow(appId: Int64, by actor: String) throws -> AppleAdsStatus {
-    guard try store.requestSpendImport(appId: appId, at: time.now()) else {
+    guard try spend.requestSpendImport(appId: appId, at: time.now()) else {
       throw DomainError.notFound(.credentialsNotFound, "No Apple Ads credentials were uploaded for this app.")
     }
-    try store.audit(
+    try apps.audit(
       appId: appId, AuditRecord(at: time.now(), actor: actor, action: "apple_ads.import_requested", detail: "{}"))
     importer?.kick()
     return try status(appId: appId)
@@ -85,8 +86,8 @@ public final class AppleAdsSpendService: Sendable {
   /// Whether spend is configured and imported, and how the last run went; never the key.
   public func status(appId: Int64) throws -> AppleAdsStatus {
     let settings = try configs.entry(appId: appId)?.config.appleAdsAPI
-    let credentials = try store.adsCredentials(appId: appId)
-    let job = try store.spendImportJob(appId: appId)
+    let credentials = try spend.adsCredentials(appId: appId)
+    let job = try spend.spendImportJob(appId: appId)
     let now = time.now()
     let lease = importer?.policy.lease ?? SpendImportPolicy().lease
     return AppleAdsStatus(
@@ -127,11 +128,11 @@ public final class AppleAdsSpendService: Sendable {
   /// Upserts a spend file's rows; returns what it held.
   public func importFile(appId: Int64, data: Data, by actor: String) throws -> SpendFileSummary {
     let (figures, names) = try SpendFile.parse(data)
-    try store.importSpendFile(appId: appId, figures: figures, names: names, at: time.now())
+    try spend.importSpendFile(appId: appId, figures: figures, names: names, at: time.now())
     let summary = SpendFileSummary(
       rows: figures.count, from: figures.map(\.day).min().map(StatsDay.isoDay),
       to: figures.map(\.day).max().map(StatsDay.isoDay), currencies: Set(figures.map(\.currency)).sorted())
-    try store.audit(
+    try apps.audit(
       appId: appId,
       AuditRecord(
         at: time.now(), actor: actor, action: "apple_ads.spend_file_imported",

@@ -31,7 +31,7 @@ public struct SpendImportPolicy: Sendable, Hashable {
 /// last stored window ended. A first run backfills, later runs re-read the recent days Apple
 /// revises, and each stored window replaces what the importer stored for those days.
 public final class SpendImporter: Sendable {
-  let store: any Store
+  let spend: any AppleAdsSpendRepository
   let api: any CampaignManagementAPI
   let secrets: SecretBox?
   let time: any TimeSource
@@ -72,12 +72,13 @@ public final class SpendImporter: Sendable {
 
   /// Creates an importer; `settings` and `webhooks` read the app's current configuration.
   public init(
-    store: any Store, api: any CampaignManagementAPI, secrets: SecretBox?, time: any TimeSource, logger: Logger,
+    spend: any AppleAdsSpendRepository, api: any CampaignManagementAPI, secrets: SecretBox?, time: any TimeSource,
+    logger: Logger,
     policy: SpendImportPolicy = SpendImportPolicy(),
     settings: @escaping @Sendable (Int64) -> AppleAdsAPISettings?,
     webhooks: @escaping @Sendable (Int64) -> [WebhookConfig] = { _ in [] }
   ) {
-    self.store = store
+    self.spend = spend
     self.api = api
     self.secrets = secrets
     self.time = time
@@ -99,8 +100,8 @@ public final class SpendImporter: Sendable {
       let job: SpendImportJob?
       do {
         // A read first: the poll finds nothing due most of the time, and then writes nothing.
-        guard let due = try store.nextSpendImportDue(), due <= now else { return ran }
-        job = try store.claimSpendImport(now: now, leaseUntil: now.addingTimeInterval(policy.lease), owner: owner)
+        guard let due = try spend.nextSpendImportDue(), due <= now else { return ran }
+        job = try spend.claimSpendImport(now: now, leaseUntil: now.addingTimeInterval(policy.lease), owner: owner)
       } catch {
         logger.error("apple ads spend: cannot claim an import: \(error)")
         return ran
@@ -115,7 +116,7 @@ public final class SpendImporter: Sendable {
   /// Wakes the passes when the earliest scheduled job falls due (a `Retry-After` of 3 s is
   /// 3 s, not the next poll), if sooner than the next poll.
   private func planWake() {
-    guard let due = try? store.nextSpendImportDue() else {
+    guard let due = try? spend.nextSpendImportDue() else {
       plannedWake.withLock { $0 = nil }
       return
     }
@@ -150,7 +151,7 @@ public final class SpendImporter: Sendable {
       return
     }
     do {
-      try store.finishSpendImport(
+      try spend.finishSpendImport(
         appId: job.appId, owner: owner, outcome, webhooks: webhooks(job.appId), at: time.now())
     } catch {
       logger.error("apple ads spend: app \(job.appId): cannot record the outcome: \(error)")
@@ -186,7 +187,7 @@ public final class SpendImporter: Sendable {
     guard let secrets else {
       throw Stop(failure: "configuration", message: "the server has no secrets key to open the private key with")
     }
-    guard let stored = try store.adsCredentials(appId: job.appId) else {
+    guard let stored = try spend.adsCredentials(appId: job.appId) else {
       throw Stop(failure: "credentials", message: "no private key was uploaded")
     }
     let key: ECKey
@@ -211,7 +212,7 @@ public final class SpendImporter: Sendable {
       // there at the earliest, and it goes on to today.
       if cursor < today - 89 || last < today {
         (first, cursor, last) = (max(cursor, today - 89), max(cursor, today - 89), max(last, today))
-        guard try store.beginSpendImportRun(appId: job.appId, owner: owner, days: first...last, at: time.now())
+        guard try spend.beginSpendImportRun(appId: job.appId, owner: owner, days: first...last, at: time.now())
         else { return nil }
       }
     } else {
@@ -222,7 +223,7 @@ public final class SpendImporter: Sendable {
         ? (today - min(credentials.settings.refreshDays, 89), today)
         : (today - min(credentials.settings.backfillDays, 90) + 1, today)
       cursor = first
-      guard try store.beginSpendImportRun(appId: job.appId, owner: owner, days: first...last, at: time.now()) else {
+      guard try spend.beginSpendImportRun(appId: job.appId, owner: owner, days: first...last, at: time.now()) else {
         return nil
       }
     }
@@ -232,7 +233,7 @@ public final class SpendImporter: Sendable {
       for reason in skipped {
         logger.warn("apple ads spend: app \(job.appId): left out an unreadable report row: \(reason)")
       }
-      let stored = try store.storeSpendWindow(
+      let stored = try spend.storeSpendWindow(
         appId: job.appId, owner: owner, days: window, figures: figures, names: names, skipped: skipped,
         leaseUntil: time.now().addingTimeInterval(policy.lease), at: time.now())
       guard stored else {
@@ -291,7 +292,7 @@ public final class SpendImporter: Sendable {
   private func renewLease(_ appId: Int64) throws {
     let now = time.now()
     guard
-      try store.renewSpendImportLease(appId: appId, owner: owner, until: now.addingTimeInterval(policy.lease), at: now)
+      try spend.renewSpendImportLease(appId: appId, owner: owner, until: now.addingTimeInterval(policy.lease), at: now)
     else { throw LeaseLost() }
   }
 
@@ -321,7 +322,7 @@ public final class SpendImporter: Sendable {
     guard let secret else { throw Stop(failure: "credentials", message: "no client secret") }
     let token = try await api.accessToken(clientId: credentials.settings.clientId, clientSecret: secret.token, now: now)
     auth.withLock { $0[credentials.appId] = Auth(identity: credentials.identity, secret: secret, token: token) }
-    try? store.markAdsCredentialsUsed(appId: credentials.appId, at: now)
+    try? spend.markAdsCredentialsUsed(appId: credentials.appId, at: now)
     return token.token
   }
 

@@ -7,11 +7,13 @@ import TollgateSupport
 
 /// Images for paywall documents: checked by their bytes, stored once by SHA-256, audited.
 final class AssetService: Sendable {
-  let store: any Store
+  let apps: any AppRepository
+  let assetFiles: any AssetRepository
   let time: any TimeSource
 
-  init(store: any Store, time: any TimeSource) {
-    self.store = store
+  init(apps: any AppRepository, assetFiles: any AssetRepository, time: any TimeSource) {
+    self.apps = apps
+    self.assetFiles = assetFiles
     self.time = time
   }
 
@@ -22,12 +24,12 @@ final class AssetService: Sendable {
     }
     let image = try ImageAsset.inspect(data)
     let hash = Digest.hex(Digest.sha256(data))
-    let created = try store.saveAsset(
+    let created = try assetFiles.saveAsset(
       StoredAsset(
         sha256: hash, appId: appId, mediaType: image.mediaType, width: image.width, height: image.height, body: data),
       at: time.now())
     if created {
-      try store.audit(
+      try apps.audit(
         appId: appId,
         AuditRecord(
           at: time.now(), actor: actor, action: "asset.uploaded",
@@ -43,7 +45,7 @@ final class AssetService: Sendable {
   /// The image with this hash (404 `asset_not_found`, a malformed hash too).
   func asset(sha256: String) throws -> StoredAsset {
     guard sha256.range(of: "^[0-9a-f]{64}$", options: .regularExpression) != nil,
-      let asset = try store.asset(sha256: sha256)
+      let asset = try assetFiles.asset(sha256: sha256)
     else { throw DomainError.notFound(.assetNotFound, "No asset has the SHA-256 \(sha256.prefix(64)).") }
     return asset
   }

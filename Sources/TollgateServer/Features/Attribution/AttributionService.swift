@@ -13,7 +13,8 @@ final class AttributionService: Sendable {
   /// Tokens longer than this are not AdServices tokens.
   static let maxTokenLength = 8_192
 
-  let store: any Store
+  let profileRecords: any ProfileRepository
+  let attributionJobs: any AttributionJobRepository
   let worker: AttributionWorker
   let limiter: RateLimiter
   let limits: ParsedRateLimits
@@ -22,15 +23,17 @@ final class AttributionService: Sendable {
   let intake: AttributionIntake
 
   init(
-    store: any Store, worker: AttributionWorker, limiter: RateLimiter, limits: ParsedRateLimits,
+    profileRecords: any ProfileRepository, attributionJobs: any AttributionJobRepository, worker: AttributionWorker,
+    limiter: RateLimiter, limits: ParsedRateLimits,
     time: any TimeSource
   ) {
-    self.store = store
+    self.profileRecords = profileRecords
+    self.attributionJobs = attributionJobs
     self.worker = worker
     self.limiter = limiter
     self.limits = limits
     self.time = time
-    intake = AttributionIntake { [store] tokens in try store.enqueueAttributions(tokens) }
+    intake = AttributionIntake { tokens in try attributionJobs.enqueueAttributions(tokens) }
   }
 
   /// The token as sent; 422 at `path` when it is empty or longer than `maxTokenLength`
@@ -114,7 +117,7 @@ final class AttributionService: Sendable {
     }) {
       return known
     }
-    let counted = try store.attributionQueueDepth()
+    let counted = try attributionJobs.attributionQueueDepth()
     depth.withLock { $0 = (now, counted, 0) }
     return counted
   }
@@ -123,7 +126,7 @@ final class AttributionService: Sendable {
   /// launch's placement request waits instead); returns the profile as it is now.
   func handOver(_ token: String?, appId: Int64, profile: ProfileRecord, keyId: String) throws -> ProfileRecord {
     guard let token, try submit(token, appId: appId, profile: profile, keyId: keyId) else { return profile }
-    return try store.profile(appId: appId, id: profile.id) ?? profile
+    return try profileRecords.profile(appId: appId, id: profile.id) ?? profile
   }
 
   /// Whether waiting on this profile's Apple Ads attribution can end: it is applied, or its

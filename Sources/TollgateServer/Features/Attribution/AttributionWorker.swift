@@ -19,7 +19,7 @@ public final class AttributionWorker: Sendable {
   /// How long a claimed job stays invisible to other passes.
   static let lease: TimeInterval = 30
 
-  let store: any Store
+  let attributionJobs: any AttributionJobRepository
   let apple: any AppleAdsResolving
   let time: any TimeSource
   let logger: Logger
@@ -33,13 +33,13 @@ public final class AttributionWorker: Sendable {
 
   /// Creates a worker; `onChange` hears about every profile an outcome changed.
   public init(
-    store: any Store, apple: any AppleAdsResolving, time: any TimeSource, logger: Logger,
+    attributionJobs: any AttributionJobRepository, apple: any AppleAdsResolving, time: any TimeSource, logger: Logger,
     policy: AttributionPolicy = AttributionPolicy(), concurrency: Int = 4, maxQueue: Int = 10_000,
     allowsTestAttribution: @escaping @Sendable (Int64) -> Bool = { _ in false },
     webhooks: @escaping @Sendable (Int64) -> [WebhookConfig] = { _ in [] },
     onChange: @escaping @Sendable (ProfileRecord, Int64) -> Void = { _, _ in }
   ) {
-    self.store = store
+    self.attributionJobs = attributionJobs
     self.apple = apple
     self.time = time
     self.logger = logger
@@ -57,7 +57,7 @@ public final class AttributionWorker: Sendable {
   public func processDue() async -> Int {
     let jobs: [AttributionJob]
     do {
-      jobs = try store.claimAttributionJobs(now: time.now(), lease: Self.lease, limit: concurrency)
+      jobs = try attributionJobs.claimAttributionJobs(now: time.now(), lease: Self.lease, limit: concurrency)
     } catch {
       logger.error("attribution: cannot claim jobs: \(error)")
       return 0
@@ -80,7 +80,9 @@ public final class AttributionWorker: Sendable {
     outcomes.withLock { $0[label, default: 0] += 1 }
     logger.info("attribution: profile \(job.profileId): \(label) after attempt \(job.attempts + 1)")
     do {
-      if let changed = try store.finishAttribution(job, outcome, at: time.now(), webhooks: webhooks(job.appId)) {
+      if let changed = try attributionJobs.finishAttribution(
+        job, outcome, at: time.now(), webhooks: webhooks(job.appId))
+      {
         onChange(changed, job.appId)
       }
     } catch {

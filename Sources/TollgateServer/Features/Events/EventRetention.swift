@@ -14,15 +14,15 @@ public final class EventRetention: Sendable {
   /// Rows per batch: one short transaction each, so writers never wait long.
   static let batch = 1_000
 
-  let store: any EventRepository
+  let eventLog: any EventRepository
   let days: Int
   let time: any TimeSource
   let logger: Logger
   private let loop = BackgroundPasses()
 
   /// A retention of `days` (at least 1).
-  init(store: any EventRepository, days: Int, time: any TimeSource, logger: Logger) {
-    self.store = store
+  init(eventLog: any EventRepository, days: Int, time: any TimeSource, logger: Logger) {
+    self.eventLog = eventLog
     self.days = max(1, days)
     self.time = time
     self.logger = logger
@@ -37,8 +37,8 @@ public final class EventRetention: Sendable {
     do {
       // Whole months first (PostgreSQL drops their partitions), then what is left row by row.
       let cutoff = cutoff
-      let dropped = try store.dropExpiredEventMonths(before: cutoff)
-      let deleted = try store.expireEvents(before: cutoff, limit: Self.batch)
+      let dropped = try eventLog.dropExpiredEventMonths(before: cutoff)
+      let deleted = try eventLog.expireEvents(before: cutoff, limit: Self.batch)
       if dropped + deleted > 0 {
         logger.debug("events retention: \(dropped + deleted) raw flow views older than \(days) days deleted")
       }

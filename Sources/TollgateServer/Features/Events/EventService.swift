@@ -15,13 +15,13 @@ final class EventService: Sendable {
   /// `first_launch_flow` sources: `AdaptyFlow.Source` raw values.
   static let flowSources: Set<String> = ["segmented", "default_audience", "cache", "fallback"]
 
-  let store: any Store
+  let eventLog: any EventRepository
   let configs: ConfigCache
   let profiles: ProfileService
   let time: any TimeSource
 
-  init(store: any Store, configs: ConfigCache, profiles: ProfileService, time: any TimeSource) {
-    self.store = store
+  init(eventLog: any EventRepository, configs: ConfigCache, profiles: ProfileService, time: any TimeSource) {
+    self.eventLog = eventLog
     self.configs = configs
     self.profiles = profiles
     self.time = time
@@ -76,9 +76,10 @@ final class EventService: Sendable {
           audienceId: owner.audienceId, variationId: event.variationId, flowId: owner.flowId, receivedAt: now))
     }
     guard problems.isEmpty else { throw DomainError.validation(problems) }
-    let accepted = records.isEmpty ? 0 : try store.recordEvents(appId: appId, records)
+    let accepted = records.isEmpty ? 0 : try eventLog.recordEvents(appId: appId, records)
     for launch in launches {
-      try store.recordFirstLaunch(appId: appId, profileId: launch.profile, aaFlowInTime: launch.aaFlowInTime, at: now)
+      try eventLog.recordFirstLaunch(
+        appId: appId, profileId: launch.profile, aaFlowInTime: launch.aaFlowInTime, at: now)
     }
     return EventBatchResponse(accepted: accepted + launches.count, duplicates: records.count - accepted)
   }

@@ -8,17 +8,22 @@ import TollgateSupport
 /// What operators and their monitoring read: whether the database answers, and the figures
 /// of the workers, the queue, the profile cache and the assignment writer.
 final class OperationsService: Sendable {
-  let store: any Store
+  let apps: any AppRepository
+  let attributionJobs: any AttributionJobRepository
+  /// The profile cache, when there is one (its figures and the batched assignment writes').
+  let cache: CachedStore?
   let attribution: AttributionWorker
   let intake: AttributionIntake
   let webhooks: WebhookWorker
   let logger: Logger
 
   init(
-    store: any Store, attribution: AttributionWorker, intake: AttributionIntake, webhooks: WebhookWorker,
-    logger: Logger
+    apps: any AppRepository, attributionJobs: any AttributionJobRepository, cache: CachedStore?,
+    attribution: AttributionWorker, intake: AttributionIntake, webhooks: WebhookWorker, logger: Logger
   ) {
-    self.store = store
+    self.apps = apps
+    self.attributionJobs = attributionJobs
+    self.cache = cache
     self.attribution = attribution
     self.intake = intake
     self.webhooks = webhooks
@@ -28,7 +33,7 @@ final class OperationsService: Sendable {
   /// nil when the database answers, else why not (logged).
   func databaseProblem() -> String? {
     do {
-      _ = try store.revisions()
+      _ = try apps.revisions()
       return nil
     } catch {
       logger.error("health check: \(error)")
@@ -47,7 +52,7 @@ final class OperationsService: Sendable {
     }
     text += Self.metric(
       "tollgate_attribution_queue_depth", "gauge", "Tokens waiting for Apple.",
-      (try? store.attributionQueueDepth()) ?? -1)
+      (try? attributionJobs.attributionQueueDepth()) ?? -1)
     let intake = intake.figures
     text += Self.metric(
       "tollgate_attribution_intake_batches_total", "counter",
@@ -63,7 +68,7 @@ final class OperationsService: Sendable {
     for (outcome, count) in webhooks.outcomeCounts.sorted(by: { $0.key < $1.key }) {
       text += "tollgate_webhook_attempts_total{outcome=\"\(outcome)\"} \(count)\n"
     }
-    if let cache = store.profileCache {
+    if let cache = cache?.profileCache {
       let figures = cache.figures
       text += Self.metric("tollgate_profile_cache_capacity", "gauge", "Profiles the cache may hold.", cache.capacity)
       text += Self.metric("tollgate_profile_cache_entries", "gauge", "Profiles held in memory.", figures.entries)
@@ -87,7 +92,7 @@ final class OperationsService: Sendable {
         "tollgate_profile_cache_warming", "gauge",
         "1 while profiles are read into the cache at start.", cache.warming ? 1 : 0)
     }
-    if let writes = store.assignmentWrites {
+    if let writes = cache?.assignmentWrites {
       text += Self.metric(
         "tollgate_assignment_writes_pending", "gauge",
         "First-time A/B assignments waiting for their batch write.", writes.pending)

@@ -10,7 +10,7 @@ import TollgateSupport
 /// default-audience responses, held in memory per app and dropped when the app's revision or
 /// its lists change (on apply through this server at once, otherwise at the next `refresh()`,
 /// which the server runs on every announcement and every second).
-final class ConfigCache: Sendable {
+package final class ConfigCache: Sendable {
   /// A compiled config plus the exact bytes served for its default-audience routes.
   final class Entry: Sendable {
     let config: CompiledConfig
@@ -70,7 +70,7 @@ final class ConfigCache: Sendable {
     }
   }
 
-  private let store: any Store
+  private let apps: any AppRepository, documents: any ConfigRepository, savedLists: any SavedListRepository
   private let entries = Mutex<[Int64: Entry]>([:])
   /// Lists read, by app and id, with the checksum they were read at: a change to one list
   /// reads that one again, not every list of the app.
@@ -79,7 +79,11 @@ final class ConfigCache: Sendable {
   /// that finds the entry missing.
   private let loading = Mutex<Void>(())
 
-  init(store: any Store) { self.store = store }
+  package init(apps: any AppRepository, documents: any ConfigRepository, savedLists: any SavedListRepository) {
+    self.apps = apps
+    self.documents = documents
+    self.savedLists = savedLists
+  }
 
   /// The app's current compiled config, or nil when it has none yet.
   func entry(appId: Int64) throws -> Entry? {
@@ -87,8 +91,8 @@ final class ConfigCache: Sendable {
     return try loading.withLock { _ in
       if let cached = entries.withLock({ $0[appId] }) { return cached }
       // Counted before reading: a list changed meanwhile makes this entry stale at once.
-      let listsRevision = try store.listRevisions()[appId] ?? 0
-      guard let record = try store.currentConfig(appId: appId) else { return nil }
+      let listsRevision = try savedLists.listRevisions()[appId] ?? 0
+      guard let record = try documents.currentConfig(appId: appId) else { return nil }
       // A stored document was validated when applied; failing now means the validator got
       // stricter, which is reported instead of serving half a config.
       let config = try ConfigValidator.compile(record.document, revision: record.revision)
@@ -100,7 +104,8 @@ final class ConfigCache: Sendable {
   /// lists cannot be read now).
   func install(appId: Int64, config: CompiledConfig) {
     loading.withLock { _ in
-      guard let listsRevision = try? store.listRevisions()[appId] ?? 0, let bound = try? bound(config, appId: appId)
+      guard let listsRevision = try? savedLists.listRevisions()[appId] ?? 0,
+        let bound = try? bound(config, appId: appId)
       else {
         _ = entries.withLock { $0.removeValue(forKey: appId) }
         return
@@ -114,10 +119,10 @@ final class ConfigCache: Sendable {
   private func bound(_ config: CompiledConfig, appId: Int64) throws -> CompiledConfig {
     guard !config.savedLists.isEmpty else { return config }
     let wanted = Set(config.savedLists.keys)
-    let infos = try store.savedListInfos(appId: appId).filter { wanted.contains($0.id) }
+    let infos = try savedLists.savedListInfos(appId: appId).filter { wanted.contains($0.id) }
     var held = lists.withLock { $0[appId] ?? [:] }
     let stale = infos.filter { held[$0.id]?.checksum != $0.checksum }.map(\.id)
-    for (id, read) in try store.savedListValues(appId: appId, ids: stale) {
+    for (id, read) in try savedLists.savedListValues(appId: appId, ids: stale) {
       held[id] = (read.info.checksum, SavedList(id: id, values: read.values.values))
     }
     let present = Set(infos.map(\.id))
@@ -142,8 +147,8 @@ final class ConfigCache: Sendable {
 
   /// Drops entries whose revision or lists are no longer current (changed elsewhere).
   func refresh() throws {
-    let current = try store.revisions()
-    let listRevisions = try store.listRevisions()
+    let current = try apps.revisions()
+    let listRevisions = try savedLists.listRevisions()
     entries.withLock { entries in
       entries = entries.filter {
         current[$0.key] == $0.value.config.revision && (listRevisions[$0.key] ?? 0) == $0.value.listsRevision

@@ -9,7 +9,7 @@ import TollgateSupport
 /// matches wins; an experiment picks its variation by the profile's bucket unless the
 /// profile was assigned one before; the placement's default flow is the last resort.
 struct PlacementResolver {
-  let store: any Store
+  let assignments: any AssignmentRepository
   let logger: Logger
 
   /// The answer's bytes, pre-rendered per variation and locale in the config's cache entry.
@@ -62,12 +62,12 @@ struct PlacementResolver {
   private func choose(key: AssignmentKey, among variations: [CompiledConfig.Variation], now: Date)
     throws -> CompiledConfig.Variation
   {
-    if let stored = try store.assignment(key), let variation = variations.first(where: { $0.id == stored }) {
+    if let stored = try assignments.assignment(key), let variation = variations.first(where: { $0.id == stored }) {
       return variation
     }
     let bucket = Bucketing.bucket(placementId: key.placementId, audienceId: key.audienceId, profileId: key.profileId)
     let picked = variations[Bucketing.variationIndex(bucket: bucket, weights: variations.map(\.weight))]
-    let kept = try store.assign(key, variationId: picked.id, at: now)
+    let kept = try assignments.assign(key, variationId: picked.id, at: now)
     return variations.first { $0.id == kept } ?? picked
   }
 

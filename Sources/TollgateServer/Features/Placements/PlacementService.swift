@@ -12,17 +12,20 @@ import TollgateSupport
 final class PlacementService: Sendable {
   let configs: ConfigCache
   let resolver: PlacementResolver
-  let assets: any AssetRepository
+  let assetFiles: any AssetRepository
   let time: any TimeSource
   /// The fallback file's images per app, for the revision they were read for: images never
   /// change (content-addressed) and only a new revision changes which ones are referenced, so
   /// the database is read once per revision, not per request.
   private let fallbackImages = Mutex<[Int64: (revision: Int64, images: [String: String]?)]>([:])
 
-  init(store: any Store, configs: ConfigCache, time: any TimeSource, logger: Logger) {
+  init(
+    assignments: any AssignmentRepository, assetFiles: any AssetRepository, configs: ConfigCache, time: any TimeSource,
+    logger: Logger
+  ) {
     self.configs = configs
-    self.assets = store
-    self.resolver = PlacementResolver(store: store, logger: logger)
+    self.assetFiles = assetFiles
+    self.resolver = PlacementResolver(assignments: assignments, logger: logger)
     self.time = time
   }
 
@@ -65,7 +68,8 @@ final class PlacementService: Sendable {
     if let cached = fallbackImages.withLock({ $0[appId] }), cached.revision == revision {
       file.assets = cached.images
     } else {
-      file.assets = try FallbackAssets.images(of: file, budget: FallbackFile.assetBudget, asset: assets.asset(sha256:))
+      file.assets = try FallbackAssets.images(
+        of: file, budget: FallbackFile.assetBudget, asset: assetFiles.asset(sha256:))
       fallbackImages.withLock { $0[appId] = (revision, file.assets) }
     }
     return file

@@ -9,7 +9,10 @@ import TollgateSupport
 /// back), changed in one transaction with a new version, and read with purchases derived
 /// again when access lapsed by the clock or the access levels were reconfigured.
 final class ProfileService: Sendable {
-  let store: any Store
+  let profileRecords: any ProfileRepository
+  let assignments: any AssignmentRepository
+  let eventLog: any EventRepository
+  let purchases: any PurchaseRepository
   /// Where placements read profiles (the cache's packed views, when there is one).
   let views: any TargetingViewRepository
   let configs: ConfigCache
@@ -18,10 +21,14 @@ final class ProfileService: Sendable {
   let changed: @Sendable (_ profiles: [ProfileRecord], _ appId: Int64) -> Void
 
   init(
-    store: any Store, views: any TargetingViewRepository, configs: ConfigCache, time: any TimeSource,
+    profileRecords: any ProfileRepository, assignments: any AssignmentRepository, eventLog: any EventRepository,
+    purchases: any PurchaseRepository, views: any TargetingViewRepository, configs: ConfigCache, time: any TimeSource,
     changed: @escaping @Sendable ([ProfileRecord], Int64) -> Void
   ) {
-    self.store = store
+    self.profileRecords = profileRecords
+    self.assignments = assignments
+    self.eventLog = eventLog
+    self.purchases = purchases
     self.views = views
     self.configs = configs
     self.time = time
@@ -39,13 +46,13 @@ final class ProfileService: Sendable {
     // A token sent with the creation must be one before anything is created.
     if let token = body.appleAdsToken { _ = try AttributionService.validToken(token, path: "$.apple_ads_token") }
     let id = uuid.uuidString.lowercased()
-    if let customer = body.customerUserId, try store.profile(appId: appId, id: id) == nil,
-      let existing = try store.profile(appId: appId, customerUserId: customer)
+    if let customer = body.customerUserId, try profileRecords.profile(appId: appId, id: id) == nil,
+      let existing = try profileRecords.profile(appId: appId, customerUserId: customer)
     {
       return (existing, false)
     }
     let now = time.now()
-    return try store.insertProfile(
+    return try profileRecords.insertProfile(
       appId: appId,
       ProfileRecord(
         id: id, customerUserId: body.customerUserId, install: body.install ?? InstallMeta(), createdAt: now,
@@ -68,14 +75,14 @@ final class ProfileService: Sendable {
   /// whose access lapsed by the clock alone (an expiry with no notification yet), or whose
   /// access levels were reconfigured, is re-derived first, so the change gets its own version.
   func existing(appId: Int64, id: String) throws -> ProfileRecord {
-    guard let canonical = ProfileId.canonical(id), let profile = try store.profile(appId: appId, id: canonical)
+    guard let canonical = ProfileId.canonical(id), let profile = try profileRecords.profile(appId: appId, id: canonical)
     else { throw Self.notFound(id) }
     let config = profile.purchases.hasPurchases ? try configs.entry(appId: appId)?.config : nil
     let lapsed = profile.purchases.nextChangeAt.map { $0 <= time.now() } ?? false
     // Access levels reconfigured since these purchases were derived: derive them again.
     let reconfigured = config.map { profile.purchases.levelsKey != PurchaseDerivation.key($0.accessLevels) } ?? false
     if lapsed || reconfigured {
-      if let rederived = try store.rederivePurchases(
+      if let rederived = try purchases.rederivePurchases(
         appId: appId, profileId: profile.id, at: time.now(), webhooks: config?.webhooks ?? [],
         derive: derivation(config))
       {
@@ -91,14 +98,15 @@ final class ProfileService: Sendable {
   func update(appId: Int64, id: String, _ body: UpdateProfileRequest) throws -> ProfileRecord {
     try Self.checkCustomerUserId(body.customerUserId)
     let id = try existing(appId: appId, id: id).id
-    if let customer = body.customerUserId, let owner = try store.profile(appId: appId, customerUserId: customer),
+    if let customer = body.customerUserId,
+      let owner = try profileRecords.profile(appId: appId, customerUserId: customer),
       owner.id != id
     {
       throw DomainError(
         .customerUserIdTaken,
         "Profile \(owner.id) carries customer user id \(customer); create a profile with it to get that profile.")
     }
-    let updated = try store.updateProfile(appId: appId, id: id, at: time.now()) { profile in
+    let updated = try profileRecords.updateProfile(appId: appId, id: id, at: time.now()) { profile in
       let before = profile
       if let changes = body.customAttributes {
         profile.customAttributes = try CustomAttributes.apply(changes, to: profile.customAttributes).get()
@@ -114,7 +122,7 @@ final class ProfileService: Sendable {
   /// Up to 20 profiles carrying the customer user id, oldest first, each read as `existing` does.
   func profiles(appId: Int64, customerUserId: String) throws -> [ProfileRecord] {
     guard !customerUserId.isEmpty else { throw DomainError(.badParameter, "customer_user_id is required.") }
-    return try store.profileIds(appId: appId, customerUserId: customerUserId, limit: 20).map {
+    return try profileRecords.profileIds(appId: appId, customerUserId: customerUserId, limit: 20).map {
       try existing(appId: appId, id: $0)
     }
   }
@@ -123,9 +131,9 @@ final class ProfileService: Sendable {
   func activity(appId: Int64, id: String) throws -> ProfileActivity {
     let profile = try existing(appId: appId, id: id)
     return ProfileActivity(
-      profile: profile, transactions: try store.transactions(appId: appId, profileId: profile.id),
-      assignments: try store.assignments(appId: appId, profileId: profile.id),
-      events: try store.recentEvents(appId: appId, profileId: profile.id, limit: 50))
+      profile: profile, transactions: try purchases.transactions(appId: appId, profileId: profile.id),
+      assignments: try assignments.assignments(appId: appId, profileId: profile.id),
+      events: try eventLog.recentEvents(appId: appId, profileId: profile.id, limit: 50))
   }
 
   /// How purchases are derived under `config` now.

@@ -12,7 +12,8 @@ final class PurchaseService: Sendable {
   /// Longer signed data is not Apple's.
   static let maxSignedDataLength = 32_768
 
-  let store: any Store
+  let apps: any AppRepository
+  let purchases: any PurchaseRepository
   let configs: ConfigCache
   let verifier: SignedDataVerifier
   let profiles: ProfileService
@@ -21,10 +22,12 @@ final class PurchaseService: Sendable {
   let logger: Logger
 
   init(
-    store: any Store, configs: ConfigCache, verifier: SignedDataVerifier, profiles: ProfileService,
+    apps: any AppRepository, purchases: any PurchaseRepository, configs: ConfigCache, verifier: SignedDataVerifier,
+    profiles: ProfileService,
     webhooks: WebhookWorker, time: any TimeSource, logger: Logger
   ) {
-    self.store = store
+    self.apps = apps
+    self.purchases = purchases
     self.configs = configs
     self.verifier = verifier
     self.profiles = profiles
@@ -44,7 +47,7 @@ final class PurchaseService: Sendable {
     let profile = try profiles.existing(appId: appId, id: profileId)
     let config = try appStoreConfig(appId: appId)
     let transaction = try verified { try verifier.transaction(body.signedTransaction, for: config.settings) }
-    let outcome = try store.recordAppStoreFacts(
+    let outcome = try purchases.recordAppStoreFacts(
       appId: appId,
       AppStoreFacts(
         transactions: [
@@ -78,7 +81,7 @@ final class PurchaseService: Sendable {
 
   /// The app a notification URL names, else 404 `app_not_found`.
   func app(named name: String) throws -> AppRecord {
-    guard let app = try store.app(named: name) else {
+    guard let app = try apps.app(named: name) else {
       throw DomainError.notFound(.appNotFound, "No app named \(name).")
     }
     return app
@@ -108,7 +111,7 @@ final class PurchaseService: Sendable {
       notification: StoredNotification(
         uuid: notification.notificationUUID, fact: fact, payload: WireCoding.encode(notification),
         jws: body.signedPayload), webhooks: config.compiled.webhooks)
-    let outcome = try store.recordAppStoreFacts(
+    let outcome = try purchases.recordAppStoreFacts(
       appId: app.id, facts, at: time.now(), derive: profiles.derivation(config.compiled))
     profiles.changed(outcome.changed, app.id)
     if !config.compiled.webhooks.isEmpty { webhooks.kick() }

@@ -58,7 +58,7 @@ public final class WebhookWorker: Sendable {
   /// Deliveries sent at once, at most.
   static let concurrency = 8
 
-  let store: any Store
+  let outbox: any WebhookOutboxRepository
   let time: any TimeSource
   let logger: Logger
   let secrets: SecretBox?
@@ -68,10 +68,10 @@ public final class WebhookWorker: Sendable {
   private let counts = Mutex<[String: Int]>([:])
 
   public init(
-    store: any Store, time: any TimeSource, logger: Logger, secrets: SecretBox?,
+    outbox: any WebhookOutboxRepository, time: any TimeSource, logger: Logger, secrets: SecretBox?,
     sender: any WebhookSending = URLSessionWebhookSender(), webhooks: @escaping @Sendable (Int64) -> [WebhookConfig]
   ) {
-    self.store = store
+    self.outbox = outbox
     self.time = time
     self.logger = logger
     self.secrets = secrets
@@ -95,7 +95,7 @@ public final class WebhookWorker: Sendable {
   public func processDue() async -> Int {
     let due: [WebhookDelivery]
     do {
-      due = try store.claimWebhookDeliveries(now: time.now(), lease: Self.lease, limit: Self.concurrency)
+      due = try outbox.claimWebhookDeliveries(now: time.now(), lease: Self.lease, limit: Self.concurrency)
     } catch {
       logger.error("webhooks: cannot claim deliveries: \(error)")
       return 0
@@ -117,7 +117,7 @@ public final class WebhookWorker: Sendable {
     counts.withLock { $0[label, default: 0] += 1 }
     logger.info("webhook \(delivery.webhookId): \(delivery.eventType) \(delivery.eventId) → \(label)")
     do {
-      try store.finishWebhookDelivery(id: delivery.id, outcome, at: time.now())
+      try outbox.finishWebhookDelivery(id: delivery.id, outcome, at: time.now())
     } catch {
       // The lease ends and the delivery is sent again: at least once.
       logger.error("webhooks: cannot record delivery \(delivery.id): \(error)")
@@ -128,7 +128,8 @@ public final class WebhookWorker: Sendable {
     guard let webhook = webhooks(delivery.appId).first(where: { $0.id == delivery.webhookId }) else {
       return .parked(status: nil, error: "webhook \(delivery.webhookId) is no longer configured")
     }
-    guard let secrets, let secret = try? store.webhookSecret(appId: delivery.appId, id: webhook.id, box: secrets) else {
+    guard let secrets, let secret = try? outbox.webhookSecret(appId: delivery.appId, id: webhook.id, box: secrets)
+    else {
       return failure(
         delivery, status: nil, error: "no signing secret for webhook \(webhook.id) (check the secrets key)")
     }

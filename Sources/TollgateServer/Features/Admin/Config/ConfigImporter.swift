@@ -8,14 +8,26 @@ import TollgateSupport
 /// Validates a configuration document and stores it as the app's next revision; used by
 /// `PUT /v1/admin/config` and `tollgate import`, so both accept exactly the same documents.
 public struct ConfigImporter: Sendable {
-  let store: any Store
+  let apps: any AppRepository
+  let documents: any ConfigRepository
+  let outbox: any WebhookOutboxRepository
+  let assetFiles: any AssetRepository
+  let savedLists: any SavedListRepository
   let time: any TimeSource
   /// Seals new webhooks' signing secrets; a document with webhooks needs one.
   let secrets: SecretBox?
 
   /// Creates an importer.
-  public init(store: any Store, time: any TimeSource = SystemTimeSource(), secrets: SecretBox? = nil) {
-    self.store = store
+  public init(
+    apps: any AppRepository, documents: any ConfigRepository, outbox: any WebhookOutboxRepository,
+    assetFiles: any AssetRepository, savedLists: any SavedListRepository, time: any TimeSource = SystemTimeSource(),
+    secrets: SecretBox? = nil
+  ) {
+    self.apps = apps
+    self.documents = documents
+    self.outbox = outbox
+    self.assetFiles = assetFiles
+    self.savedLists = savedLists
     self.time = time
     self.secrets = secrets
   }
@@ -34,7 +46,7 @@ public struct ConfigImporter: Sendable {
     for (index, flow) in (root.objectValue?["flows"]?.arrayValue ?? []).enumerated() {
       guard let paywall = flow.objectValue?["paywall"]?.objectValue else { continue }
       let references = PaywallDocument.assetReferences(in: .object(paywall))
-      for (path, hash) in references where try store.asset(sha256: hash) == nil {
+      for (path, hash) in references where try assetFiles.asset(sha256: hash) == nil {
         problems.append(
           .init(
             path: "$.flows[\(index)].paywall.\(path)",
@@ -47,7 +59,7 @@ public struct ConfigImporter: Sendable {
   /// Every saved list a rule names exists (422 `invalid_config` at its first use otherwise).
   func requireLists(_ config: CompiledConfig, appId: Int64) throws {
     guard !config.savedLists.isEmpty else { return }
-    let stored = Set(try store.savedListInfos(appId: appId).map(\.id))
+    let stored = Set(try savedLists.savedListInfos(appId: appId).map(\.id))
     let problems = config.savedLists.filter { !stored.contains($0.key) }.sorted { $0.value < $1.value }.map {
       APIError.Detail(
         path: $0.value, message: "no saved list \($0.key) in this app (PUT /v1/admin/lists/\($0.key) first)")
@@ -68,18 +80,18 @@ public struct ConfigImporter: Sendable {
     if !config.webhooks.isEmpty && secrets == nil {
       throw DomainError(.secretsKeyMissing, "Webhooks need the server's secrets key to seal their signing secrets.")
     }
-    let previous = try store.currentConfig(appId: appId)
+    let previous = try documents.currentConfig(appId: appId)
     let summary = [note, ConfigDiff.summary(from: previous?.document, to: document)].compactMap { $0 }
       .joined(separator: ": ")
-    config.revision = try store.applyConfig(
+    config.revision = try documents.applyConfig(
       appId: appId, document: document, at: time.now(), by: actor, summary: summary)
-    try store.audit(
+    try apps.audit(
       appId: appId,
       AuditRecord(
         at: time.now(), actor: actor, action: note == nil ? "config.applied" : "config.rolled_back",
         detail: AuditDetail.json(["revision": .int(config.revision), "summary": .string(summary)])))
     guard let secrets, !config.webhooks.isEmpty else { return (config, [:]) }
-    let created = try store.ensureWebhookSecrets(
+    let created = try outbox.ensureWebhookSecrets(
       appId: appId, ids: config.webhooks.map(\.id), box: secrets, at: time.now())
     return (config, created)
   }

@@ -10,23 +10,28 @@ import TollgateSupport
 /// rollback applies an old document again as a new revision. The cache serves the new
 /// revision at once on this instance; other instances hear of it.
 final class ConfigService: Sendable {
-  let store: any Store
+  let importer: ConfigImporter
+  let apps: any AppRepository
+  let documents: any ConfigRepository
   let configs: ConfigCache
-  let secrets: SecretBox?
   let time: any TimeSource
   let logger: Logger
 
-  init(store: any Store, configs: ConfigCache, secrets: SecretBox?, time: any TimeSource, logger: Logger) {
-    self.store = store
+  init(
+    importer: ConfigImporter, apps: any AppRepository, documents: any ConfigRepository, configs: ConfigCache,
+    time: any TimeSource, logger: Logger
+  ) {
+    self.importer = importer
+    self.apps = apps
+    self.documents = documents
     self.configs = configs
-    self.secrets = secrets
     self.time = time
     self.logger = logger
   }
 
   /// The app of the key.
   func app(appId: Int64) throws -> AppRecord {
-    guard let app = try store.app(id: appId) else {
+    guard let app = try apps.app(id: appId) else {
       throw DomainError.notFound(.appNotFound, "The app of this key no longer exists.")
     }
     return app
@@ -35,8 +40,7 @@ final class ConfigService: Sendable {
   /// Validates and applies `document` as the next revision; returns it with the secrets of
   /// webhooks new in it.
   func apply(_ document: Data, appId: Int64, by actor: String) throws -> (CompiledConfig, [String: String]) {
-    let (config, secrets) = try ConfigImporter(store: store, time: time, secrets: secrets)
-      .applyReturningSecrets(document, appId: appId, by: actor)
+    let (config, secrets) = try importer.applyReturningSecrets(document, appId: appId, by: actor)
     configs.install(appId: appId, config: config)
     logger.info("app \(appId): configuration revision \(config.revision) applied")
     return (config, secrets)
@@ -44,7 +48,7 @@ final class ConfigService: Sendable {
 
   /// The current document, else 404 `config_not_found`.
   func current(appId: Int64) throws -> ConfigRecord {
-    guard let record = try store.currentConfig(appId: appId) else {
+    guard let record = try documents.currentConfig(appId: appId) else {
       throw DomainError.notFound(.configNotFound, "This app has no configuration yet.")
     }
     return record
@@ -52,13 +56,13 @@ final class ConfigService: Sendable {
 
   /// Applied revisions, newest first, and the current revision.
   func history(appId: Int64, limit: Int) throws -> (revisions: [ConfigRevisionRecord], current: Int64?) {
-    let current = try store.app(id: appId)?.revision
-    return (try store.configHistory(appId: appId, limit: limit), current)
+    let current = try apps.app(id: appId)?.revision
+    return (try documents.configHistory(appId: appId, limit: limit), current)
   }
 
   /// One applied revision's document, else 404 `revision_not_found`.
   func revision(appId: Int64, _ text: String) throws -> ConfigRecord {
-    guard let revision = Int64(text), let record = try store.config(appId: appId, revision: revision) else {
+    guard let revision = Int64(text), let record = try documents.config(appId: appId, revision: revision) else {
       throw DomainError.notFound(.revisionNotFound, "This app has no configuration revision \(text).")
     }
     return record
@@ -66,10 +70,10 @@ final class ConfigService: Sendable {
 
   /// Applies an old revision's document again, as a new revision.
   func rollback(appId: Int64, to revision: Int64, by actor: String) throws -> CompiledConfig {
-    guard let record = try store.config(appId: appId, revision: revision) else {
+    guard let record = try documents.config(appId: appId, revision: revision) else {
       throw DomainError.notFound(.revisionNotFound, "This app has no configuration revision \(revision).")
     }
-    let (config, _) = try ConfigImporter(store: store, time: time, secrets: secrets).applyReturningSecrets(
+    let (config, _) = try importer.applyReturningSecrets(
       record.document, appId: appId, by: actor, note: "rollback to \(revision)")
     configs.install(appId: appId, config: config)
     logger.info("app \(appId): configuration revision \(config.revision) applied (rollback to \(revision))")

@@ -17,23 +17,23 @@ public struct KeyIssuer: Sendable {
     public let secretKey: String
   }
 
-  let store: any Store
+  let apps: any AppRepository
   let time: any TimeSource
 
   /// Creates an issuer over a store.
-  public init(store: any Store, time: any TimeSource = SystemTimeSource()) {
-    self.store = store
+  public init(apps: any AppRepository, time: any TimeSource = SystemTimeSource()) {
+    self.apps = apps
     self.time = time
   }
 
   /// Creates the app if it does not exist, then a new public and secret key for it.
   public func issue(appName: String) throws -> IssuedKeys {
-    let app = try store.app(named: appName) ?? store.createApp(name: appName)
+    let app = try apps.app(named: appName) ?? apps.createApp(name: appName)
     let publicKey = "tg_pub_" + Digest.hex(Digest.randomBytes(16))
     let secretKey = "tg_sec_" + Digest.hex(Digest.randomBytes(24))
-    try store.addKey(appId: app.id, kind: .publicKey, hash: Self.hash(publicKey), at: time.now(), label: nil)
-    try store.addKey(appId: app.id, kind: .secretKey, hash: Self.hash(secretKey), at: time.now(), label: nil)
-    try store.audit(
+    try apps.addKey(appId: app.id, kind: .publicKey, hash: Self.hash(publicKey), at: time.now(), label: nil)
+    try apps.addKey(appId: app.id, kind: .secretKey, hash: Self.hash(secretKey), at: time.now(), label: nil)
+    try apps.audit(
       appId: app.id,
       AuditRecord(
         at: time.now(), actor: "cli", action: "key.created",
@@ -51,10 +51,10 @@ public struct KeyIssuer: Sendable {
     let key =
       kind == .publicKey
       ? "tg_pub_" + Digest.hex(Digest.randomBytes(16)) : "tg_sec_" + Digest.hex(Digest.randomBytes(24))
-    try store.addKey(appId: appId, kind: kind, hash: Self.hash(key), at: time.now(), label: label)
+    try apps.addKey(appId: appId, kind: kind, hash: Self.hash(key), at: time.now(), label: label)
     let record =
-      try store.key(hash: Self.hash(key)) ?? KeyRecord(appId: appId, kind: kind, id: KeyRecord.id(hash: Self.hash(key)))
-    try store.audit(
+      try apps.key(hash: Self.hash(key)) ?? KeyRecord(appId: appId, kind: kind, id: KeyRecord.id(hash: Self.hash(key)))
+    try apps.audit(
       appId: appId,
       AuditRecord(
         at: time.now(), actor: actor, action: "key.created",
@@ -64,7 +64,7 @@ public struct KeyIssuer: Sendable {
 
   /// Revokes a key; refuses the app's last active secret key (the admin API would be locked).
   public func revoke(appId: Int64, keyId: String, by actor: String) throws -> KeyRecord {
-    let keys = try store.keys(appId: appId)
+    let keys = try apps.keys(appId: appId)
     guard let target = keys.first(where: { $0.id == keyId }) else {
       throw DomainError.notFound(.keyNotFound, "This app has no key \(keyId).")
     }
@@ -73,11 +73,11 @@ public struct KeyIssuer: Sendable {
     {
       throw DomainError(.lastSecretKey, "Create another secret key before revoking the last one.")
     }
-    guard let revoked = try store.revokeKey(appId: appId, id: keyId, at: time.now()) else {
+    guard let revoked = try apps.revokeKey(appId: appId, id: keyId, at: time.now()) else {
       throw DomainError.notFound(.keyNotFound, "This app has no key \(keyId).")
     }
     if target.revokedAt == nil {
-      try store.audit(
+      try apps.audit(
         appId: appId,
         AuditRecord(
           at: time.now(), actor: actor, action: "key.revoked",

@@ -12,16 +12,18 @@ final class KeyService: Sendable {
   /// Labels longer than this are refused.
   static let maxLabelLength = 200
 
-  let store: any Store
+  let issuer: KeyIssuer
+  let apps: any AppRepository
   let time: any TimeSource
 
-  init(store: any Store, time: any TimeSource) {
-    self.store = store
+  init(issuer: KeyIssuer, apps: any AppRepository, time: any TimeSource) {
+    self.issuer = issuer
+    self.apps = apps
     self.time = time
   }
 
   /// The app's keys, oldest first.
-  func keys(appId: Int64) throws -> [KeyRecord] { try store.keys(appId: appId) }
+  func keys(appId: Int64) throws -> [KeyRecord] { try apps.keys(appId: appId) }
 
   /// A new key of `kind` (`public` or `secret`; 422 otherwise), returned in clear this once.
   func create(appId: Int64, kind name: String, label: String?, by actor: String) throws -> (
@@ -33,12 +35,12 @@ final class KeyService: Sendable {
     if let label, label.count > Self.maxLabelLength {
       throw DomainError.validation([.init(path: "$.label", message: "at most \(Self.maxLabelLength) characters")])
     }
-    return try KeyIssuer(store: store, time: time).create(appId: appId, kind: kind, label: label, by: actor)
+    return try issuer.create(appId: appId, kind: kind, label: label, by: actor)
   }
 
   /// Revokes a key by id (404 `key_not_found`, 409 `last_secret_key`).
   func revoke(appId: Int64, keyId: String, by actor: String) throws -> KeyRecord {
-    try KeyIssuer(store: store, time: time).revoke(appId: appId, keyId: keyId, by: actor)
+    try issuer.revoke(appId: appId, keyId: keyId, by: actor)
   }
 
   /// The audit log, newest first; `before` (a sequence number from an earlier page) pages back.
@@ -50,6 +52,6 @@ final class KeyService: Sendable {
       }
       before = value
     }
-    return try store.auditLog(appId: appId, before: before, limit: limit)
+    return try apps.auditLog(appId: appId, before: before, limit: limit)
   }
 }

@@ -23,7 +23,7 @@ final class KeyVerifier: Sendable {
     var checkedAt: Date
   }
 
-  private let store: any Store
+  private let apps: any AppRepository
   private let time: any TimeSource
   private let known = Mutex<[String: Known]>([:])
   static let maxCachedKeys = 10_000
@@ -32,8 +32,8 @@ final class KeyVerifier: Sendable {
   /// `last_used_at` is kept to this precision.
   static let usageResolution: TimeInterval = 60
 
-  init(store: any Store, time: any TimeSource) {
-    self.store = store
+  init(apps: any AppRepository, time: any TimeSource) {
+    self.apps = apps
     self.time = time
   }
 
@@ -50,7 +50,7 @@ final class KeyVerifier: Sendable {
       record = cached.record
     } else {
       let hash = KeyIssuer.hash(key)
-      guard var stored = try store.key(hash: hash) else {
+      guard var stored = try apps.key(hash: hash) else {
         known.withLock { _ = $0.removeValue(forKey: key) }
         throw DomainError(.invalidCredentials, "This key is not known to this server.")
       }
@@ -58,7 +58,7 @@ final class KeyVerifier: Sendable {
         stored.lastUsedAt.map({ abs(now.timeIntervalSince($0)) >= Self.usageResolution }) ?? true
       {
         // Best effort: a storage that cannot write must not turn reads away.
-        if (try? store.touchKey(hash: hash, at: now)) != nil { stored.lastUsedAt = now }
+        if (try? apps.touchKey(hash: hash, at: now)) != nil { stored.lastUsedAt = now }
       }
       known.withLock { known in
         if known.count >= Self.maxCachedKeys && known[key] == nil { known = [:] }

@@ -9,15 +9,21 @@ import TollgateSupport
 /// change reaches every instance like a configuration change, and a list the current
 /// configuration names cannot be deleted. Shared by the admin API and `tollgate lists`.
 public struct SavedListService: Sendable {
-  let store: any Store
+  let apps: any AppRepository
+  let documents: any ConfigRepository
+  let savedLists: any SavedListRepository
   let time: any TimeSource
   /// Told after a change, so this instance serves it at once (others hear the announcement).
   let changed: @Sendable () -> Void
 
   /// Creates the service (`changed` refreshes this process's configuration cache).
-  public init(store: any Store, time: any TimeSource = SystemTimeSource(), changed: @escaping @Sendable () -> Void = {})
-  {
-    self.store = store
+  public init(
+    apps: any AppRepository, documents: any ConfigRepository, savedLists: any SavedListRepository,
+    time: any TimeSource = SystemTimeSource(), changed: @escaping @Sendable () -> Void = {}
+  ) {
+    self.apps = apps
+    self.documents = documents
+    self.savedLists = savedLists
     self.time = time
     self.changed = changed
   }
@@ -25,8 +31,8 @@ public struct SavedListService: Sendable {
   /// Stores the values as the list `id`; true when it was new.
   public func put(appId: Int64, id: String, values: SavedListValues, by actor: String) throws -> (SavedListInfo, Bool) {
     try Self.checkId(id)
-    let created = try store.putSavedList(appId: appId, id: id, values: values, at: time.now())
-    try store.audit(
+    let created = try savedLists.putSavedList(appId: appId, id: id, values: values, at: time.now())
+    try apps.audit(
       appId: appId,
       AuditRecord(
         at: time.now(), actor: actor, action: "list.put",
@@ -39,18 +45,18 @@ public struct SavedListService: Sendable {
 
   /// The list's size, checksum and time, else 404 `list_not_found`.
   public func info(appId: Int64, id: String) throws -> SavedListInfo {
-    guard let info = try store.savedListInfo(appId: appId, id: id) else {
+    guard let info = try savedLists.savedListInfo(appId: appId, id: id) else {
       throw DomainError.notFound(.listNotFound, "No saved list \(id) in this app.")
     }
     return info
   }
 
   /// Every list of the app.
-  public func all(appId: Int64) throws -> [SavedListInfo] { try store.savedListInfos(appId: appId) }
+  public func all(appId: Int64) throws -> [SavedListInfo] { try savedLists.savedListInfos(appId: appId) }
 
   /// The audiences of the current configuration whose rules name the list.
   public func users(appId: Int64, id: String) throws -> [String] {
-    guard let record = try store.currentConfig(appId: appId) else { return [] }
+    guard let record = try documents.currentConfig(appId: appId) else { return [] }
     return try ConfigValidator.compile(record.document, revision: record.revision).audiences(using: id)
   }
 
@@ -64,10 +70,10 @@ public struct SavedListService: Sendable {
         "Audience(s) \(users.joined(separator: ", ")) use the list: apply a configuration without it first.",
         details: users.map { .init(path: "$.audiences[\($0)]", message: "names the list \(id)") })
     }
-    guard try store.deleteSavedList(appId: appId, id: id) else {
+    guard try savedLists.deleteSavedList(appId: appId, id: id) else {
       throw DomainError.notFound(.listNotFound, "No saved list \(id) in this app.")
     }
-    try store.audit(
+    try apps.audit(
       appId: appId,
       AuditRecord(at: time.now(), actor: actor, action: "list.deleted", detail: AuditDetail.json(["list": .string(id)]))
     )

@@ -19,7 +19,8 @@ public enum AppleAdsReportQuery {
   /// The report over install days `days`, grouped `by`, with cohort money of `environment`
   /// (`Production` or `Sandbox`), as of `today`.
   public static func report(
-    store: any Store, appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping,
+    analytics: any AnalyticsRepository, spend: any AppleAdsSpendRepository, appId: Int64, days: ClosedRange<Int64>,
+    by grouping: AppleAdsGrouping,
     environment: String = "Production", config: CompiledConfig?, today: Int64
   ) throws -> AppleAdsReport {
     let segment: CohortReport.Segment
@@ -29,9 +30,9 @@ public enum AppleAdsReportQuery {
     case .keyword: segment = .keyword
     }
     return AppleAdsReport.build(
-      days: days, by: grouping, counts: try store.appleAdsStats(appId: appId, days: days, by: grouping),
-      spend: try store.spendFigures(appId: appId, days: days), names: try store.adsEntityNames(appId: appId),
-      cohorts: try store.cohortRows(
+      days: days, by: grouping, counts: try analytics.appleAdsStats(appId: appId, days: days, by: grouping),
+      spend: try spend.spendFigures(appId: appId, days: days), names: try spend.adsEntityNames(appId: appId),
+      cohorts: try analytics.cohortRows(
         appId: appId, installDays: days, by: .day, segment: segment, environment: environment),
       config: config, today: today)
   }

@@ -9,13 +9,22 @@ import TollgateSupport
 /// revenue, probability to be best), their daily series, Apple Ads campaigns, ad groups and
 /// keywords, and the overview's revenue periods and attribution funnel — all from the rollups.
 final class StatsService: Sendable {
-  let store: any Store
+  let apps: any AppRepository
+  let attributionJobs: any AttributionJobRepository
+  let analytics: any AnalyticsRepository
+  let spend: any AppleAdsSpendRepository
   let configs: ConfigCache
   let attribution: AttributionWorker
   let time: any TimeSource
 
-  init(store: any Store, configs: ConfigCache, attribution: AttributionWorker, time: any TimeSource) {
-    self.store = store
+  init(
+    apps: any AppRepository, attributionJobs: any AttributionJobRepository, analytics: any AnalyticsRepository,
+    spend: any AppleAdsSpendRepository, configs: ConfigCache, attribution: AttributionWorker, time: any TimeSource
+  ) {
+    self.spend = spend
+    self.apps = apps
+    self.attributionJobs = attributionJobs
+    self.analytics = analytics
     self.configs = configs
     self.attribution = attribution
     self.time = time
@@ -26,7 +35,7 @@ final class StatsService: Sendable {
   func placementReport(appId: Int64, placementId: String, from: String?, to: String?) throws -> PlacementReport {
     let days = try ReportRange.days(from: from, to: to, now: time.now())
     let config = try configs.entry(appId: appId)?.config
-    let counts = try store.placementStats(appId: appId, placementId: placementId, days: days)
+    let counts = try analytics.placementStats(appId: appId, placementId: placementId, days: days)
     guard config?.placements[placementId] != nil || !counts.isEmpty else {
       throw PlacementService.notFound(placementId)
     }
@@ -36,7 +45,7 @@ final class StatsService: Sendable {
   /// A placement's counters per variation and day.
   func placementDays(appId: Int64, placementId: String, from: String?, to: String?) throws -> PlacementDaysPayload {
     let days = try ReportRange.days(from: from, to: to, now: time.now())
-    let rows = try store.placementDays(appId: appId, placementId: placementId, days: days)
+    let rows = try analytics.placementDays(appId: appId, placementId: placementId, days: days)
     guard try configs.entry(appId: appId)?.config.placements[placementId] != nil || !rows.isEmpty else {
       throw PlacementService.notFound(placementId)
     }
@@ -54,7 +63,7 @@ final class StatsService: Sendable {
       throw DomainError(.badParameter, "by is campaign, ad_group or keyword.")
     }
     return try AppleAdsReportQuery.report(
-      store: store, appId: appId, days: days, by: grouping,
+      analytics: analytics, spend: spend, appId: appId, days: days, by: grouping,
       environment: try AppleAdsReportQuery.environment(environment), config: try configs.entry(appId: appId)?.config,
       today: StatsDay.of(time.now()))
   }
@@ -62,7 +71,7 @@ final class StatsService: Sendable {
   /// The overview: the app, its placements, revenue today / 7 / 30 days, the attribution
   /// funnel, and this server's request counters (`requestsByClass`: `2xx` … `5xx`).
   func overview(appId: Int64, requestsByClass classes: [String: Int]) throws -> OverviewPayload {
-    guard let app = try store.app(id: appId) else {
+    guard let app = try apps.app(id: appId) else {
       throw DomainError.notFound(.appNotFound, "The app of this key no longer exists.")
     }
     let config = try configs.entry(appId: app.id)?.config
@@ -71,8 +80,8 @@ final class StatsService: Sendable {
       placements: config?.placementIds ?? [],
       requests: .init(
         total: classes.values.reduce(0, +), clientErrors: classes["4xx"] ?? 0, serverErrors: classes["5xx"] ?? 0),
-      attribution: .init(queueDepth: try store.attributionQueueDepth(), outcomes: attribution.outcomeCounts),
-      funnel: try store.attributionFunnel(appId: app.id),
+      attribution: .init(queueDepth: try attributionJobs.attributionQueueDepth(), outcomes: attribution.outcomeCounts),
+      funnel: try attributionJobs.attributionFunnel(appId: app.id),
       revenue: try revenuePeriods(appId: app.id, reporting: config?.reporting),
       reportingCurrency: config?.reporting?.currency)
   }
@@ -83,7 +92,7 @@ final class StatsService: Sendable {
     let periods: [(String, Int64)] = [("today", 1), ("7_days", 7), ("30_days", 30)]
     return try periods.map { name, length in
       let days = (today - length + 1)...today
-      let totals = try store.revenueTotals(appId: appId, days: days)
+      let totals = try analytics.revenueTotals(appId: appId, days: days)
       var revenue: [String: MoneyReport] = [:]
       for (currency, total) in totals {
         revenue[currency] = MoneyReport(
@@ -176,7 +185,7 @@ extension StatsService {
   {
     let days = try ReportRange.days(from: from, to: to, now: time.now())
     let (grouping, filters) = try SubscriptionReport.request(parameters)
-    let totals = try store.subscriptionDays(appId: appId, days: days, filters: filters)
+    let totals = try analytics.subscriptionDays(appId: appId, days: days, filters: filters)
     return SubscriptionReport.build(
       days: days, by: grouping, environment: filters.environment, totals: totals,
       reporting: try configs.entry(appId: appId)?.config.reporting)
@@ -190,7 +199,7 @@ extension StatsService {
     let (grouping, segment, environment) = try CohortReport.request(parameters)
     return CohortReport.build(
       installDays: days, by: grouping, segment: segment, environment: environment,
-      rows: try store.cohortRows(
+      rows: try analytics.cohortRows(
         appId: appId, installDays: days, by: grouping, segment: segment, environment: environment),
       reporting: try configs.entry(appId: appId)?.config.reporting, today: StatsDay.of(now))
   }

@@ -8,14 +8,19 @@ import TollgateSupport
 /// What an operator does with webhooks: reads deliveries, sends one again (another 72 hours
 /// of retries), rotates a webhook's signing secret (shown once). Each action is audited.
 final class WebhookAdminService: Sendable {
-  let store: any Store
+  let apps: any AppRepository
+  let outbox: any WebhookOutboxRepository
   let configs: ConfigCache
   let secrets: SecretBox?
   let worker: WebhookWorker
   let time: any TimeSource
 
-  init(store: any Store, configs: ConfigCache, secrets: SecretBox?, worker: WebhookWorker, time: any TimeSource) {
-    self.store = store
+  init(
+    apps: any AppRepository, outbox: any WebhookOutboxRepository, configs: ConfigCache, secrets: SecretBox?,
+    worker: WebhookWorker, time: any TimeSource
+  ) {
+    self.apps = apps
+    self.outbox = outbox
     self.configs = configs
     self.secrets = secrets
     self.worker = worker
@@ -29,21 +34,21 @@ final class WebhookAdminService: Sendable {
     }
     let limit = Int(text ?? "100") ?? 0
     guard (1...1000).contains(limit) else { throw DomainError(.badParameter, "limit is 1–1000.") }
-    return try store.webhookDeliveries(appId: appId, status: status, limit: limit)
+    return try outbox.webhookDeliveries(appId: appId, status: status, limit: limit)
   }
 
   /// Puts a delivery back in line; returns it (404 `delivery_not_found`).
   func redeliver(appId: Int64, id text: String, by actor: String) throws -> [WebhookDelivery] {
-    guard let id = Int64(text), try store.redeliverWebhook(appId: appId, id: id, at: time.now()) else {
+    guard let id = Int64(text), try outbox.redeliverWebhook(appId: appId, id: id, at: time.now()) else {
       throw DomainError.notFound(.deliveryNotFound, "No webhook delivery \(text) in this app.")
     }
-    try store.audit(
+    try apps.audit(
       appId: appId,
       AuditRecord(
         at: time.now(), actor: actor, action: "webhook.redelivered",
         detail: AuditDetail.json(["delivery_id": .int(id)])))
     worker.kick()
-    return try store.webhookDeliveries(appId: appId, status: nil, limit: 1000).filter { $0.id == id }
+    return try outbox.webhookDeliveries(appId: appId, status: nil, limit: 1000).filter { $0.id == id }
   }
 
   /// A new signing secret for a configured webhook, in clear this once.
@@ -54,8 +59,8 @@ final class WebhookAdminService: Sendable {
     guard let secrets else {
       throw DomainError(.secretsKeyMissing, "The server has no secrets key to seal a new secret with.")
     }
-    let secret = try store.rotateWebhookSecret(appId: appId, id: id, box: secrets, at: time.now())
-    try store.audit(
+    let secret = try outbox.rotateWebhookSecret(appId: appId, id: id, box: secrets, at: time.now())
+    try apps.audit(
       appId: appId,
       AuditRecord(
         at: time.now(), actor: actor, action: "webhook.secret_rotated",

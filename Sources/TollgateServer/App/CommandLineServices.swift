@@ -1,0 +1,41 @@
+import Foundation
+import TollgateDomain
+import TollgatePersistence
+import TollgateSupport
+
+// What the command line, the development tools and the benchmarks run without a server: the
+// same services, each given its repositories from one opened database (in the server the
+// composition root, `Service`, does this).
+
+extension ConfigImporter {
+  /// An importer over `database`'s repositories.
+  public init(database: any Database, time: any TimeSource = SystemTimeSource(), secrets: SecretBox? = nil) {
+    self.init(
+      apps: database, documents: database, outbox: database, assetFiles: database, savedLists: database, time: time,
+      secrets: secrets)
+  }
+}
+
+extension SavedListService {
+  /// The saved lists of `database`.
+  public init(database: any Database, time: any TimeSource = SystemTimeSource()) {
+    self.init(apps: database, documents: database, savedLists: database, time: time)
+  }
+}
+
+extension FallbackExport {
+  /// The fallback file from `database`'s configuration and images.
+  public init(database: any Database, time: any TimeSource = SystemTimeSource()) {
+    self.init(documents: database, assetFiles: database, time: time)
+  }
+}
+
+extension AppleAdsSpendService {
+  /// Credentials, status and spend files of `database` (no importer runs in this process).
+  public convenience init(database: any Database, secrets: SecretBox?, time: any TimeSource) {
+    self.init(
+      apps: database, spend: database,
+      configs: ConfigCache(apps: database, documents: database, savedLists: database), secrets: secrets, importer: nil,
+      time: time)
+  }
+}
