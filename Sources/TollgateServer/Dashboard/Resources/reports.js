@@ -303,6 +303,12 @@ function appleAdsImportCard(status) {
     lines.push(el("p", { id: "apple-ads-import-status" }, "Importer: " + state + ". Last run " + when(importer.last_run_at)
       + ", last success " + when(importer.last_success_at) + (importer.next_run_at ? ", next run " + when(importer.next_run_at) : "")
       + (importer.run ? ", run in progress " + importer.run.from + " … " + importer.run.to + " (next day " + importer.run.next_day + ")" : "") + "."));
+    if (importer.resumes_at) {
+      lines.push(el("p", { class: "hint" }, "The instance running it stopped renewing its lease: the run resumes at " + when(importer.resumes_at) + "."));
+    }
+    if (importer.rows_skipped) {
+      lines.push(el("p", { class: "hint" }, count(importer.rows_skipped) + " report rows could not be read and were left out (the rest imported); the last: " + (importer.last_skipped || "—")));
+    }
     if (importer.last_error) lines.push(el("p", { class: "error" }, "Last error: " + importer.last_error));
   }
   const key = el("textarea", { id: "apple-ads-key", class: "key", rows: "4", spellcheck: "false", autocomplete: "off",
