@@ -3,13 +3,6 @@ import Synchronization
 import TollgateDomain
 import TollgateSupport
 
-/// A first-time A/B assignment waiting to be written.
-struct PendingAssignment: Sendable, Hashable {
-  var key: AssignmentKey
-  var variationId: String
-  var at: Date
-}
-
 /// Writes first-time A/B assignments in batches, off the request path. The request answers
 /// with the variation the profile's bucket picked and remembers it in memory; one transaction
 /// per batch stores many. An assignment is a function of the bucket and the weights, so one

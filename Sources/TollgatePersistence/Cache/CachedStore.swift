@@ -3,23 +3,6 @@ import TollgateAPI
 import TollgateDomain
 import TollgateSupport
 
-/// A profile with its stored assignments, as the cache reads it in bulk.
-typealias CachedProfile = (appId: Int64, profile: ProfileRecord, assignments: [ProfileCache.Slot: String])
-
-/// What the profile cache needs from the database beyond the repositories: a profile read
-/// with all its assignments, pages of them for warming, and batched assignment writes.
-protocol ProfileCacheSource: Database {
-  /// The profile and every stored assignment of it.
-  func profileWithAssignments(appId: Int64, id: String) throws -> (ProfileRecord, [ProfileCache.Slot: String])?
-
-  /// Up to `limit` profiles after `after` in (app, id) order, with their assignments.
-  func profilePage(after: (appId: Int64, id: String), limit: Int) throws -> [CachedProfile]
-
-  /// Stores a batch of first-time assignments in one transaction; returns the slots where
-  /// another instance had stored a different variation first (that one wins).
-  func storeAssignments(_ batch: [PendingAssignment]) throws -> [(AssignmentKey, String)]
-}
-
 /// Profiles and assignments kept in memory in front of a database: the three repositories it
 /// caches. Reads of a profile's targeting view and of its A/B assignments come from the cache,
 /// first-time assignments are written in batches, and a profile the database says changed
@@ -54,16 +37,11 @@ public final class CachedStore: ProfileRepository, AssignmentRepository, Targeti
     }
   }
 
-  /// Keeps `capacity` profiles of a SQLite store in memory (one process owns the file, so
-  /// every change passes through here).
-  public convenience init(_ database: SQLiteStore, capacity: Int, logger: Logger = Logger()) {
-    self.init(database, capacity: capacity, listenTo: nil, logger: logger)
-  }
-
-  /// Keeps `capacity` profiles of a PostgreSQL store in memory, coherent with the other
-  /// instances through `LISTEN/NOTIFY`.
-  public convenience init(_ database: PostgresStore, capacity: Int, logger: Logger = Logger()) {
-    self.init(database, capacity: capacity, listenTo: database.conninfo, logger: logger)
+  /// Keeps `capacity` profiles of `database` in memory; on PostgreSQL coherent with the other
+  /// instances through `LISTEN/NOTIFY` (on SQLite one process owns the file, so every change
+  /// passes through here).
+  public convenience init(_ database: any ProfileCacheSource, capacity: Int, logger: Logger = Logger()) {
+    self.init(database, capacity: capacity, listenTo: database.announcementConninfo, logger: logger)
   }
 
   /// First-time A/B assignments waiting for their batch write, written, and dropped.

@@ -12,10 +12,7 @@ import TollgateSupport
 /// read it from the database.
 public final class ProfileCache: Sendable {
   /// One experiment slot of a profile.
-  struct Slot: Hashable {
-    let placementId: String
-    let audienceId: String
-  }
+  typealias Slot = AssignmentSlot
 
   private struct State {
     var profiles: PackedProfiles

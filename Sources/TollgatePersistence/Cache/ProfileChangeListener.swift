@@ -13,9 +13,9 @@ import TollgateSupport
 /// While the connection is down nothing says what others changed, so the cache is bypassed
 /// (and emptied) until it is back.
 final class ProfileChangeListener: Sendable {
-  static let channel = "tollgate_profiles"
+  static let channel = ProfileAnnouncements.channel
   /// Payload prefix of a configuration change (`config:<app id>`), told apart from profiles.
-  static let configPrefix = "config:"
+  static let configPrefix = ProfileAnnouncements.configPrefix
 
   private let conninfo: String
   private let cache: ProfileCache

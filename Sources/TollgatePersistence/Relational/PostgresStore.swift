@@ -12,12 +12,14 @@ public final class PostgresStore: RelationalStore {
   let pool: ConnectionPool
   var relaxedPool: ConnectionPool { pool }
   public let profileChanges = ProfileChangeObservers()
+  /// Other instances announce their changes here.
+  public var announcementConninfo: String? { conninfo }
   let eventMonths: EventMonths? = EventMonths()
   let dialect = SQLDialect(
     lockRow: " FOR UPDATE",
     relaxTransaction: "SET LOCAL synchronous_commit TO OFF",
     skipLocked: " FOR UPDATE SKIP LOCKED",
-    announceChannel: ProfileChangeListener.channel,
+    announceChannel: ProfileAnnouncements.channel,
     claimJobs: """
       UPDATE attribution_jobs SET next_attempt_at = ?
       WHERE (app_id, profile_id, token_hash) IN (

@@ -40,7 +40,7 @@ extension RelationalStore {
 
   /// One transaction for a batch; where another instance stored a different variation
   /// first, that one is remembered (the earliest stored assignment wins everywhere).
-  func storeAssignments(_ batch: [PendingAssignment]) throws -> [(AssignmentKey, String)] {
+  public func storeAssignments(_ batch: [PendingAssignment]) throws -> [(AssignmentKey, String)] {
     try relaxedPool.with { db in
       try db.transaction { () throws -> [(AssignmentKey, String)] in
         if let relax = dialect.relaxTransaction { try db.execute(relax) }

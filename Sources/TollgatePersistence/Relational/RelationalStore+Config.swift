@@ -21,7 +21,7 @@ extension RelationalStore {
             by.map(SQLValue.text) ?? .null, summary.map(SQLValue.text) ?? .null,
           ])
         if let announce = dialect.announceProfile {
-          try db.query(announce, [.text(ProfileChangeListener.configPrefix + String(appId))])
+          try db.query(announce, [.text(ProfileAnnouncements.configPrefix + String(appId))])
         }
         return revision
       }

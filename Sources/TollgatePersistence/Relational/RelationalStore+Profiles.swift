@@ -51,10 +51,10 @@ extension RelationalStore {
     try with { db in try Self.profile(db, appId: appId, id: id) }
   }
 
-  func profileWithAssignments(appId: Int64, id: String) throws -> (ProfileRecord, [ProfileCache.Slot: String])? {
+  public func profileWithAssignments(appId: Int64, id: String) throws -> (ProfileRecord, [AssignmentSlot: String])? {
     try with { db in
       guard let profile = try Self.profile(db, appId: appId, id: id) else { return nil }
-      var assignments: [ProfileCache.Slot: String] = [:]
+      var assignments: [AssignmentSlot: String] = [:]
       for row in try db.query(
         "SELECT placement_id, audience_id, variation_id FROM assignments WHERE app_id = ? AND profile_id = ?",
         [.integer(appId), .text(id)])
@@ -65,7 +65,7 @@ extension RelationalStore {
     }
   }
 
-  func profilePage(after: (appId: Int64, id: String), limit: Int) throws -> [CachedProfile] {
+  public func profilePage(after: (appId: Int64, id: String), limit: Int) throws -> [CachedProfile] {
     try with { db in
       let rows = try db.query(
         """
@@ -73,7 +73,7 @@ extension RelationalStore {
         ORDER BY app_id, id LIMIT ?
         """, [.integer(after.appId), .text(after.id), .integer(Int64(limit))])
       guard let first = rows.first, let last = rows.last else { return [] }
-      var assignments: [Owner: [ProfileCache.Slot: String]] = [:]
+      var assignments: [Owner: [AssignmentSlot: String]] = [:]
       let firstApp = try first.decode("app_id", as: Int64.self)
       let lastApp = try last.decode("app_id", as: Int64.self)
       let firstId = try first.decode("id", as: String.self)
@@ -103,8 +103,8 @@ extension RelationalStore {
   }
 
   /// The experiment slot of an `assignments` row.
-  static func slot(_ row: SQLRow) throws -> ProfileCache.Slot {
-    ProfileCache.Slot(placementId: try row.decode("placement_id"), audienceId: try row.decode("audience_id"))
+  static func slot(_ row: SQLRow) throws -> AssignmentSlot {
+    AssignmentSlot(placementId: try row.decode("placement_id"), audienceId: try row.decode("audience_id"))
   }
 
   public func profile(appId: Int64, customerUserId: String) throws -> ProfileRecord? {

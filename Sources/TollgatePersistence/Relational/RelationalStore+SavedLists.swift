@@ -79,7 +79,7 @@ extension RelationalStore {
   private func listsChanged(_ db: any SQLConnection, appId: Int64) throws {
     try db.query("UPDATE apps SET lists_revision = lists_revision + 1 WHERE id = ?", [.integer(appId)])
     if let announce = dialect.announceProfile {
-      try db.query(announce, [.text(ProfileChangeListener.configPrefix + String(appId))])
+      try db.query(announce, [.text(ProfileAnnouncements.configPrefix + String(appId))])
     }
   }
 

@@ -9,6 +9,8 @@ public final class SQLiteStore: RelationalStore {
   let pool: ConnectionPool
   let relaxedPool: ConnectionPool
   public let profileChanges = ProfileChangeObservers()
+  /// One process owns the file: there is no other instance to hear.
+  public var announcementConninfo: String? { nil }
   /// One file, one table of events: old rows are deleted in batches.
   var eventMonths: EventMonths? { nil }
   let dialect = SQLDialect(
