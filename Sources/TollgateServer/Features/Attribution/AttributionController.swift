@@ -23,7 +23,7 @@ struct AttributionController: Sendable {
       let caller = try auth.caller(for: request, needs: .publicKey)
       let appId = caller.appId
       let body = try request.decodeJSON(AppleAdsTokenRequest.self)
-      let token = try AttributionService.validToken(body.token, path: "$.token")
+      let token = try AppleAdsTokens.valid(body.token, path: "$.token")
       let profile = try profiles.existing(appId: appId, id: request.parameter("profileId"))
       let id = profile.id
       if Self.respondAsync(request.header("Prefer")) {
@@ -52,13 +52,13 @@ struct AttributionController: Sendable {
         attempt: {
           errors.answer {
             let profile = try profiles.existing(appId: appId, id: id)
-            return AttributionService.settled(profile) ? .json(ProfilePayload(profile)) : nil
+            return AppleAdsTokens.settled(profile) ? .json(ProfilePayload(profile)) : nil
           }
         },
         timeUp: {
           errors.answer {
             let profile = try profiles.existing(appId: appId, id: id)
-            if AttributionService.settled(profile) { return .json(ProfilePayload(profile)) }
+            if AppleAdsTokens.settled(profile) { return .json(ProfilePayload(profile)) }
             return .json(AttributionPendingResponse(profile: ProfilePayload(profile)), status: 202)
           }
         })

@@ -11,8 +11,6 @@ import TollgateSupport
 /// never sent again once attribution is applied (applied is permanent).
 final class AttributionService: Sendable {
   /// Tokens longer than this are not AdServices tokens.
-  static let maxTokenLength = 8_192
-
   let profileRecords: any ProfileRepository
   let attributionJobs: any AttributionJobRepository
   let worker: AttributionWorker
@@ -34,16 +32,6 @@ final class AttributionService: Sendable {
     self.limits = limits
     self.time = time
     intake = AttributionIntake { tokens in try attributionJobs.enqueueAttributions(tokens) }
-  }
-
-  /// The token as sent; 422 at `path` when it is empty or longer than `maxTokenLength`
-  /// characters (Unicode scalars, as the API document's `maxLength` counts them). Anything else
-  /// goes to Apple, whose answer (400: invalid) is final.
-  static func validToken(_ token: String, path: String) throws -> String {
-    guard (1...maxTokenLength).contains(token.unicodeScalars.count) else {
-      throw DomainError.validation([.init(path: path, message: "a token is 1–\(maxTokenLength) characters")])
-    }
-    return token
   }
 
   /// Queues a token for the worker: 429 beyond the per-profile and per-key limits, 503 when
@@ -128,10 +116,7 @@ final class AttributionService: Sendable {
     guard let token, try submit(token, appId: appId, profile: profile, keyId: keyId) else { return profile }
     return try profileRecords.profile(appId: appId, id: profile.id) ?? profile
   }
-
-  /// Whether waiting on this profile's Apple Ads attribution can end: it is applied, or its
-  /// last token reached a final outcome.
-  static func settled(_ profile: ProfileRecord) -> Bool {
-    profile.attribution.status[appleAdsSource]?.isFinal ?? false
-  }
 }
+
+/// A token sent with a new profile reaches the attribution queue through here.
+extension AttributionService: AttributionHandOver {}

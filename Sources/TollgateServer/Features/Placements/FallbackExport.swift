@@ -26,7 +26,7 @@ public struct FallbackExport: Sendable {
   public func fallbackFile(appId: Int64, assetBudget: Int = FallbackFile.assetBudget) throws -> Data? {
     guard let record = try documents.currentConfig(appId: appId) else { return nil }
     let config = try ConfigValidator.compile(record.document, revision: record.revision)
-    let file = PlacementResolver.fallbackFile(config: config, generatedAt: time.now())
+    let file = PlacementAnswers.fallbackFile(config: config, generatedAt: time.now())
     return WireCoding.encode(try FallbackAssets.embed(in: file, budget: assetBudget, asset: assetFiles.asset(sha256:)))
   }
 }

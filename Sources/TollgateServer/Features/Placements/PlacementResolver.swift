@@ -22,7 +22,7 @@ struct PlacementResolver {
     let (audience, abTestName, variation) = try decide(
       placement, config: config, appId: appId, profile: profile, now: now)
     return entry.answer(variationId: variation.id, abTestName: abTestName, locale: locale) {
-      Self.response(
+      PlacementAnswers.response(
         config: config, placementId: placementId, audience: audience, abTestName: abTestName, variation: variation,
         locale: locale)
     }
@@ -69,49 +69,5 @@ struct PlacementResolver {
     let picked = variations[Bucketing.variationIndex(bucket: bucket, weights: variations.map(\.weight))]
     let kept = try assignments.assign(key, variationId: picked.id, at: now)
     return variations.first { $0.id == kept } ?? picked
-  }
-
-  /// The default-audience answer of a placement; needs no profile.
-  static func defaultResponse(config: CompiledConfig, placement: CompiledConfig.Placement, locale: String?)
-    -> PlacementFlowResponse
-  {
-    response(
-      config: config, placementId: placement.id,
-      audience: (CompiledConfig.defaultAudienceId, CompiledConfig.defaultAudienceName),
-      abTestName: nil, variation: placement.defaultVariation, locale: locale)
-  }
-
-  private static func response(
-    config: CompiledConfig, placementId: String, audience: (id: String, name: String),
-    abTestName: String?, variation: CompiledConfig.Variation, locale: String?
-  ) -> PlacementFlowResponse {
-    // Validation guarantees every variation's flow exists.
-    let flow = config.flows[variation.flowId]!
-    let remoteConfig = LocaleMatcher.best(for: locale, among: flow.remoteConfigs.keys).map {
-      RemoteConfigPayload(locale: $0, data: flow.remoteConfigs[$0]!)
-    }
-    return PlacementFlowResponse(
-      placement: PlacementInfo(
-        id: placementId, revision: config.revision, audienceId: audience.id,
-        audienceName: audience.name, abTestName: abTestName),
-      flow: FlowPayload(
-        id: flow.id, name: flow.name, variationId: variation.id, products: flow.products,
-        remoteConfig: remoteConfig, paywall: flow.paywall))
-  }
-
-  /// The fallback file: every placement's default flow with all its locales.
-  static func fallbackFile(config: CompiledConfig, generatedAt: Date) -> FallbackFile {
-    FallbackFile(
-      formatVersion: FallbackFile.currentFormatVersion, revision: config.revision,
-      generatedAt: Timestamp.string(generatedAt),
-      placements: config.placementIds.map { id in
-        let placement = config.placements[id]!
-        let flow = config.flows[placement.defaultVariation.flowId]!
-        return FallbackFile.Placement(
-          id: id, audienceName: CompiledConfig.defaultAudienceName,
-          flow: .init(
-            id: flow.id, name: flow.name, variationId: placement.defaultVariation.id,
-            products: flow.products, remoteConfigs: flow.remoteConfigs, paywall: flow.paywall))
-      })
   }
 }

@@ -63,7 +63,7 @@ final class PlacementService: Sendable {
     guard let entry = try configs.entry(appId: appId) else {
       throw DomainError.notFound(.configNotFound, "This app has no configuration yet; import one first.")
     }
-    var file = PlacementResolver.fallbackFile(config: entry.config, generatedAt: time.now())
+    var file = PlacementAnswers.fallbackFile(config: entry.config, generatedAt: time.now())
     let revision = entry.config.revision
     if let cached = fallbackImages.withLock({ $0[appId] }), cached.revision == revision {
       file.assets = cached.images

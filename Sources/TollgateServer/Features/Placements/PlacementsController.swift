@@ -46,7 +46,7 @@ struct PlacementsController: Sendable {
       return waits.wait(
         .init(appId: appId, profileId: id), seconds: wait.seconds,
         attempt: {
-          errors.answer { AttributionService.settled(try profiles.existing(appId: appId, id: id)) ? answer() : nil }
+          errors.answer { AppleAdsTokens.settled(try profiles.existing(appId: appId, id: id)) ? answer() : nil }
         },
         timeUp: answer)
     }

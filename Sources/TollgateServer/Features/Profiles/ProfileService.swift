@@ -44,7 +44,7 @@ final class ProfileService: Sendable {
       throw DomainError.validation([.init(path: "$.profile_id", message: "must be a UUID")])
     }
     // A token sent with the creation must be one before anything is created.
-    if let token = body.appleAdsToken { _ = try AttributionService.validToken(token, path: "$.apple_ads_token") }
+    if let token = body.appleAdsToken { _ = try AppleAdsTokens.valid(token, path: "$.apple_ads_token") }
     let id = uuid.uuidString.lowercased()
     if let customer = body.customerUserId, try profileRecords.profile(appId: appId, id: id) == nil,
       let existing = try profileRecords.profile(appId: appId, customerUserId: customer)

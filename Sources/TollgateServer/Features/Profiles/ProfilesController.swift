@@ -11,7 +11,7 @@ import TollgateSupport
 struct ProfilesController: Sendable {
   let auth: Authenticator
   let profiles: ProfileService
-  let attribution: AttributionService
+  let attribution: any AttributionHandOver
   let waits: ProfileWaits
   let errors: ErrorMapping
   let maxWaitSeconds: Double
@@ -40,7 +40,7 @@ struct ProfilesController: Sendable {
         .init(appId: appId, profileId: id), seconds: wait.seconds,
         attempt: {
           errors.answer {
-            AttributionService.settled(try profiles.existing(appId: appId, id: id)) ? answer() : nil
+            AppleAdsTokens.settled(try profiles.existing(appId: appId, id: id)) ? answer() : nil
           }
         },
         timeUp: answer)
@@ -65,4 +65,10 @@ extension ProfilePayload {
       attributionStatus: profile.attribution.status.isEmpty ? nil : profile.attribution.status,
       purchases: profile.purchases.payload)
   }
+}
+
+/// Where a token sent with `POST /v1/sdk/profiles` goes (the attribution feature): queued
+/// without waiting for Apple; the answer is the profile as it is now.
+protocol AttributionHandOver: Sendable {
+  func handOver(_ token: String?, appId: Int64, profile: ProfileRecord, keyId: String) throws -> ProfileRecord
 }

@@ -87,7 +87,7 @@ public struct KeyIssuer: Sendable {
   }
 
   /// What the store keeps of a key.
-  public static func hash(_ key: String) -> String { Digest.sha256Hex(key) }
+  public static func hash(_ key: String) -> String { KeyHash.of(key) }
 }
 
 /// Audit details as a JSON object's text.

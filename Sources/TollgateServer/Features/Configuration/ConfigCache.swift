@@ -63,7 +63,7 @@ package final class ConfigCache: Sendable {
       let chosen = flow.flatMap { LocaleMatcher.best(for: locale, among: $0.remoteConfigs.keys) } ?? ""
       let key = "\(placementId)\n\(chosen)"
       if let cached = defaults.withLock({ $0[key] }) { return cached }
-      let response = PlacementResolver.defaultResponse(config: config, placement: placement, locale: chosen)
+      let response = PlacementAnswers.defaultResponse(config: config, placement: placement, locale: chosen)
       let rendered = RenderedResponse(body: WireCoding.encode(response))
       defaults.withLock { $0[key] = rendered }
       return rendered

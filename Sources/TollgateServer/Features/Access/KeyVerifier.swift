@@ -49,7 +49,7 @@ final class KeyVerifier: Sendable {
     {
       record = cached.record
     } else {
-      let hash = KeyIssuer.hash(key)
+      let hash = KeyHash.of(key)
       guard var stored = try apps.key(hash: hash) else {
         known.withLock { _ = $0.removeValue(forKey: key) }
         throw DomainError(.invalidCredentials, "This key is not known to this server.")
@@ -79,4 +79,9 @@ final class KeyVerifier: Sendable {
 
   /// Forgets cached keys at once (a key was revoked through this instance).
   func forgetAll() { known.withLock { $0 = [:] } }
+}
+
+/// How keys are kept: only their SHA-256, in hex.
+package enum KeyHash {
+  package static func of(_ key: String) -> String { Digest.sha256Hex(key) }
 }
