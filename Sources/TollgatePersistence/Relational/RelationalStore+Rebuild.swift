@@ -4,8 +4,8 @@ import TollgateDomain
 import TollgateSupport
 
 /// The rollups recomputed from raw rows (events, transactions, profiles, first-launch
-/// reports), independently of the live updates: `tollgate rollups rebuild` runs it, and the
-/// tests compare both.
+/// reports): `tollgate rollups rebuild` runs it, and the tests compare it with the live
+/// rollups. The placement report's rows go through `PlacementProjection`, as live ones do.
 extension RelationalStore {
   /// Tables derived from raw rows, dropped and rewritten by a rebuild.
   static var rollupTables: [String] {
@@ -64,8 +64,8 @@ extension RelationalStore {
   static func rebuild(_ db: any SQLConnection, appId: Int64) throws {
     for table in Self.rollupTables { try db.query("DELETE FROM \(table) WHERE app_id = ?", [.integer(appId)]) }
     let app: [SQLValue] = [.integer(appId)]
-    var daily: [DayKey: [String: Int64]] = [:]
-    var money: [MoneyKey: MoneyFigures] = [:]
+    // The placement report's rows: every fact through the projection the live path applies.
+    var changes = PlacementProjection.Changes()
     var viewers: [ProfileKey: (VariationKey, Int64)] = [:]
     var purchasers: [ProfileKey: (VariationKey, Int64)] = [:]
     var payers: [PayerKey: (key: VariationKey, day: Int64, net: Int64)] = [:]
@@ -87,13 +87,13 @@ extension RelationalStore {
         variation: try row.decode("variation_id"))
       let receivedAt = try row.decode("received_at", as: Double.self)
       let day = StatsDay.of(Date(timeIntervalSince1970: receivedAt))
-      daily[DayKey(key: key, day: day), default: [:]]["impressions", default: 0] += 1
+      PlacementProjection.impression(key, day: day, into: &changes)
       let profile = try row.decode("profile_id", as: String.self)
       let viewer = ProfileKey(variation: key.variation, profile: profile)
       if let known = viewers[viewer], known.1 <= day { continue }
       viewers[viewer] = (key, day)
     }
-    for (_, (key, day)) in viewers { daily[DayKey(key: key, day: day), default: [:]]["viewers", default: 0] += 1 }
+    for (_, (key, day)) in viewers { PlacementProjection.first("viewers", key, day: day, into: &changes) }
 
     var byOriginal: [String: [(TransactionPayload, VariationKey, String?)]] = [:]
     var byProfile: [String: [TransactionPayload]] = [:]
@@ -108,15 +108,7 @@ extension RelationalStore {
         placement: try row.decode("attr_placement"), audience: try row.decode("attr_audience"),
         variation: try row.decode("attr_variation"))
       let price = payload.price ?? 0
-      money[MoneyKey(key: key, day: payload.purchaseDay, currency: payload.currencyCode), default: MoneyFigures()]
-        .gross += price
-      money[MoneyKey(key: key, day: payload.purchaseDay, currency: payload.currencyCode), default: MoneyFigures()]
-        .transactions += 1
-      if let day = payload.revocationDay {
-        daily[DayKey(key: key, day: day), default: [:]]["refunds", default: 0] += 1
-        money[MoneyKey(key: key, day: day, currency: payload.currencyCode), default: MoneyFigures()].refunded +=
-          price
-      }
+      PlacementProjection.transaction(payload, key, into: &changes)
       let profile = try row.decode("attr_profile", as: String?.self)
       if payload.isPurchase, !key.variation.isEmpty, let profile {
         let purchaser = ProfileKey(variation: key.variation, profile: profile)
@@ -134,19 +126,14 @@ extension RelationalStore {
       byOriginal[payload.originalTransactionId, default: []].append((payload, key, profile))
       if let profile { byProfile[profile, default: []].append(payload) }
     }
-    for (_, (key, day)) in purchasers {
-      daily[DayKey(key: key, day: day), default: [:]]["purchasers", default: 0] += 1
-    }
+    for (_, (key, day)) in purchasers { PlacementProjection.first("purchasers", key, day: day, into: &changes) }
 
     var trials: [[SQLValue]] = []
     for (original, transactions) in byOriginal {
       let facts = TrialFacts.of(transactions.map(\.0))
       guard let trialDay = facts.trialDay else { continue }
       let owner = Self.trialOwner(transactions.map { ($0.0, $0.1) })
-      daily[DayKey(key: owner, day: trialDay), default: [:]]["trials", default: 0] += 1
-      if let day = facts.convertedDay {
-        daily[DayKey(key: owner, day: day), default: [:]]["trial_conversions", default: 0] += 1
-      }
+      PlacementProjection.trial(facts, owner, into: &changes)
       trials.append(
         app + [
           .text(original), .text(owner.placement), .text(owner.audience), .text(owner.variation),
@@ -187,14 +174,7 @@ extension RelationalStore {
     for (group, moments) in payerRevenue {
       try Self.bumpPayerRevenue(db, appId: appId, group.key, day: group.day, currency: group.currency, moments)
     }
-    for (where_, counters) in daily {
-      try Self.bump(db, appId: appId, where_.key, day: where_.day, counters: counters)
-    }
-    for (where_, figures) in money {
-      try Self.bumpRevenue(
-        db, appId: appId, where_.key, day: where_.day, currency: where_.currency, gross: figures.gross,
-        refunded: figures.refunded, transactions: figures.transactions)
-    }
+    try Self.apply(changes, db, appId: appId)
 
     var adsRows: [[SQLValue]] = []
     var ads: [String: AppleAdsKey] = [:]
@@ -242,11 +222,6 @@ struct FirstView {
 }
 
 /// Rebuild map keys.
-private struct DayKey: Hashable {
-  var key: VariationKey
-  var day: Int64
-}
-
 private struct MoneyKey: Hashable {
   var key: VariationKey
   var day: Int64

@@ -88,21 +88,11 @@ extension RelationalStore {
   ) throws {
     let key = VariationKey(placement: credit.placementId, audience: credit.audienceId, variation: credit.variationId)
     let price = new.price ?? 0
-    if old == nil {
-      try bumpRevenue(
-        db, appId: appId, key, day: new.purchaseDay, currency: new.currencyCode, gross: price, transactions: 1)
-    }
-    // Refunds count on the day of the refund; a reversed refund takes it back.
-    if old?.revocationDay != new.revocationDay {
-      if let day = old?.revocationDay {
-        try bump(db, appId: appId, key, day: day, refunds: -1)
-        try bumpRevenue(db, appId: appId, key, day: day, currency: new.currencyCode, refunded: -(old?.price ?? 0))
-      }
-      if let day = new.revocationDay {
-        try bump(db, appId: appId, key, day: day, refunds: 1)
-        try bumpRevenue(db, appId: appId, key, day: day, currency: new.currencyCode, refunded: price)
-      }
-    }
+    // The transaction's rows as it is now, less its rows as it was (a refund made or taken back).
+    var changes = PlacementProjection.Changes()
+    PlacementProjection.transaction(new, key, into: &changes)
+    if let old { PlacementProjection.transaction(old, key, into: &changes, sign: -1) }
+    try apply(changes, db, appId: appId)
     if new.isPaid, credit.isAttributed, let profileId = credit.profileId {
       // What the payer paid changes by the new payment, and by a refund made or taken back.
       var change: Int64 = old == nil ? price : 0
@@ -246,14 +236,10 @@ extension RelationalStore {
         variation: try $0.decode("variation_id"))
     }
     guard facts != before || (previous != nil && previous != owner) else { return }
-    if let previous {
-      if let day = before.trialDay { try bump(db, appId: appId, previous, day: day, counters: ["trials": -1]) }
-      if let day = before.convertedDay {
-        try bump(db, appId: appId, previous, day: day, counters: ["trial_conversions": -1])
-      }
-    }
-    if let day = facts.trialDay { try bump(db, appId: appId, owner, day: day, counters: ["trials": 1]) }
-    if let day = facts.convertedDay { try bump(db, appId: appId, owner, day: day, counters: ["trial_conversions": 1]) }
+    var changes = PlacementProjection.Changes()
+    if let previous { PlacementProjection.trial(before, previous, into: &changes, sign: -1) }
+    PlacementProjection.trial(facts, owner, into: &changes)
+    try apply(changes, db, appId: appId)
     guard facts.trialDay != nil || row != nil else { return }
     try db.query(
       """
@@ -335,6 +321,24 @@ extension RelationalStore {
     for transaction in transactions {
       try bumpAppleAdsRevenue(
         db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
+    }
+  }
+
+  /// Adds a projection's changes to `stats_daily` and `stats_revenue`.
+  static func apply(_ changes: PlacementProjection.Changes, _ db: any SQLConnection, appId: Int64) throws {
+    for (row, counters) in changes.daily.sorted(by: {
+      ($0.key.day, $0.key.variation.variation) < ($1.key.day, $1.key.variation.variation)
+    }) {
+      try bump(db, appId: appId, row.variation, day: row.day, counters: counters)
+    }
+    for (row, figures) in changes.money.sorted(by: {
+      ($0.key.day, $0.key.variation.variation, $0.key.currency) < (
+        $1.key.day, $1.key.variation.variation, $1.key.currency
+      )
+    }) where figures != MoneyFigures() {
+      try bumpRevenue(
+        db, appId: appId, row.variation, day: row.day, currency: row.currency, gross: figures.gross,
+        refunded: figures.refunded, transactions: figures.transactions)
     }
   }
 
@@ -421,11 +425,7 @@ extension RelationalStore {
 }
 
 /// A rollup row's variation.
-struct VariationKey: Hashable {
-  var placement: String
-  var audience: String
-  var variation: String
-}
+typealias VariationKey = PlacementProjection.Variation
 
 /// A rollup row's Apple Ads group (install day, campaign, ad group, keyword; 0 when absent).
 struct AppleAdsKey: Hashable {
