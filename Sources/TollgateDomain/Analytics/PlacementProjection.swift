@@ -36,6 +36,8 @@ package enum PlacementProjection {
   package struct Changes: Equatable, Sendable {
     package var daily: [Day: [String: Int64]] = [:]
     package var money: [MoneyDay: MoneyFigures] = [:]
+    /// `stats_payer_revenue`: the revenue model's sufficient statistics of paying viewers.
+    package var payers: [MoneyDay: PayerMoments] = [:]
 
     package init() {}
 
@@ -79,6 +81,17 @@ package enum PlacementProjection {
       changes.count("refunds", variation, day: day, by: sign)
       changes.add(MoneyFigures(refunded: price * sign), variation, day: day, currency: payload.currencyCode)
     }
+  }
+
+  /// A paying viewer of a variation: what they paid to date (`net`, in `currency`), counted on
+  /// the day of their first payment.
+  package static func payer(
+    _ variation: Variation, day: Int64, currency: String, net: Int64, into changes: inout Changes, sign: Int64 = 1
+  ) {
+    let key = MoneyDay(variation: variation, day: day, currency: currency)
+    let moments = PayerMoments.payer(net: net)
+    changes.payers[key] =
+      sign > 0 ? (changes.payers[key] ?? PayerMoments()) + moments : (changes.payers[key] ?? PayerMoments()) - moments
   }
 
   /// A subscription's trial, credited to its first transaction's paywall: a trial on the day it

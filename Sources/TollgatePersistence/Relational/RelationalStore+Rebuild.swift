@@ -155,7 +155,6 @@ extension RelationalStore {
           ]
         })
     }
-    var payerRevenue: [MoneyKey: PayerMoments] = [:]
     try Self.insertRows(
       db, table: "stats_payers",
       columns: "app_id, variation_id, profile_id, currency, placement_id, audience_id, first_day, net",
@@ -166,17 +165,13 @@ extension RelationalStore {
         ]
       })
     for (payer, figures) in payers {
-      let group = MoneyKey(key: figures.key, day: figures.day, currency: payer.currency)
-      payerRevenue[group, default: PayerMoments()] =
-        payerRevenue[group, default: PayerMoments()]
-        + .payer(net: figures.net)
-    }
-    for (group, moments) in payerRevenue {
-      try Self.bumpPayerRevenue(db, appId: appId, group.key, day: group.day, currency: group.currency, moments)
+      PlacementProjection.payer(
+        figures.key, day: figures.day, currency: payer.currency, net: figures.net, into: &changes)
     }
     try Self.apply(changes, db, appId: appId)
 
     var adsRows: [[SQLValue]] = []
+    var adsChanges = AppleAdsProjection.Changes()
     var ads: [String: AppleAdsKey] = [:]
     let reported = Set(
       try db.query("SELECT profile_id FROM first_launch_reports WHERE app_id = ? AND aa_flow_in_time = 1", app)
@@ -200,12 +195,10 @@ extension RelationalStore {
           .integer(group.keyword), .integer(inTime), .integer(purchaser),
         ])
       ads[profile] = group
-      try Self.bumpAppleAds(db, appId: appId, group, installs: 1, flowInTime: inTime, purchasers: purchaser)
-      for transaction in transactions {
-        try Self.bumpAppleAdsRevenue(
-          db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
-      }
+      AppleAdsProjection.install(group, flowInTime: inTime == 1, purchaser: purchaser == 1, into: &adsChanges)
+      for transaction in transactions { AppleAdsProjection.sale(group, transaction, into: &adsChanges) }
     }
+    try Self.apply(adsChanges, db, appId: appId)
     try Self.insertRows(
       db, table: "stats_aa_profiles",
       columns: "app_id, profile_id, day, campaign_id, ad_group_id, keyword_id, flow_in_time, purchaser", adsRows)
@@ -222,12 +215,6 @@ struct FirstView {
 }
 
 /// Rebuild map keys.
-private struct MoneyKey: Hashable {
-  var key: VariationKey
-  var day: Int64
-  var currency: String
-}
-
 private struct ProfileKey: Hashable {
   var variation: String
   var profile: String

@@ -173,11 +173,13 @@ extension RelationalStore {
         WHERE app_id = ? AND variation_id = ? AND profile_id = ? AND currency = ?
         """, [.integer(after.day), .integer(after.net)] + who)
     }
+    // The payer's rows as they are now, less their rows as they were.
+    var changes = PlacementProjection.Changes()
     if let before {
-      try bumpPayerRevenue(
-        db, appId: appId, key, day: before.day, currency: currency, PayerMoments() - .payer(net: before.net))
+      PlacementProjection.payer(key, day: before.day, currency: currency, net: before.net, into: &changes, sign: -1)
     }
-    try bumpPayerRevenue(db, appId: appId, key, day: after.day, currency: currency, .payer(net: after.net))
+    PlacementProjection.payer(key, day: after.day, currency: currency, net: after.net, into: &changes)
+    try apply(changes, db, appId: appId)
   }
 
   static func bumpPayerRevenue(
@@ -275,13 +277,15 @@ extension RelationalStore {
     let group = AppleAdsKey(
       day: try row.decode("day"), campaign: try row.decode("campaign_id"), adGroup: try row.decode("ad_group_id"),
       keyword: try row.decode("keyword_id"))
-    try bumpAppleAdsRevenue(db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
+    var changes = AppleAdsProjection.Changes()
+    AppleAdsProjection.sale(group, transaction, into: &changes)
     if transaction.isPurchase, try row.decode("purchaser", as: Int64.self) == 0 {
       try db.query(
         "UPDATE stats_aa_profiles SET purchaser = 1 WHERE app_id = ? AND profile_id = ?",
         [.integer(appId), .text(profileId)])
-      try bumpAppleAds(db, appId: appId, group, purchasers: 1)
+      AppleAdsProjection.firstPurchase(group, into: &changes)
     }
+    try apply(changes, db, appId: appId)
   }
 
   /// Apple Ads attribution just applied to a profile: an install of its campaign, with what
@@ -310,7 +314,10 @@ extension RelationalStore {
         .integer(Int64(inTime)), .integer(Int64(purchaser)),
       ])
     guard db.changes == 1 else { return }
-    try bumpAppleAds(db, appId: appId, group, installs: 1, flowInTime: Int64(inTime), purchasers: Int64(purchaser))
+    var changes = AppleAdsProjection.Changes()
+    AppleAdsProjection.install(group, flowInTime: inTime == 1, purchaser: purchaser == 1, into: &changes)
+    for transaction in transactions { AppleAdsProjection.sale(group, transaction, into: &changes) }
+    try apply(changes, db, appId: appId)
     // Its subscriptions are now reported under the campaign.
     let originals = try db.query(
       "SELECT DISTINCT original_transaction_id FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key)
@@ -318,9 +325,22 @@ extension RelationalStore {
       try rollSubscription(db, appId: appId, original: try row.decode("original_transaction_id"))
     }
     try rollCohort(db, appId: appId, profile: profile.id)
-    for transaction in transactions {
-      try bumpAppleAdsRevenue(
-        db, appId: appId, group, currency: transaction.currencyCode, gross: transaction.price ?? 0)
+  }
+
+  /// Adds a projection's changes to `stats_apple_ads` and `stats_apple_ads_revenue`.
+  static func apply(_ changes: AppleAdsProjection.Changes, _ db: any SQLConnection, appId: Int64) throws {
+    func order(_ a: AppleAdsKey, _ b: AppleAdsKey) -> Bool {
+      (a.day, a.campaign, a.adGroup, a.keyword) < (b.day, b.campaign, b.adGroup, b.keyword)
+    }
+    for (group, counts) in changes.counts.sorted(by: { order($0.key, $1.key) }) {
+      try bumpAppleAds(
+        db, appId: appId, group, installs: counts.installs, flowInTime: counts.flowInTime, purchasers: counts.purchasers
+      )
+    }
+    for (row, gross) in changes.gross.sorted(by: {
+      order($0.key.group, $1.key.group) || ($0.key.group == $1.key.group && $0.key.currency < $1.key.currency)
+    }) {
+      try bumpAppleAdsRevenue(db, appId: appId, row.group, currency: row.currency, gross: gross)
     }
   }
 
@@ -339,6 +359,13 @@ extension RelationalStore {
       try bumpRevenue(
         db, appId: appId, row.variation, day: row.day, currency: row.currency, gross: figures.gross,
         refunded: figures.refunded, transactions: figures.transactions)
+    }
+    for (row, moments) in changes.payers.sorted(by: {
+      ($0.key.day, $0.key.variation.variation, $0.key.currency) < (
+        $1.key.day, $1.key.variation.variation, $1.key.currency
+      )
+    }) {
+      try bumpPayerRevenue(db, appId: appId, row.variation, day: row.day, currency: row.currency, moments)
     }
   }
 
@@ -428,9 +455,4 @@ extension RelationalStore {
 typealias VariationKey = PlacementProjection.Variation
 
 /// A rollup row's Apple Ads group (install day, campaign, ad group, keyword; 0 when absent).
-struct AppleAdsKey: Hashable {
-  var day: Int64
-  var campaign: Int64
-  var adGroup: Int64
-  var keyword: Int64
-}
+typealias AppleAdsKey = AppleAdsProjection.Group
