@@ -89,9 +89,8 @@ package enum PlacementProjection {
     _ variation: Variation, day: Int64, currency: String, net: Int64, into changes: inout Changes, sign: Int64 = 1
   ) {
     let key = MoneyDay(variation: variation, day: day, currency: currency)
-    let moments = PayerMoments.payer(net: net)
-    changes.payers[key] =
-      sign > 0 ? (changes.payers[key] ?? PayerMoments()) + moments : (changes.payers[key] ?? PayerMoments()) - moments
+    let known = changes.payers[key] ?? PayerMoments()
+    changes.payers[key] = sign > 0 ? known + .payer(net: net) : known - .payer(net: net)
   }
 
   /// A subscription's trial, credited to its first transaction's paywall: a trial on the day it

@@ -4,10 +4,11 @@ import TollgateDomain
 import TollgateSupport
 
 /// Rollups, kept as facts arrive, in the same transaction as the facts. Each counter is a sum
-/// of per-fact contributions; where a contribution depends on other facts (a viewer's first
-/// day, a purchaser's first day, a trial's conversion) its row is recomputed and the
-/// difference applied, so the arrival order never changes the figures. The rebuild computes
-/// the same rows from raw facts independently; both must agree exactly.
+/// of per-fact contributions, defined once in `PlacementProjection` and `AppleAdsProjection`;
+/// where a contribution depends on other facts (a viewer's first day, a purchaser's first day,
+/// a trial's conversion) it is recomputed and the difference applied, so the arrival order
+/// never changes the figures. The rebuild sums the same projections over the raw facts; both
+/// must agree exactly.
 extension RelationalStore {
   /// A newly recorded `flow_shown` event.
   /// A flow shown: an impression, and a viewer when it is the profile's first view of the
@@ -124,12 +125,14 @@ extension RelationalStore {
       "SELECT first_day FROM \(table) WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
       [.integer(appId), .text(key.variation), .text(profileId)]
     ).first?.decode("first_day", as: Int64.self)
+    // The first day's row as it is now, less the one it replaces.
+    var changes = PlacementProjection.Changes()
     if let known {
       guard day < known else { return }
       try db.query(
         "UPDATE \(table) SET first_day = ? WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
         [.integer(day), .integer(appId), .text(key.variation), .text(profileId)])
-      try bump(db, appId: appId, key, day: known, counters: [counter: -1])
+      PlacementProjection.first(counter, key, day: known, into: &changes, sign: -1)
     } else {
       try db.query(
         """
@@ -141,7 +144,8 @@ extension RelationalStore {
           .integer(day),
         ])
     }
-    try bump(db, appId: appId, key, day: day, counters: [counter: 1])
+    PlacementProjection.first(counter, key, day: day, into: &changes)
+    try apply(changes, db, appId: appId)
   }
 
   /// A paying viewer's net revenue for a variation moves by `change`; their first paid day is

@@ -24,7 +24,7 @@ public protocol AppleAdsSpendRepository: Sendable {
   /// Starts a run over `days` for a leased job; false when the lease was lost.
   func beginSpendImportRun(appId: Int64, owner: String, days: ClosedRange<Int64>, at: Date) throws -> Bool
 
-  /// Extends a leased job's lease (before every call to Apple and after every page), noting
+  /// Extends a leased job's lease (before every call to Apple), noting
   /// `at` as its last renewal; false when the lease was lost.
   func renewSpendImportLease(appId: Int64, owner: String, until: Date, at: Date) throws -> Bool
 

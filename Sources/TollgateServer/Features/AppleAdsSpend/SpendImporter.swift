@@ -8,7 +8,7 @@ import TollgateSupport
 /// How the importer paces itself.
 public struct SpendImportPolicy: Sendable, Hashable {
   /// How long a claimed job stays another instance's no-go; renewed before every call to Apple
-  /// and after every page, so a lease not renewed for half its length (API calls time out
+  /// (and with every stored window), so a lease not renewed for half its length (API calls time out
   /// sooner) belongs to an instance that stopped.
   public var lease: TimeInterval = 90
   /// Days fetched and stored together: a crash loses at most one window's requests, never a day.
@@ -283,7 +283,6 @@ public final class SpendImporter: Sendable {
       names += page.names
       skipped += page.skipped
       offset += page.rowCount
-      try renewLease(credentials.appId)
       if page.rowCount == 0 || offset >= page.totalResults { return (figures, names, skipped) }
     }
   }
