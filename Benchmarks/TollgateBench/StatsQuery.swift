@@ -64,12 +64,13 @@ enum StatsQuery {
       batch.append(
         StoredTransaction(payload: payload, jws: "bench", variationId: variations[index % variations.count]))
       if batch.count == 500 {
-        _ = try store.recordAppStoreFacts(appId: app.id, AppStoreFacts(transactions: batch), at: now, derive: derive)
+        _ = try PurchaseRecorder(store).record(
+          appId: app.id, AppStoreFacts(transactions: batch), at: now, derive: derive)
         batch = []
       }
     }
     if !batch.isEmpty {
-      _ = try store.recordAppStoreFacts(appId: app.id, AppStoreFacts(transactions: batch), at: now, derive: derive)
+      _ = try PurchaseRecorder(store).record(appId: app.id, AppStoreFacts(transactions: batch), at: now, derive: derive)
     }
     let seeding = Date().timeIntervalSince(started)
 

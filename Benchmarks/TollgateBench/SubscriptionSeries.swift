@@ -24,7 +24,7 @@ enum SubscriptionSeries {
     var transactions = 0
     func flush() throws {
       guard !batch.isEmpty else { return }
-      _ = try store.recordAppStoreFacts(
+      _ = try PurchaseRecorder(store).record(
         appId: app.id, AppStoreFacts(transactions: batch), at: now, derive: { _ in ProfilePurchases() })
       batch = []
     }

@@ -63,13 +63,16 @@ public struct WebhookEventBody: Codable, Sendable, Hashable {
 }
 
 /// An event to enqueue: written to the outbox in the transaction of the change.
-package struct PendingWebhookEvent {
-  package var type: WebhookEventType
-  package var profileId: String
-  package var data: JSONValue
+public struct PendingWebhookEvent: Sendable {
+  /// What happened.
+  public var type: WebhookEventType
+  /// The profile it happened to.
+  public var profileId: String
+  /// The event's `data` object.
+  public var data: JSONValue
 
   /// Every stored field.
-  package init(type: WebhookEventType, profileId: String, data: JSONValue) {
+  public init(type: WebhookEventType, profileId: String, data: JSONValue) {
     self.type = type
     self.profileId = profileId
     self.data = data

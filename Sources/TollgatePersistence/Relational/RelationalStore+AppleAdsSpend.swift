@@ -217,7 +217,8 @@ extension RelationalStore {
   }
 
   public func finishSpendImport(
-    appId: Int64, owner: String, _ outcome: SpendImportOutcome, webhooks: [WebhookConfig], at: Date
+    appId: Int64, owner: String, _ outcome: SpendImportOutcome, events: [PendingWebhookEvent],
+    webhooks: [WebhookConfig], at: Date
   ) throws {
     let now = SQLValue.real(at.timeIntervalSince1970)
     let key: [SQLValue] = [.integer(appId), .text(owner)]
@@ -246,12 +247,10 @@ extension RelationalStore {
             attempts = attempts + 1,
             last_error = ?, failure = ?, updated_at = ? WHERE app_id = ? AND lease_owner = ?
             """, [.text(error), .text(failure), now] + key)
-          guard db.changes == 1 else { return }
-          let data = JSONValue.object(["failure": .string(failure), "error": .string(error)])
-          try Self.enqueueWebhookEvents(
-            db, appId: appId, [PendingWebhookEvent(type: .appleAdsImportFailed, profileId: "", data: data)],
-            to: webhooks, at: at)
         }
+        // The run was still this owner's: its events go out with it.
+        guard db.changes == 1 else { return }
+        try Self.enqueueWebhookEvents(db, appId: appId, events, to: webhooks, at: at)
       }
     }
   }

@@ -140,7 +140,8 @@ extension RelationalStore {
   }
 
   public func finishAttribution(
-    _ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig]
+    _ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig],
+    settle: (ProfileRecord) -> AttributionSettlement?
   ) throws -> ProfileRecord? {
     defer { profileChanges.announce(appId: job.appId, [job.profileId]) }
     return try with { db in
@@ -158,7 +159,7 @@ extension RelationalStore {
               .real(at.timeIntervalSince1970),
             ] + key)
           return nil
-        case .final(let status, let payload, let attempts, let error):
+        case .final(let status, _, let attempts, let error):
           try db.query(
             """
             UPDATE attribution_jobs SET status = ?, token = '', attempts = ?, last_error = ?, updated_at = ?
@@ -171,32 +172,15 @@ extension RelationalStore {
               + key)
           // Only the transition out of pending touches the profile (exactly once).
           guard db.changes == 1,
-            var profile = try Self.profile(db, appId: job.appId, id: job.profileId, lock: dialect.lockRow)
+            let profile = try Self.profile(db, appId: job.appId, id: job.profileId, lock: dialect.lockRow),
+            let settlement = settle(profile)
           else {
             return nil
           }
-          // Applied is permanent: a later token's failure never takes it back.
-          guard profile.attribution.status[appleAdsSource] != .applied else { return nil }
-          profile.attribution.status[appleAdsSource] = status
-          if status == .applied, let payload {
-            profile.attribution.appleAds = AppleAdsRecord(
-              payload: payload, test: payload.isDeveloperMode, clickDate: payload.clickDate.flatMap(AppleAdsDate.parse),
-              resolvedAt: at)
-            if !profile.appliedSources.contains(appleAdsSource) {
-              profile.appliedSources = (profile.appliedSources + [appleAdsSource]).sorted()
-            }
-          }
-          profile.version += 1
-          profile.updatedAt = at
-          try save(db, appId: job.appId, profile)
-          if status == .applied, let payload {
-            try Self.rollAppleAdsInstall(db, appId: job.appId, profile)
-            let data = JSONValue.object(["source": .string(appleAdsSource), "apple_ads": WebhookData.json(payload)])
-            try Self.enqueueWebhookEvents(
-              db, appId: job.appId, [.init(type: .attributionApplied, profileId: profile.id, data: data)], to: webhooks,
-              at: at)
-          }
-          return profile
+          try save(db, appId: job.appId, settlement.profile)
+          if settlement.installed { try Self.rollAppleAdsInstall(db, appId: job.appId, settlement.profile) }
+          try Self.enqueueWebhookEvents(db, appId: job.appId, settlement.events, to: webhooks, at: at)
+          return settlement.profile
         }
       }
     }

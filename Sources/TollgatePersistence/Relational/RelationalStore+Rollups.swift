@@ -43,45 +43,6 @@ extension RelationalStore {
     pending.addDaily(key, day: day, viewers: 1)
   }
 
-  /// Which paywall gets the credit for a transaction first stored now.
-  static func attribution(
-    _ db: any SQLConnection, appId: Int64, _ stored: StoredTransaction, profileId: String?
-  ) throws -> PurchaseAttribution {
-    let payload = stored.payload
-    // Renewals, upgrades and refunds follow their subscription's first transaction.
-    if let row = try db.query(
-      """
-      SELECT attr_placement, attr_audience, attr_variation, attr_profile FROM app_store_transactions
-      WHERE app_id = ? AND original_transaction_id = ? AND transaction_id <> ?
-      ORDER BY signed_at LIMIT 1
-      """, [.integer(appId), .text(payload.originalTransactionId), .text(payload.transactionId)]
-    ).first {
-      return PurchaseAttribution(
-        placementId: try row.decode("attr_placement"), audienceId: try row.decode("attr_audience"),
-        variationId: try row.decode("attr_variation"), profileId: try row.decode("attr_profile") ?? profileId)
-    }
-    if let named = stored.variationId, let credited = PurchaseAttribution(variationId: named, profileId: profileId) {
-      return credited
-    }
-    guard let profileId else { return PurchaseAttribution() }
-    // A subscription the user had before: no paywall sold it.
-    guard !stored.owned else { return PurchaseAttribution(profileId: profileId) }
-    let purchased = Double(payload.purchaseDate) / 1000
-    if let row = try db.query(
-      """
-      SELECT placement_id, audience_id, variation_id FROM events
-      WHERE app_id = ? AND profile_id = ? AND received_at <= ? AND received_at >= ?
-      ORDER BY received_at DESC, seq DESC LIMIT 1
-      """,
-      [.integer(appId), .text(profileId), .real(purchased), .real(purchased - PurchaseAttribution.window)]
-    ).first {
-      return PurchaseAttribution(
-        placementId: try row.decode("placement_id"), audienceId: try row.decode("audience_id"),
-        variationId: try row.decode("variation_id"), profileId: profileId)
-    }
-    return PurchaseAttribution(profileId: profileId)
-  }
-
   /// A transaction stored for the first time (`old` nil) or replaced by a newer signed version.
   static func rollTransaction(
     _ db: any SQLConnection, appId: Int64, old: TransactionPayload?, new: TransactionPayload,

@@ -41,9 +41,11 @@ public protocol AppleAdsSpendRepository: Sendable {
   /// the end of its lease, when one holds it); nil when none is scheduled.
   func nextSpendImportDue() throws -> Date?
 
-  /// Ends a leased job's run; a failure enqueues `apple_ads.import_failed` for `webhooks`.
+  /// Ends a leased job's run; when `owner` still held it, `events` go to the outbox of
+  /// `webhooks` in the same transaction.
   func finishSpendImport(
-    appId: Int64, owner: String, _ outcome: SpendImportOutcome, webhooks: [WebhookConfig], at: Date
+    appId: Int64, owner: String, _ outcome: SpendImportOutcome, events: [PendingWebhookEvent],
+    webhooks: [WebhookConfig], at: Date
   ) throws
 
   /// Makes an app's import due now (a stopped one too); false when no credentials are stored.

@@ -14,10 +14,13 @@ public protocol AttributionJobRepository: Sendable {
   /// ahead, so a crashed worker's jobs come back and two workers never take the same job.
   func claimAttributionJobs(now: Date, lease: TimeInterval, limit: Int) throws -> [AttributionJob]
 
-  /// Stores the worker's decision; a final `applied` adds the source to the profile (and
-  /// bumps its version) in the same transaction. Returns the profile when it changed.
-  func finishAttribution(_ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig])
-    throws -> ProfileRecord?
+  /// Stores the worker's decision. The transition of a pending job to a final status writes,
+  /// in the same transaction, what `settle` makes of the profile (its new version, an Apple
+  /// Ads install, webhook events for `webhooks`). Returns the profile when it changed.
+  func finishAttribution(
+    _ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig],
+    settle: (ProfileRecord) -> AttributionSettlement?
+  ) throws -> ProfileRecord?
 
   /// Pending jobs.
   func attributionQueueDepth() throws -> Int

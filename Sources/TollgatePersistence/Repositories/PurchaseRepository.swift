@@ -3,22 +3,68 @@ import TollgateAPI
 import TollgateDomain
 import TollgateSupport
 
-/// Verified App Store facts (transactions, notifications, owners) and the purchases derived from them.
+/// Verified App Store facts (transactions, notifications, owners): rows read and written in
+/// a unit of work. What the rows mean (who owns a subscription, which paywall gets the credit,
+/// which webhook event a change makes) is decided by the caller with the domain's rules.
 public protocol PurchaseRepository: Sendable {
-  /// Records verified App Store facts and what they change, in one transaction: the
-  /// notification (nothing at all when its `notificationUUID` was recorded before), each
-  /// transaction (one row per `transactionId`, the latest `signedDate` wins), the owner
-  /// claim, then every profile that owns (or owned) these subscriptions gets its purchases
-  /// re-derived with `derive`; a profile whose purchases changed gets a new version.
-  func recordAppStoreFacts(
-    appId: Int64, _ facts: AppStoreFacts, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
-  ) throws -> AppStoreFactsOutcome
-
-  /// Re-derives one profile's purchases (an expiry came due); returns it when it changed.
-  func rederivePurchases(
-    appId: Int64, profileId: String, at: Date, webhooks: [WebhookConfig], derive: (PurchaseHistory) -> ProfilePurchases
-  ) throws -> ProfileRecord?
+  /// Runs `work` in one database transaction: everything it writes commits together or not
+  /// at all. Profiles it saved are announced to every instance's cache after the commit.
+  func purchases<T>(appId: Int64, _ work: (any PurchaseUnitOfWork) throws -> T) throws -> T
 
   /// A profile's stored transactions, newest first (admin lookups).
   func transactions(appId: Int64, profileId: String) throws -> [StoredTransaction]
+}
+
+/// A transaction stored before, as read (and locked) inside a unit of work.
+public struct StoredTransactionRow: Sendable {
+  /// Its payload as stored (the latest signed version).
+  public var payload: TransactionPayload
+  /// When that version was signed (seconds).
+  public var signedAt: Double
+  /// The credit it was given when first stored.
+  public var credit: PurchaseAttribution
+  /// The variation the SDK named, when it did.
+  public var variationId: String?
+}
+
+/// The rows of one app's purchases inside one database transaction.
+public protocol PurchaseUnitOfWork {
+  /// Stores a notification; false when its `notificationUUID` was stored before.
+  func insert(_ notification: StoredNotification, at: Date) throws -> Bool
+  /// The profiles owning a subscription, by id.
+  func owners(of original: String) throws -> [String]
+  /// Whether a profile with this id exists.
+  func profileExists(_ id: String) throws -> Bool
+  /// The credit of a subscription's first stored transaction other than `transactionId`.
+  func subscriptionCredit(of original: String, excluding transactionId: String) throws -> PurchaseAttribution?
+  /// The last flow shown to a profile between two times (placement, audience, variation).
+  func lastShown(to profileId: String, from: Date, through: Date) throws -> PurchaseAttribution?
+  /// Stores a transaction first seen now with its credit; false when it was stored before.
+  func insert(_ transaction: StoredTransaction, credit: PurchaseAttribution, at: Date) throws -> Bool
+  /// A stored transaction, locked until the unit of work ends.
+  func storedTransaction(_ transactionId: String) throws -> StoredTransactionRow?
+  /// Replaces a stored transaction's payload with a newer signed version.
+  func replace(_ transaction: StoredTransaction) throws
+  /// Records the variation the SDK named for a transaction stored without one.
+  func name(variation: String, of transactionId: String) throws
+  /// Applies the report projections of a transaction first stored (`old` nil) or signed again.
+  func rollTransaction(old: TransactionPayload?, new: TransactionPayload, credit: PurchaseAttribution) throws
+  /// Recomputes the trial, subscription-series and cohort rows of these subscriptions.
+  func rollSubscriptions(_ originals: [String]) throws
+  /// Subscriptions bought under an appAccountToken that no profile owns yet.
+  func unownedSubscriptions(token: String) throws -> [String]
+  /// Removes one owner of a subscription.
+  func unlink(_ original: String, from profileId: String) throws
+  /// Adds an owner to a subscription (nothing when it is one already).
+  func link(_ original: String, to profileId: String, at: Date) throws
+  /// A profile, locked until the unit of work ends.
+  func lockedProfile(_ id: String) throws -> ProfileRecord?
+  /// A profile without a lock.
+  func profile(_ id: String) throws -> ProfileRecord?
+  /// Every fact about the subscriptions a profile owns.
+  func history(of profileId: String) throws -> PurchaseHistory
+  /// Saves a profile; it is announced to the caches after the commit.
+  func save(_ profile: ProfileRecord) throws
+  /// Puts events in the outbox of every webhook subscribed to them.
+  func enqueue(_ events: [PendingWebhookEvent], to webhooks: [WebhookConfig], at: Date) throws
 }

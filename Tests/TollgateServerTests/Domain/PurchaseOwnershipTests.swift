@@ -82,4 +82,43 @@ struct PurchaseOwnershipTests {
     let upgraded = F.transaction("1000", purchased: 0, expires: 30, signed: 10, upgraded: true)
     #expect(TransactionEvents.resigned(old: bought, new: upgraded, credit: credit).isEmpty)
   }
+
+  @Test("credit: a renewal follows its subscription, then the named variation, then the last flow shown in 24 h")
+  func credit() throws {
+    let bought = F.transaction("1000", purchased: 1, expires: 31)
+    let shown = PurchaseAttribution(placementId: "onboarding", audienceId: "all", variationId: "onboarding:all:a")
+    var asked: [(Date, Date)] = []
+    func credit(
+      named: String? = nil, owned: Bool = false, buyer: String? = "p", subscription: PurchaseAttribution? = nil
+    )
+      -> PurchaseAttribution
+    {
+      PurchaseCredit.of(
+        bought, namedVariation: named, owned: owned, buyer: buyer, subscription: subscription,
+        lastShown: { from, through in
+          asked.append((from, through))
+          return shown
+        })
+    }
+    let first = PurchaseAttribution(placementId: "x", audienceId: "y", variationId: "x:y:z")
+    #expect(
+      credit(subscription: first)
+        == PurchaseAttribution(placementId: "x", audienceId: "y", variationId: "x:y:z", profileId: "p"),
+      "a renewal inherits the first transaction's paywall and gets the buyer")
+    #expect(
+      credit(named: "home:vip:b")
+        == PurchaseAttribution(placementId: "home", audienceId: "vip", variationId: "home:vip:b", profileId: "p"))
+    #expect(asked.isEmpty, "the events are read only when nothing else decides")
+    #expect(credit(buyer: nil) == PurchaseAttribution(), "nobody to credit yet")
+    #expect(
+      credit(owned: true) == PurchaseAttribution(profileId: "p"), "a subscription from before: no paywall sold it")
+    #expect(asked.isEmpty)
+    var expected = shown
+    expected.profileId = "p"
+    #expect(credit() == expected)
+    let window = try #require(asked.first)
+    #expect(
+      window.1 == F.date(1) && window.0 == F.date(1).addingTimeInterval(-24 * 3600), "the 24 h before the purchase")
+    #expect(credit(named: "not-a-variation-id") == expected, "a malformed name falls through to the last flow shown")
+  }
 }

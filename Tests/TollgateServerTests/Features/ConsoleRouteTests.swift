@@ -76,7 +76,8 @@ struct ConsoleRouteTests {
       .retry(at: F.date(1), attempts: 1, notFound: 1, error: "404"),
     ]
     for (job, outcome) in zip(jobs, outcomes) {
-      _ = try store.finishAttribution(job, outcome, at: F.date(0), webhooks: [])
+      _ = try store.finishAttribution(
+        job, outcome, at: F.date(0), webhooks: [], settle: { AttributionWorker.settle($0, outcome, at: F.date(0)) })
     }
     let funnel = try store.attributionFunnel(appId: app.id)
     #expect(funnel.received == 5)

@@ -156,21 +156,21 @@ struct StoreConformanceTests {
     let bought = StoredTransaction(
       payload: StoreKitFixtures.transaction("1000", purchased: 0, expires: 30), jws: "jws", variationId: "v1")
     // Apple's notification first: nobody owns 1000 yet.
-    let early = try store.recordAppStoreFacts(
+    let early = try PurchaseRecorder(store).record(
       appId: app.id, AppStoreFacts(transactions: [bought]), at: now, derive: derive)
     #expect(early.unowned == ["1000"])
-    let claimed = try store.recordAppStoreFacts(
+    let claimed = try PurchaseRecorder(store).record(
       appId: app.id, AppStoreFacts(transactions: [bought], claimant: "p1"), at: now, derive: derive)
     #expect(claimed.claimant?.purchases.payload.accessLevels["premium"]?.isActive == true)
     #expect(try store.transactions(appId: app.id, profileId: "p1").map(\.variationId) == ["v1"])
-    let off = try store.recordAppStoreFacts(
+    let off = try PurchaseRecorder(store).record(
       appId: app.id, AppStoreFacts(transactions: [bought], claimant: "p2", sharing: .off), at: now, derive: derive)
     #expect(off.claimant?.purchases.payload.accessLevels.isEmpty == true)
-    let shared = try store.recordAppStoreFacts(
+    let shared = try PurchaseRecorder(store).record(
       appId: app.id, AppStoreFacts(transactions: [bought], claimant: "p2", sharing: .shared), at: now, derive: derive)
     #expect(shared.claimant?.purchases.payload.accessLevels["premium"]?.isActive == true)
     #expect(try store.profile(appId: app.id, id: "p1")?.purchases.payload.accessLevels["premium"]?.isActive == true)
-    _ = try store.recordAppStoreFacts(
+    _ = try PurchaseRecorder(store).record(
       appId: app.id, AppStoreFacts(transactions: [bought], claimant: "p1", sharing: .transfer), at: now, derive: derive)
     #expect(try store.profile(appId: app.id, id: "p2")?.purchases.payload.accessLevels.isEmpty == true)
     #expect(try store.transactions(appId: app.id, profileId: "p2").isEmpty)

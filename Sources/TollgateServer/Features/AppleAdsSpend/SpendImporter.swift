@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TollgateAPI
 import TollgateDomain
 import TollgateHTTP
 import TollgatePersistence
@@ -152,10 +153,18 @@ public final class SpendImporter: Sendable {
     }
     do {
       try spend.finishSpendImport(
-        appId: job.appId, owner: owner, outcome, webhooks: webhooks(job.appId), at: time.now())
+        appId: job.appId, owner: owner, outcome, events: Self.events(of: outcome), webhooks: webhooks(job.appId),
+        at: time.now())
     } catch {
       logger.error("apple ads spend: app \(job.appId): cannot record the outcome: \(error)")
     }
+  }
+
+  /// A stopped import tells the app's webhooks (`apple_ads.import_failed`).
+  static func events(of outcome: SpendImportOutcome) -> [PendingWebhookEvent] {
+    guard case .failed(let failure, let error) = outcome else { return [] }
+    let data = JSONValue.object(["failure": .string(failure), "error": .string(error)])
+    return [PendingWebhookEvent(type: .appleAdsImportFailed, profileId: "", data: data)]
   }
 
   private func decide(_ error: AppleAdsAPIError, job: SpendImportJob) -> SpendImportOutcome {

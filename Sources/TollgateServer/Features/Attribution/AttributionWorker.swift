@@ -80,8 +80,9 @@ public final class AttributionWorker: Sendable {
     outcomes.withLock { $0[label, default: 0] += 1 }
     logger.info("attribution: profile \(job.profileId): \(label) after attempt \(job.attempts + 1)")
     do {
+      let now = time.now()
       if let changed = try attributionJobs.finishAttribution(
-        job, outcome, at: time.now(), webhooks: webhooks(job.appId))
+        job, outcome, at: now, webhooks: webhooks(job.appId), settle: { Self.settle($0, outcome, at: now) })
       {
         onChange(changed, job.appId)
       }
@@ -89,6 +90,12 @@ public final class AttributionWorker: Sendable {
       // The lease expires and the job is tried again: nothing is lost.
       logger.error("attribution: cannot store the outcome for \(job.profileId): \(error)")
     }
+  }
+
+  /// What a final outcome does to the profile (`AttributionSettlement`); a retry does nothing.
+  static func settle(_ profile: ProfileRecord, _ outcome: AttributionOutcome, at: Date) -> AttributionSettlement? {
+    guard case .final(let status, let payload, _, _) = outcome else { return nil }
+    return AttributionSettlement.of(profile, status: status, payload: payload, at: at)
   }
 
   /// Starts passes every `interval` seconds (and at once after `kick()`).

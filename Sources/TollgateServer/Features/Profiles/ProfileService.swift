@@ -13,6 +13,8 @@ final class ProfileService: Sendable {
   let assignments: any AssignmentRepository
   let eventLog: any EventRepository
   let purchases: any PurchaseRepository
+  /// Re-derives purchases that lapsed by the clock.
+  let recorder: PurchaseRecorder
   /// Where placements read profiles (the cache's packed views, when there is one).
   let views: any TargetingViewRepository
   let configs: ConfigCache
@@ -29,6 +31,7 @@ final class ProfileService: Sendable {
     self.assignments = assignments
     self.eventLog = eventLog
     self.purchases = purchases
+    self.recorder = PurchaseRecorder(purchases)
     self.views = views
     self.configs = configs
     self.time = time
@@ -82,7 +85,7 @@ final class ProfileService: Sendable {
     // Access levels reconfigured since these purchases were derived: derive them again.
     let reconfigured = config.map { profile.purchases.levelsKey != PurchaseDerivation.key($0.accessLevels) } ?? false
     if lapsed || reconfigured {
-      if let rederived = try purchases.rederivePurchases(
+      if let rederived = try recorder.rederive(
         appId: appId, profileId: profile.id, at: time.now(), webhooks: config?.webhooks ?? [],
         derive: derivation(config))
       {

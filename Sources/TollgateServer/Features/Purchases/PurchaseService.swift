@@ -13,7 +13,7 @@ final class PurchaseService: Sendable {
   static let maxSignedDataLength = 32_768
 
   let apps: any AppRepository
-  let purchases: any PurchaseRepository
+  let purchases: PurchaseRecorder
   let configs: ConfigCache
   let verifier: SignedDataVerifier
   let profiles: ProfileService
@@ -27,7 +27,7 @@ final class PurchaseService: Sendable {
     webhooks: WebhookWorker, time: any TimeSource, logger: Logger
   ) {
     self.apps = apps
-    self.purchases = purchases
+    self.purchases = PurchaseRecorder(purchases)
     self.configs = configs
     self.verifier = verifier
     self.profiles = profiles
@@ -47,7 +47,7 @@ final class PurchaseService: Sendable {
     let profile = try profiles.existing(appId: appId, id: profileId)
     let config = try appStoreConfig(appId: appId)
     let transaction = try verified { try verifier.transaction(body.signedTransaction, for: config.settings) }
-    let outcome = try purchases.recordAppStoreFacts(
+    let outcome = try purchases.record(
       appId: appId,
       AppStoreFacts(
         transactions: [
@@ -111,7 +111,7 @@ final class PurchaseService: Sendable {
       notification: StoredNotification(
         uuid: notification.notificationUUID, fact: fact, payload: WireCoding.encode(notification),
         jws: body.signedPayload), webhooks: config.compiled.webhooks)
-    let outcome = try purchases.recordAppStoreFacts(
+    let outcome = try purchases.record(
       appId: app.id, facts, at: time.now(), derive: profiles.derivation(config.compiled))
     profiles.changed(outcome.changed, app.id)
     if !config.compiled.webhooks.isEmpty { webhooks.kick() }

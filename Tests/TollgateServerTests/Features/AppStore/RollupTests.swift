@@ -95,7 +95,7 @@ struct RollupTests {
               variationId: variation, flowId: parts[2], receivedAt: F.date(day))
           ])
       case .buy(let profile, let transaction, let variation):
-        _ = try store.recordAppStoreFacts(
+        _ = try PurchaseRecorder(store).record(
           appId: appId,
           AppStoreFacts(
             transactions: [StoredTransaction(payload: transaction, jws: "jws", variationId: variation)],
@@ -105,7 +105,7 @@ struct RollupTests {
         let fact = NotificationFact(
           type: "DID_RENEW", signedDate: transaction.signedDate,
           originalTransactionId: transaction.originalTransactionId)
-        _ = try store.recordAppStoreFacts(
+        _ = try PurchaseRecorder(store).record(
           appId: appId,
           AppStoreFacts(
             transactions: [StoredTransaction(payload: transaction, jws: "jws")],
@@ -115,7 +115,7 @@ struct RollupTests {
         let fact = NotificationFact(
           type: "DID_FAIL_TO_RENEW", subtype: grace ? "GRACE_PERIOD" : nil, signedDate: F.milliseconds(day),
           originalTransactionId: original)
-        _ = try store.recordAppStoreFacts(
+        _ = try PurchaseRecorder(store).record(
           appId: appId,
           AppStoreFacts(
             notification: StoredNotification(uuid: UUID().uuidString, fact: fact, payload: Data("{}".utf8), jws: "jws")),
@@ -127,8 +127,10 @@ struct RollupTests {
         payload.campaignId = campaign
         payload.adGroupId = adGroup
         payload.keywordId = keyword
+        let outcome = AttributionOutcome.final(.applied, payload: payload, attempts: 1, error: nil)
         _ = try store.finishAttribution(
-          job, .final(.applied, payload: payload, attempts: 1, error: nil), at: F.date(0), webhooks: [])
+          job, outcome, at: F.date(0), webhooks: [],
+          settle: { AttributionWorker.settle($0, outcome, at: F.date(0)) })
       case .report(let profile, let inTime):
         try store.recordFirstLaunch(appId: appId, profileId: profile, aaFlowInTime: inTime, at: F.date(0))
       }
@@ -234,7 +236,7 @@ struct RollupTests {
     try view(viewer, 2.5)
     try view(buyer, 1.5)
     // No variation named: credited to the flow the buyer saw 12 hours before.
-    _ = try store.recordAppStoreFacts(
+    _ = try PurchaseRecorder(store).record(
       appId: app.id,
       AppStoreFacts(
         transactions: [

@@ -179,7 +179,7 @@ struct SubscriptionStateTests {
     func apply(_ step: Step, at day: Double) throws -> AppStoreFactsOutcome {
       switch step {
       case .sdk(let transaction):
-        return try store.recordAppStoreFacts(
+        return try PurchaseRecorder(store).record(
           appId: appId,
           AppStoreFacts(transactions: [StoredTransaction(payload: transaction, jws: "jws")], claimant: profileId),
           at: F.date(day), derive: derive(at: day))
@@ -187,7 +187,7 @@ struct SubscriptionStateTests {
         let fact = NotificationFact(
           type: type, subtype: subtype, signedDate: F.milliseconds(signed),
           originalTransactionId: transaction?.originalTransactionId ?? renewal?.originalTransactionId, renewal: renewal)
-        return try store.recordAppStoreFacts(
+        return try PurchaseRecorder(store).record(
           appId: appId,
           AppStoreFacts(
             transactions: transaction.map { [StoredTransaction(payload: $0, jws: "jws")] } ?? [],
@@ -198,7 +198,7 @@ struct SubscriptionStateTests {
 
     /// The profile as a read at `day` sees it (lapses by the clock are applied).
     func profile(at day: Double) throws -> ProfileRecord {
-      if let changed = try store.rederivePurchases(
+      if let changed = try PurchaseRecorder(store).rederive(
         appId: appId, profileId: profileId, at: F.date(day), webhooks: [], derive: derive(at: day))
       {
         return changed

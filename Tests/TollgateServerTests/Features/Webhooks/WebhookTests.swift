@@ -236,7 +236,7 @@ struct WebhookTests {
         let id = String(5_000 + index)
         _ = try store.insertProfile(
           appId: app.id, ProfileRecord(id: profile, createdAt: F.date(0), updatedAt: F.date(0)))
-        _ = try store.recordAppStoreFacts(
+        _ = try PurchaseRecorder(store).record(
           appId: app.id,
           AppStoreFacts(
             transactions: [

@@ -1,0 +1,202 @@
+import Foundation
+import TollgateAPI
+import TollgateDomain
+import TollgateSupport
+
+/// The purchase rows of one app inside one SQL transaction: reads and writes, no decisions.
+final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
+  private let db: any SQLConnection
+  private let appId: Int64
+  private let store: Store
+  /// Profiles saved, announced after the commit.
+  private(set) var saved: [String] = []
+
+  init(_ db: any SQLConnection, appId: Int64, store: Store) {
+    self.db = db
+    self.appId = appId
+    self.store = store
+  }
+
+  func insert(_ notification: StoredNotification, at: Date) throws -> Bool {
+    try db.query(
+      """
+      INSERT INTO app_store_notifications (app_id, notification_uuid, notification_type, subtype,
+      original_transaction_id, signed_at, fact, payload, jws, received_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+      """,
+      [
+        .integer(appId), .text(notification.uuid), .text(notification.fact.type),
+        notification.fact.subtype.map(SQLValue.text) ?? .null,
+        notification.fact.originalTransactionId.map(SQLValue.text) ?? .null,
+        .real(Double(notification.fact.signedDate) / 1000), Store.json(notification.fact),
+        .text(String(decoding: notification.payload, as: UTF8.self)), .text(notification.jws),
+        .real(at.timeIntervalSince1970),
+      ])
+    return db.changes == 1
+  }
+
+  func owners(of original: String) throws -> [String] {
+    try db.query(
+      "SELECT profile_id FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ? ORDER BY profile_id",
+      [.integer(appId), .text(original)]
+    ).map { try $0.decode("profile_id") }
+  }
+
+  func profileExists(_ id: String) throws -> Bool {
+    try profile(id) != nil
+  }
+
+  func subscriptionCredit(of original: String, excluding transactionId: String) throws -> PurchaseAttribution? {
+    try db.query(
+      """
+      SELECT attr_placement, attr_audience, attr_variation, attr_profile FROM app_store_transactions
+      WHERE app_id = ? AND original_transaction_id = ? AND transaction_id <> ?
+      ORDER BY signed_at LIMIT 1
+      """, [.integer(appId), .text(original), .text(transactionId)]
+    ).first.map(Self.credit)
+  }
+
+  func lastShown(to profileId: String, from: Date, through: Date) throws -> PurchaseAttribution? {
+    try db.query(
+      """
+      SELECT placement_id, audience_id, variation_id FROM events
+      WHERE app_id = ? AND profile_id = ? AND received_at <= ? AND received_at >= ?
+      ORDER BY received_at DESC, seq DESC LIMIT 1
+      """,
+      [.integer(appId), .text(profileId), .real(through.timeIntervalSince1970), .real(from.timeIntervalSince1970)]
+    ).first.map { row in
+      PurchaseAttribution(
+        placementId: try row.decode("placement_id"), audienceId: try row.decode("audience_id"),
+        variationId: try row.decode("variation_id"))
+    }
+  }
+
+  func insert(_ transaction: StoredTransaction, credit: PurchaseAttribution, at: Date) throws -> Bool {
+    let payload = transaction.payload
+    // Insert first: of two instances storing the same transaction at once, one inserts and the
+    // other (after waiting for it) finds it stored.
+    try db.query(
+      """
+      INSERT INTO app_store_transactions (app_id, transaction_id, original_transaction_id, product_id,
+      app_account_token, signed_at, variation_id, payload, jws, received_at, attr_placement, attr_audience,
+      attr_variation, attr_profile) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+      """,
+      [
+        .integer(appId), .text(payload.transactionId), .text(payload.originalTransactionId), .text(payload.productId),
+        payload.appAccountToken.map { SQLValue.text($0.lowercased()) } ?? .null,
+        .real(Double(payload.signedDate) / 1000), transaction.variationId.map(SQLValue.text) ?? .null,
+        Store.json(payload), .text(transaction.jws), .real(at.timeIntervalSince1970),
+        .text(credit.placementId), .text(credit.audienceId), .text(credit.variationId),
+        credit.profileId.map(SQLValue.text) ?? .null,
+      ])
+    return db.changes == 1
+  }
+
+  func storedTransaction(_ transactionId: String) throws -> StoredTransactionRow? {
+    try db.query(
+      "SELECT payload, signed_at, attr_placement, attr_audience, attr_variation, attr_profile, variation_id "
+        + "FROM app_store_transactions WHERE app_id = ? AND transaction_id = ?\(store.dialect.lockRow)",
+      [.integer(appId), .text(transactionId)]
+    ).first.map { row in
+      StoredTransactionRow(
+        payload: try StoredPayloads.shared.payload(row), signedAt: try row.decode("signed_at"),
+        credit: try Self.credit(row), variationId: try row.decode("variation_id"))
+    }
+  }
+
+  func replace(_ transaction: StoredTransaction) throws {
+    let payload = transaction.payload
+    try db.query(
+      "UPDATE app_store_transactions SET signed_at = ?, payload = ?, jws = ? WHERE app_id = ? AND transaction_id = ?",
+      [
+        .real(Double(payload.signedDate) / 1000), Store.json(payload), .text(transaction.jws), .integer(appId),
+        .text(payload.transactionId),
+      ])
+  }
+
+  func name(variation: String, of transactionId: String) throws {
+    try db.query(
+      "UPDATE app_store_transactions SET variation_id = ? WHERE app_id = ? AND transaction_id = ?",
+      [.text(variation), .integer(appId), .text(transactionId)])
+  }
+
+  func rollTransaction(old: TransactionPayload?, new: TransactionPayload, credit: PurchaseAttribution) throws {
+    try Store.rollTransaction(db, appId: appId, old: old, new: new, credit)
+  }
+
+  func rollSubscriptions(_ originals: [String]) throws {
+    let pending = PendingRollups()
+    for original in originals {
+      try Store.rollTrial(db, appId: appId, original: original)
+      try Store.rollSubscription(db, appId: appId, original: original, pending: pending)
+    }
+    try Store.rollCohorts(db, appId: appId, originals: originals, pending: pending)
+    try Store.write(pending, db, appId: appId)
+  }
+
+  func unownedSubscriptions(token: String) throws -> [String] {
+    try db.query(
+      """
+      SELECT DISTINCT t.original_transaction_id FROM app_store_transactions t
+      WHERE t.app_id = ? AND t.app_account_token = ? AND NOT EXISTS (SELECT 1 FROM app_store_owners o
+      WHERE o.app_id = t.app_id AND o.original_transaction_id = t.original_transaction_id)
+      ORDER BY t.original_transaction_id
+      """, [.integer(appId), .text(token.lowercased())]
+    ).map { try $0.decode("original_transaction_id") }
+  }
+
+  func unlink(_ original: String, from profileId: String) throws {
+    try db.query(
+      "DELETE FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ? AND profile_id = ?",
+      [.integer(appId), .text(original), .text(profileId)])
+  }
+
+  func link(_ original: String, to profileId: String, at: Date) throws {
+    try db.query(
+      """
+      INSERT INTO app_store_owners (app_id, original_transaction_id, profile_id, linked_at) VALUES (?, ?, ?, ?)
+      ON CONFLICT DO NOTHING
+      """, [.integer(appId), .text(original), .text(profileId), .real(at.timeIntervalSince1970)])
+  }
+
+  func lockedProfile(_ id: String) throws -> ProfileRecord? {
+    try Store.profile(db, appId: appId, id: id, lock: store.dialect.lockRow)
+  }
+
+  func profile(_ id: String) throws -> ProfileRecord? {
+    try Store.profile(db, appId: appId, id: id)
+  }
+
+  func history(of profileId: String) throws -> PurchaseHistory {
+    let key: [SQLValue] = [.integer(appId), .integer(appId), .text(profileId)]
+    let transactions = try db.query(
+      """
+      SELECT payload FROM app_store_transactions WHERE app_id = ? AND original_transaction_id IN
+      (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?)
+      """, key
+    ).map { try StoredPayloads.shared.payload($0) }
+    let decoder = WireCoding.decoder
+    let notifications = try db.query(
+      """
+      SELECT fact FROM app_store_notifications WHERE app_id = ? AND original_transaction_id IN
+      (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?)
+      """, key
+    ).map { try decoder.decode(NotificationFact.self, from: try $0.decode("fact")) }
+    return PurchaseHistory(transactions: transactions, notifications: notifications)
+  }
+
+  func save(_ profile: ProfileRecord) throws {
+    try store.save(db, appId: appId, profile)
+    if !saved.contains(profile.id) { saved.append(profile.id) }
+  }
+
+  func enqueue(_ events: [PendingWebhookEvent], to webhooks: [WebhookConfig], at: Date) throws {
+    try Store.enqueueWebhookEvents(db, appId: appId, events, to: webhooks, at: at)
+  }
+
+  private static func credit(_ row: SQLRow) throws -> PurchaseAttribution {
+    PurchaseAttribution(
+      placementId: try row.decode("attr_placement"), audienceId: try row.decode("attr_audience"),
+      variationId: try row.decode("attr_variation"), profileId: try row.decode("attr_profile"))
+  }
+}

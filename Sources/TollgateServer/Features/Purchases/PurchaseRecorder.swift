@@ -1,0 +1,158 @@
+import Foundation
+import TollgateAPI
+import TollgateDomain
+import TollgatePersistence
+import TollgateSupport
+
+/// Records verified App Store facts: in one unit of work it reads the rows, asks the domain's
+/// rules (`PurchaseCredit`, `PurchaseOwnership`, `TransactionEvents`, the derivation) what
+/// they mean, and writes the decisions. The SDK's transactions, Apple's notifications and an
+/// expiry coming due all go through here.
+package struct PurchaseRecorder {
+  package let purchases: any PurchaseRepository
+
+  package init(_ purchases: any PurchaseRepository) {
+    self.purchases = purchases
+  }
+
+  /// Records a batch of facts: the notification (nothing at all when its `notificationUUID`
+  /// was recorded before), each transaction (one row per `transactionId`, the latest
+  /// `signedDate` wins), the owner claim; every profile that owns (or owned) these
+  /// subscriptions gets its purchases re-derived with `derive`, and a new version when they
+  /// changed. Webhook events go to the outbox in the same transaction.
+  package func record(
+    appId: Int64, _ facts: AppStoreFacts, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> AppStoreFactsOutcome {
+    try purchases.purchases(appId: appId) { rows in
+      var outcome = AppStoreFactsOutcome()
+      if let notification = facts.notification, try !rows.insert(notification, at: at) {
+        outcome.duplicate = true
+        return outcome
+      }
+      var originals: [String] = []
+      var events: [PendingWebhookEvent] = []
+      for stored in facts.transactions {
+        let original = stored.payload.originalTransactionId
+        let buyer = try facts.claimant ?? Self.purchaser(of: stored.payload, rows)
+        events += try store(stored, buyer: buyer, rows, at: at)
+        if !originals.contains(original) { originals.append(original) }
+      }
+      if let original = facts.notification?.fact.originalTransactionId, !originals.contains(original) {
+        originals.append(original)
+      }
+      try rows.rollSubscriptions(originals)
+      // Facts kept unowned (a notification before the SDK's transaction) join a claimant
+      // that bought under the same appAccountToken.
+      if facts.claimant != nil {
+        let tokens = Set(facts.transactions.compactMap { $0.payload.appAccountToken?.lowercased() })
+        for token in tokens.sorted() {
+          for original in try rows.unownedSubscriptions(token: token) where !originals.contains(original) {
+            originals.append(original)
+          }
+        }
+      }
+      var affected: Set<String> = []
+      for original in originals {
+        let owners = try rows.owners(of: original)
+        affected.formUnion(owners)
+        // Apple's notification names the profile through the appAccountToken the SDK set.
+        let token = facts.transactions.first { $0.payload.originalTransactionId == original }?.payload.appAccountToken
+        let decision = PurchaseOwnership.decide(
+          claimant: facts.claimant, sharing: facts.sharing, owners: owners,
+          tokenProfile: facts.claimant == nil && owners.isEmpty ? try Self.existingProfile(token, rows) : nil)
+        switch decision {
+        case .link(let profileId, let removing):
+          for other in removing { try rows.unlink(original, from: other) }
+          try rows.link(original, to: profileId, at: at)
+          affected.insert(profileId)
+        case .keep: break
+        case .unowned: outcome.unowned.append(original)
+        }
+      }
+      if let claimant = facts.claimant { affected.insert(claimant) }
+      for profileId in affected.sorted() {
+        if let (before, changed) = try Self.rederive(profileId, rows, at: at, derive: derive) {
+          outcome.changed.append(changed)
+          events += WebhookData.changes(profileId: profileId, from: before, to: changed.purchases)
+        }
+      }
+      try rows.enqueue(events, to: facts.webhooks, at: at)
+      if let claimant = facts.claimant {
+        outcome.claimant = try outcome.changed.first { $0.id == claimant } ?? rows.profile(claimant)
+      }
+      return outcome
+    }
+  }
+
+  /// Re-derives one profile's purchases (an expiry came due, access levels reconfigured);
+  /// returns it when they changed, with the change's webhook events enqueued.
+  package func rederive(
+    appId: Int64, profileId: String, at: Date, webhooks: [WebhookConfig], derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> ProfileRecord? {
+    try purchases.purchases(appId: appId) { rows in
+      guard let (before, changed) = try Self.rederive(profileId, rows, at: at, derive: derive) else { return nil }
+      try rows.enqueue(
+        WebhookData.changes(profileId: profileId, from: before, to: changed.purchases), to: webhooks, at: at)
+      return changed
+    }
+  }
+
+  /// Stores one transaction: first seen, it gets its credit and its purchase events; a newer
+  /// signed version replaces the stored one (a refund, an upgrade mark) and the rollups follow.
+  private func store(_ stored: StoredTransaction, buyer: String?, _ rows: any PurchaseUnitOfWork, at: Date) throws
+    -> [PendingWebhookEvent]
+  {
+    let payload = stored.payload
+    let credit = try PurchaseCredit.of(
+      payload, namedVariation: stored.variationId, owned: stored.owned, buyer: buyer,
+      subscription: try rows.subscriptionCredit(of: payload.originalTransactionId, excluding: payload.transactionId),
+      lastShown: { from, through in try buyer.flatMap { try rows.lastShown(to: $0, from: from, through: through) } })
+    if try rows.insert(stored, credit: credit, at: at) {
+      try rows.rollTransaction(old: nil, new: payload, credit: credit)
+      return TransactionEvents.firstStored(payload, credit: credit)
+    }
+    guard let existing = try rows.storedTransaction(payload.transactionId) else {
+      throw StoreError.database("transaction \(payload.transactionId) vanished inside its transaction")
+    }
+    var events: [PendingWebhookEvent] = []
+    if TransactionEvents.replaces(payload, storedSignedAt: existing.signedAt) {
+      try rows.replace(stored)
+      try rows.rollTransaction(old: existing.payload, new: payload, credit: existing.credit)
+      events += TransactionEvents.resigned(old: existing.payload, new: payload, credit: existing.credit)
+    }
+    if existing.variationId == nil, let variation = stored.variationId {
+      // The SDK names the variation; a notification that came first could not.
+      try rows.name(variation: variation, of: payload.transactionId)
+    }
+    return events
+  }
+
+  /// The profile a transaction without a claimant is credited to (`PurchaseOwnership.purchaser`).
+  private static func purchaser(of payload: TransactionPayload, _ rows: any PurchaseUnitOfWork) throws -> String? {
+    PurchaseOwnership.purchaser(
+      claimant: nil, owners: try rows.owners(of: payload.originalTransactionId),
+      tokenProfile: try existingProfile(payload.appAccountToken, rows))
+  }
+
+  /// The profile an appAccountToken names, when it exists.
+  private static func existingProfile(_ token: String?, _ rows: any PurchaseUnitOfWork) throws -> String? {
+    guard let token = token?.lowercased(), try rows.profileExists(token) else { return nil }
+    return token
+  }
+
+  /// Derives a profile's purchases from every fact of every subscription it owns and saves
+  /// them, with a new version, when they changed.
+  private static func rederive(
+    _ profileId: String, _ rows: any PurchaseUnitOfWork, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> (before: ProfilePurchases, after: ProfileRecord)? {
+    guard var profile = try rows.lockedProfile(profileId) else { return nil }
+    let purchases = derive(try rows.history(of: profileId))
+    guard purchases != profile.purchases else { return nil }
+    let before = profile.purchases
+    profile.purchases = purchases
+    profile.version += 1
+    profile.updatedAt = at
+    try rows.save(profile)
+    return (before, profile)
+  }
+}
