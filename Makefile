@@ -55,6 +55,11 @@ contract: deps
 	$(SWIFT) build --product tollgate
 	bash scripts/contract.sh .build/debug/tollgate
 
+# Which source files one request runs through, measured with coverage counters
+# (KIND=flow or purchase; WALK_LINES=1 adds the lines): the walks in docs/ARCHITECTURE.md.
+walk: deps
+	SWIFT=$(SWIFT) bash scripts/request-walk.sh $(or $(KIND),flow)
+
 # Shows the layers have teeth: an upward import planted in each lower target fails the build.
 layers-proof:
 	SWIFT=$(SWIFT) bash scripts/layers-proof.sh

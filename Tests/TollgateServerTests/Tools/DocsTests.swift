@@ -51,4 +51,24 @@ struct DocsTests {
       }
     }
   }
+
+  @Test("every source file docs/ARCHITECTURE.md names by path exists (its walks and layers stay true)")
+  func architectureNamesRealFiles() throws {
+    let page = try Self.read("docs/ARCHITECTURE.md")
+    var files: [String] = []
+    for folder in ["Sources", "Tests", "scripts"] {
+      let root = repositoryRoot.appendingPathComponent(folder)
+      let walker = FileManager.default.enumerator(atPath: root.path)
+      while let path = walker?.nextObject() as? String { files.append("/\(folder)/\(path)") }
+    }
+    var named = 0
+    for match in page.matches(of: /`([A-Za-z]+(?:\/[A-Za-z+\-]+)*\/[A-Z][A-Za-z+]*)(?:\.[a-z]+)?[`.']/) {
+      let path = String(match.1)
+      named += 1
+      #expect(
+        files.contains { $0.hasSuffix("/\(path).swift") || $0.hasSuffix("/\(path).sh") || $0.hasSuffix("/\(path)") },
+        "docs/ARCHITECTURE.md names \(path), which is no file or folder")
+    }
+    #expect(named > 40, "the page names the files its walks cross")
+  }
 }
