@@ -12,7 +12,7 @@ HOST ?= 127.0.0.1
 # Linking the Swift runtime statically also links Foundation's libcurl (it stays shared).
 PACKAGE_PACKAGES := libcurl4-openssl-dev binutils adduser curl procps
 
-.PHONY: deps build run test contract package package-test apple-check apple-check-proof layers-proof bench bench-scale demo cli-doc format lint clean
+.PHONY: deps build run test contract package package-test apple-check apple-check-proof layers-proof walk bench bench-scale demo cli-doc format lint clean
 
 deps:
 	@bash scripts/ensure-packages.sh $(PACKAGES)
