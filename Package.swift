@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "TollgateServer", targets: ["TollgateServer"]),
     .library(name: "TollgateAPI", targets: ["TollgateAPI"]),
     .library(name: "Adapty", targets: ["Adapty"]),
+    .library(name: "AdaptyUI", targets: ["AdaptyUI"]),
   ],
   targets: [
     // C libraries from Debian. libmicrohttpd needs a tiny shim: MHD_start_daemon and
@@ -62,6 +63,8 @@ let package = Package(
       }
     ),
     .target(name: "Adapty", dependencies: ["TollgateAPI"]),
+    // Paywalls designed in the console, drawn: its own module, as apps import it (`import AdaptyUI`).
+    .target(name: "AdaptyUI", dependencies: ["Adapty", "TollgateAPI"]),
     // What both command-line tools share: options, failures, signals, report tables.
     .target(
       name: "TollgateCommandLine",
@@ -105,11 +108,11 @@ let package = Package(
     .executableTarget(
       name: "tollgate-purchase-child", dependencies: ["Adapty", "TollgateDevTools", "TollgateTestSupport"],
       path: "Tests/PurchaseChild"),
-    .testTarget(name: "AdaptyTests", dependencies: ["Adapty", "TollgateAPI"]),
+    .testTarget(name: "AdaptyTests", dependencies: ["Adapty", "AdaptyUI", "TollgateAPI"]),
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "Adapty", "TollgateAPI", "TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP",
+        "Adapty", "AdaptyUI", "TollgateAPI", "TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP",
         "TollgateServer", "TollgateDevTools", "TollgateTestSupport",
       ]),
     .testTarget(

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Type-checks the SDK's Apple-only glue (Sources/Adapty/Platform) and the seed pages'
+# Type-checks the SDK's Apple-only glue (Sources/Adapty/Platform, Sources/AdaptyUI/Platform) and the seed pages'
 # Apple-only samples against the interface stubs in Tests/AppleGlueCheck.
 #   scripts/apple-check.sh           the check (warnings are errors)
 #   scripts/apple-check.sh --prove   shows the check has teeth: plants a type error right after
@@ -16,7 +16,7 @@ fi
 
 check >/dev/null
 status=0
-for file in Sources/Adapty/Platform/*.swift; do
+for file in Sources/Adapty/Platform/*.swift Sources/AdaptyUI/Platform/*.swift; do
   line=$(grep -nE '^\s*import (AdServices|StoreKit|SwiftUI|UIKit)$' "$file" | tail -1 | cut -d: -f1)
   if [ -z "$line" ]; then
     echo "FAIL $file: no Apple import to plant after"

@@ -24,9 +24,15 @@ let package = Package(
       // Stands in for `os(iOS)` where the glue needs it: the stubs cannot make Linux iOS.
       swiftSettings: strict + [.define("TOLLGATE_APPLE_GLUE_CHECK")]
     ),
+    .target(
+      name: "AdaptyUI",
+      dependencies: ["Adapty", "TollgateAPI", "StoreKit", "SwiftUI", "UIKit"],
+      path: "Sources/AdaptyUI",
+      swiftSettings: strict + [.define("TOLLGATE_APPLE_GLUE_CHECK")]
+    ),
     // The seed pages' Apple-only samples, as an app would write them.
     .target(
-      name: "SeedSnippets", dependencies: ["Adapty", "StoreKit", "SwiftUI", "UIKit"], path: "SeedSnippets",
+      name: "SeedSnippets", dependencies: ["Adapty", "AdaptyUI", "StoreKit", "SwiftUI", "UIKit"], path: "SeedSnippets",
       swiftSettings: strict),
   ],
   swiftLanguageModes: [.v6]

@@ -9,6 +9,7 @@ import TollgateSupport
 import TollgateTestSupport
 
 @testable import Adapty
+@testable import AdaptyUI
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

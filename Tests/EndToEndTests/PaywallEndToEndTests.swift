@@ -9,6 +9,7 @@ import TollgateSupport
 import TollgateTestSupport
 
 @testable import Adapty
+@testable import AdaptyUI
 
 /// The no-code path end to end: a starter template of the console (its file, as the Paywalls
 /// page loads it) with an uploaded image and edited copy, applied through the admin API, read

@@ -56,7 +56,7 @@ public struct AdaptyFlow: Sendable, Hashable, Codable {
   public let source: Source
   /// The flow's paywall document as the server sent it (any version: the resolution decides
   /// whether this SDK can draw it), for `AdaptyUI`.
-  var paywallDocument: JSONValue? = nil
+  package var paywallDocument: JSONValue? = nil
 
   /// The placement id (`placement.id`).
   public var placementId: String { placement.id }

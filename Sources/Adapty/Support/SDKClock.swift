@@ -3,7 +3,7 @@ import Synchronization
 
 /// Time as the SDK sees it: tests substitute a clock they advance by hand, so timeouts and
 /// retry back-offs are tested without sleeping.
-protocol SDKClock: Sendable {
+package protocol SDKClock: Sendable {
   /// The current time.
   func now() -> Date
   /// Suspends for `seconds`; throws `CancellationError` when the task is cancelled.

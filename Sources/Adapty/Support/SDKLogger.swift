@@ -33,10 +33,10 @@ final class SDKLogger: Sendable {
 }
 
 /// Shorthands used throughout the SDK.
-enum Log {
-  static func error(_ message: @autoclosure () -> String) { SDKLogger.shared.log(.error, message()) }
-  static func warn(_ message: @autoclosure () -> String) { SDKLogger.shared.log(.warn, message()) }
-  static func info(_ message: @autoclosure () -> String) { SDKLogger.shared.log(.info, message()) }
-  static func verbose(_ message: @autoclosure () -> String) { SDKLogger.shared.log(.verbose, message()) }
+package enum Log {
+  package static func error(_ message: @autoclosure () -> String) { SDKLogger.shared.log(.error, message()) }
+  package static func warn(_ message: @autoclosure () -> String) { SDKLogger.shared.log(.warn, message()) }
+  package static func info(_ message: @autoclosure () -> String) { SDKLogger.shared.log(.info, message()) }
+  package static func verbose(_ message: @autoclosure () -> String) { SDKLogger.shared.log(.verbose, message()) }
   static func debug(_ message: @autoclosure () -> String) { SDKLogger.shared.log(.debug, message()) }
 }

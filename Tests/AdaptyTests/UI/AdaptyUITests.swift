@@ -4,6 +4,7 @@ import Testing
 import TollgateAPI
 
 @testable import Adapty
+@testable import AdaptyUI
 
 /// `AdaptyUI` without UIKit: the configuration (document, products, images), the session the
 /// views drive (selection, purchase, restore, close button, impression) and the image cache.
@@ -70,7 +71,7 @@ struct AdaptyUITests {
   ) async throws -> PaywallSession {
     let flow = flow(document: try document ?? PaywallDocumentFlowTests.document())
     let configuration = try await AdaptyUI.PaywallConfiguration.load(
-      flow: flow, products: products(for: flow), loadTimeout: 1, runtime: runtime, commerce: calls.commerce)
+      flow: flow, products: products(for: flow), loadTimeout: 1, host: AdaptyUIHost(runtime), commerce: calls.commerce)
     return PaywallSession(configuration: configuration) { event in
       calls.events.withLock { $0.append("\(event)") }
     }
@@ -171,15 +172,15 @@ struct AdaptyUITests {
   func undrawable() throws {
     let fallback = FallbackFlows()
     #expect(throws: AdaptyUIError.noPaywallDocument(flowId: "designed")) {
-      try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: nil), fallback: fallback)
+      try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: nil), fallback: fallback.flow)
     }
     let newer = JSONValue.object(["version": .int(2), "whatever": .string("comes next")])
     #expect(throws: AdaptyUIError.unsupportedDocumentVersion(2)) {
-      try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: newer), fallback: fallback)
+      try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: newer), fallback: fallback.flow)
     }
     #expect(throws: AdaptyUIError.self) {
       try AdaptyUI.PaywallConfiguration.drawable(
-        Self.flow(document: .object(["version": .int(1)])), fallback: fallback)
+        Self.flow(document: .object(["version": .int(1)])), fallback: fallback.flow)
     }
   }
 
@@ -188,7 +189,7 @@ struct AdaptyUITests {
     let fallback = try PaywallDocumentFlowTests.fallback(
       flow: "bundled", paywall: try PaywallDocumentFlowTests.document())
     let newer = JSONValue.object(["version": .int(2)])
-    let (flow, drawn) = try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: newer), fallback: fallback)
+    let (flow, drawn) = try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: newer), fallback: fallback.flow)
     #expect(flow.id == "bundled" && flow.variationId == "onboarding:default:bundled" && drawn.version == 1)
   }
 

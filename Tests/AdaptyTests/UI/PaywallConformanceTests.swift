@@ -3,6 +3,7 @@ import Testing
 import TollgateAPI
 
 @testable import Adapty
+@testable import AdaptyUI
 
 /// `Fixtures/paywalls/`: each file is an input (document, store products, locale, appearance,
 /// eligibility, selection) and the resolved tree every renderer must produce from it, or

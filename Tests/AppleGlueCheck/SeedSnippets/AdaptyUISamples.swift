@@ -1,6 +1,7 @@
 // How an app presents a paywall designed in the console, as docs/paywalls.md shows it: the
 // UIKit controller with a delegate and the SwiftUI modifier.
 import Adapty
+import AdaptyUI
 import SwiftUI
 import UIKit
 

@@ -1,3 +1,5 @@
+import Adapty
+
 /// Why `AdaptyUI` could not prepare or draw a paywall.
 public enum AdaptyUIError: Error, Sendable, Hashable, CustomStringConvertible {
   /// `AdaptyUI` draws with UIKit and SwiftUI: this platform has neither.

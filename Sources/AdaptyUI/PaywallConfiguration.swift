@@ -1,3 +1,4 @@
+import Adapty
 import Foundation
 import TollgateAPI
 
@@ -58,32 +59,34 @@ extension AdaptyUI {
     /// than this SDK), the products, the images within `loadTimeout`.
     static func load(
       flow requested: AdaptyFlow, products given: [AdaptyPaywallProduct]?, loadTimeout: TimeInterval?,
-      runtime: AdaptyRuntime, commerce: PaywallCommerce
+      host: AdaptyUIHost, commerce: PaywallCommerce
     ) async throws -> PaywallConfiguration {
-      let (flow, document) = try drawable(requested, fallback: runtime.fallback)
+      let (flow, document) = try drawable(requested, fallback: host.fallbackFlow)
       let products: [AdaptyPaywallProduct]
       if let given {
         products = given
       } else {
-        products = try await runtime.purchases.products(for: flow)
+        products = try await host.products(for: flow)
       }
-      let images = await runtime.assets.load(document.assetHashes, timeout: loadTimeout ?? 5)
+      let images = await host.images(document.assetHashes, timeout: loadTimeout ?? 5)
       let locale = flow.remoteConfig?.locale ?? Locale.preferredLanguages.first ?? document.defaultLocale
       return PaywallConfiguration(
         flow: flow, document: document, products: products, locale: locale, images: images, commerce: commerce,
-        clock: runtime.clock)
+        clock: host.clock)
     }
 
     /// The flow and document to draw: `flow`'s own, else (newer than this SDK) the fallback
     /// file's flow for the placement, never half a document.
-    static func drawable(_ flow: AdaptyFlow, fallback: FallbackFlows) throws(AdaptyUIError) -> (
+    static func drawable(
+      _ flow: AdaptyFlow, fallback: (_ placementId: String, _ locale: String?) -> AdaptyFlow?
+    ) throws(AdaptyUIError) -> (
       AdaptyFlow, PaywallDocument
     ) {
       guard let json = flow.paywallDocument else { throw .noPaywallDocument(flowId: flow.id) }
       func versionOf(_ json: JSONValue) -> Int { json.objectValue?["version"]?.numberValue.map(Int.init) ?? 0 }
       let version = versionOf(json)
       guard version <= PaywallDocument.supportedVersion else {
-        if let older = fallback.flow(placementId: flow.placement.id, locale: flow.remoteConfig?.locale),
+        if let older = fallback(flow.placement.id, flow.remoteConfig?.locale),
           let olderJSON = older.paywallDocument, versionOf(olderJSON) <= PaywallDocument.supportedVersion
         {
           Log.warn("paywall document version \(version) is newer than this SDK; showing the fallback file's")
@@ -111,11 +114,11 @@ struct PaywallCommerce: Sendable {
   var logShow: @Sendable (AdaptyFlow) async -> Void
 
   /// `makePurchase`, `restorePurchases` and `logShowFlow` of the activated SDK.
-  static func live(_ runtime: AdaptyRuntime) -> PaywallCommerce {
+  static func live(_ host: AdaptyUIHost) -> PaywallCommerce {
     PaywallCommerce(
-      purchase: { product throws(AdaptyError) in try await runtime.purchases.purchase(product) },
-      restore: { () throws(AdaptyError) in try await runtime.purchases.restore() },
-      logShow: { flow in await runtime.logShow(flow) })
+      purchase: { product throws(AdaptyError) in try await host.purchase(product) },
+      restore: { () throws(AdaptyError) in try await host.restore() },
+      logShow: { flow in await host.logShow(flow) })
   }
 }
 

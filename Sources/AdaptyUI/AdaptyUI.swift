@@ -1,3 +1,4 @@
+import Adapty
 import Foundation
 import Synchronization
 import TollgateAPI
@@ -52,15 +53,15 @@ public enum AdaptyUI {
   /// Prepares `AdaptyUI`; call once, right after `Adapty.activate`. Throws
   /// `AdaptyUIError.activateOnce` the second time, `.adaptyNotActivated` before `Adapty`.
   public static func activate(configuration: Configuration = .default) async throws {
-    let runtime: AdaptyRuntime
-    do { runtime = try await Facade.shared.runtime() } catch { throw AdaptyUIError.adaptyNotActivated }
+    let host: AdaptyUIHost
+    do { host = try await AdaptyUIHost.activated() } catch { throw AdaptyUIError.adaptyNotActivated }
     let first = activation.withLock { active in
       defer { active = true }
       return !active
     }
     guard first else { throw AdaptyUIError.activateOnce }
     if let limit = configuration.mediaCacheConfiguration?.diskStorageSizeLimit {
-      await runtime.assets.limitDisk(to: Int(limit))
+      await host.limitImageCache(bytes: Int(limit))
     }
   }
 
@@ -74,10 +75,9 @@ public enum AdaptyUI {
     forPaywall paywall: AdaptyFlow, loadTimeout: TimeInterval? = nil, products: [AdaptyPaywallProduct]? = nil
   ) async throws -> PaywallConfiguration {
     guard activation.withLock({ $0 }) else { throw AdaptyUIError.adaptyUINotActivated }
-    let runtime = try await Facade.shared.runtime()
+    let host = try await AdaptyUIHost.activated()
     return try await PaywallConfiguration.load(
-      flow: paywall, products: products, loadTimeout: loadTimeout, runtime: runtime,
-      commerce: .live(runtime))
+      flow: paywall, products: products, loadTimeout: loadTimeout, host: host, commerce: .live(host))
   }
 
   /// The 4.x name of `getPaywallConfiguration(forPaywall:loadTimeout:products:)`.

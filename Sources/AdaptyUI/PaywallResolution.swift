@@ -1,3 +1,4 @@
+import Adapty
 import Foundation
 import TollgateAPI
 

@@ -1,3 +1,4 @@
+import Adapty
 import Foundation
 
 /// What happened on a presented paywall; the UIKit controller hands each to its delegate,

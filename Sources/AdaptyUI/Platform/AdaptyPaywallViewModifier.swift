@@ -1,4 +1,5 @@
 #if (os(iOS) || TOLLGATE_APPLE_GLUE_CHECK) && canImport(SwiftUI) && canImport(UIKit)
+  import Adapty
   import SwiftUI
   import UIKit
 
