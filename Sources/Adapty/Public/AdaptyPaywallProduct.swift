@@ -52,39 +52,71 @@ public struct AdaptyProductDiscount: Sendable, Hashable {
   }
 }
 
-/// A product of a flow (paywall), ready to show and to buy with `makePurchase(product:)`.
-public struct AdaptyPaywallProduct: Sendable {
+/// A product of the store, as the SDK describes it.
+public protocol AdaptyProduct: Sendable {
   /// The store's product id.
-  public let vendorProductId: String
+  var vendorProductId: String { get }
   /// The localized name.
-  public let localizedTitle: String
+  var localizedTitle: String { get }
   /// The localized description.
-  public let localizedDescription: String
+  var localizedDescription: String { get }
   /// The price in `currencyCode`.
-  public let price: Decimal
+  var price: Decimal { get }
   /// The price formatted for the user's storefront.
-  public let localizedPrice: String?
+  var localizedPrice: String? { get }
   /// ISO 4217.
-  public let currencyCode: String?
+  var currencyCode: String? { get }
   /// The billing period of a subscription.
-  public let subscriptionPeriod: AdaptySubscriptionPeriod?
-  /// The flow variation that offers it: a purchase is attributed to it.
-  public let variationId: String
-  /// The flow's name.
-  public let paywallName: String
-  /// The A/B test the flow belongs to, if any.
-  public let paywallABTestName: String?
-  /// The placement the flow was resolved for.
-  public let placementId: String
-  /// The store's product.
-  public let storeProduct: AdaptyStoreProduct
+  var subscriptionPeriod: AdaptySubscriptionPeriod? { get }
+}
 
+/// A product of a flow (paywall), before its offer is known: what `didSelectProduct` reports.
+public protocol AdaptyPaywallProductWithoutDeterminingOffer: AdaptyProduct {
+  /// The flow variation that offers it: a purchase is attributed to it.
+  var variationId: String { get }
+  /// The flow's name.
+  var paywallName: String { get }
+  /// The A/B test the flow belongs to, if any.
+  var paywallABTestName: String? { get }
+  /// The placement the flow was resolved for.
+  var placementId: String { get }
+  /// Its position among the flow's products.
+  var paywallProductIndex: Int { get }
+}
+
+/// A product of a flow (paywall), ready to show and to buy with `makePurchase(product:)`. A
+/// protocol, as in Adapty 3.x: apps may write `any AdaptyPaywallProduct`.
+public protocol AdaptyPaywallProduct: AdaptyPaywallProductWithoutDeterminingOffer {
+  /// The store's product.
+  var storeProduct: AdaptyStoreProduct { get }
+  /// The introductory offer, if the subscription has one.
+  var introductoryDiscount: AdaptyProductDiscount? { get }
+}
+
+extension AdaptyPaywallProduct {
   /// The flow's name (4.x name).
   public var flowName: String { paywallName }
-  /// The introductory offer, if the subscription has one.
-  public var introductoryDiscount: AdaptyProductDiscount? { storeProduct.introductoryDiscount }
+}
 
-  init(_ product: AdaptyStoreProduct, flow: AdaptyFlow) {
+/// The SDK's flow product: a store product offered by one flow.
+struct FlowProduct: AdaptyPaywallProduct {
+  let vendorProductId: String
+  let localizedTitle: String
+  let localizedDescription: String
+  let price: Decimal
+  let localizedPrice: String?
+  let currencyCode: String?
+  let subscriptionPeriod: AdaptySubscriptionPeriod?
+  let variationId: String
+  let paywallName: String
+  let paywallABTestName: String?
+  let placementId: String
+  let paywallProductIndex: Int
+  let storeProduct: AdaptyStoreProduct
+
+  var introductoryDiscount: AdaptyProductDiscount? { storeProduct.introductoryDiscount }
+
+  init(_ product: AdaptyStoreProduct, flow: AdaptyFlow, index: Int) {
     vendorProductId = product.id
     localizedTitle = product.displayName
     localizedDescription = product.description
@@ -96,6 +128,7 @@ public struct AdaptyPaywallProduct: Sendable {
     paywallName = flow.name
     paywallABTestName = flow.placement.abTestName
     placementId = flow.placement.id
+    paywallProductIndex = index
     storeProduct = product
   }
 }

@@ -113,7 +113,9 @@ actor PurchaseManager {
       throw Self.adaptyError(error, .productRequestFailed, "The App Store did not answer for products")
     }
     let byId = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-    let products = flow.vendorProductIds.compactMap { byId[$0] }.map { AdaptyPaywallProduct($0, flow: flow) }
+    let products = flow.vendorProductIds.compactMap { byId[$0] }.enumerated().map {
+      FlowProduct($0.element, flow: flow, index: $0.offset) as AdaptyPaywallProduct
+    }
     let missing = flow.vendorProductIds.filter { byId[$0] == nil }
     if !missing.isEmpty { Log.warn("products unknown to the App Store: \(missing.joined(separator: ", "))") }
     guard !products.isEmpty else {

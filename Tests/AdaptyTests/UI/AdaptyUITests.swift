@@ -31,7 +31,7 @@ struct AdaptyUITests {
       AdaptyStoreProduct(
         id: "pro_monthly", displayName: "Pro Monthly", description: "", price: Decimal(string: "6.99")!,
         displayPrice: "$6.99", currencyCode: "USD", subscriptionPeriod: .init(unit: .month, numberOfUnits: 1)),
-    ].map { AdaptyPaywallProduct($0, flow: flow) }
+    ].enumerated().map { FlowProduct($0.element, flow: flow, index: $0.offset) }
   }
 
   /// What the fake SDK was asked to do.
