@@ -32,18 +32,15 @@ public enum AdaptyUI {
     }
   }
 
-  /// Where a link opens.
-  public enum WebPresentation: Sendable, Hashable {
-    case externalBrowser
-    case inAppBrowser
-  }
+  /// Where a link opens (`AdaptyWebPresentation`).
+  public typealias WebPresentation = AdaptyWebPresentation
 
   /// What the user asked for on the paywall.
   public enum Action: Sendable, Hashable {
     /// The close button.
     case close
     /// A link (terms, privacy).
-    case openURL(url: URL, in: WebPresentation)
+    case openURL(url: URL, in: AdaptyWebPresentation)
     /// A button with an action of the app's own.
     case custom(id: String)
   }

@@ -79,10 +79,13 @@ extension AdaptyUI {
     /// file's flow for the placement, never half a document.
     static func drawable(
       _ flow: AdaptyFlow, fallback: (_ placementId: String, _ locale: String?) -> AdaptyFlow?
-    ) throws(AdaptyUIError) -> (
-      AdaptyFlow, PaywallDocument
-    ) {
-      guard let json = flow.paywallDocument else { throw .noPaywallDocument(flowId: flow.id) }
+    ) throws -> (AdaptyFlow, PaywallDocument) {
+      guard let json = flow.paywallDocument else {
+        throw AdaptyError(
+          .wrongParam,
+          "Flow \(flow.id) has no paywall document (hasViewConfiguration is false): draw it from its remote config, "
+            + "or design one in the console's Paywalls page.")
+      }
       func versionOf(_ json: JSONValue) -> Int { json.objectValue?["version"]?.numberValue.map(Int.init) ?? 0 }
       let version = versionOf(json)
       guard version <= PaywallDocument.supportedVersion else {
@@ -92,7 +95,7 @@ extension AdaptyUI {
           Log.warn("paywall document version \(version) is newer than this SDK; showing the fallback file's")
           return (older, try decode(olderJSON))
         }
-        throw .unsupportedDocumentVersion(version)
+        throw AdaptyUIError.unsupportedDocumentVersion(version)
       }
       return (flow, try decode(json))
     }
@@ -101,7 +104,7 @@ extension AdaptyUI {
       do {
         return try WireCoding.decoder.decode(PaywallDocument.self, from: WireCoding.encode(json))
       } catch {
-        throw .invalidDocument("\(error)")
+        throw .wrongComponentType("\(error)")
       }
     }
   }

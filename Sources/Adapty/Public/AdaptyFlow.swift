@@ -61,6 +61,25 @@ public struct AdaptyFlow: Sendable, Hashable, Codable {
   /// The placement id (`placement.id`).
   public var placementId: String { placement.id }
 
+  /// Whether the flow carries a paywall designed in the console, which `AdaptyUI` draws;
+  /// false: draw it yourself from `remoteConfig`.
+  public var hasViewConfiguration: Bool { paywallDocument != nil }
+
+  /// The 3.x name of `id`.
+  public var instanceIdentity: String { id }
+
+  /// The 3.x name of `placement.revision`.
+  @available(*, deprecated, renamed: "placement.revision")
+  public var revision: Int { placement.revision }
+
+  /// The 3.x name of `placement.abTestName`.
+  @available(*, deprecated, renamed: "placement.abTestName")
+  public var abTestName: String? { placement.abTestName }
+
+  /// The 3.x name of `placement.audienceName`.
+  @available(*, deprecated, renamed: "placement.audienceName")
+  public var audienceName: String { placement.audienceName }
+
   func with(source: Source) -> AdaptyFlow {
     AdaptyFlow(
       placement: placement, id: id, name: name, variationId: variationId, remoteConfig: remoteConfig,

@@ -168,12 +168,18 @@ struct AdaptyUITests {
     #expect(changed.withLock { $0 } == 1)
   }
 
-  @Test("a flow without a document, or with one newer than the SDK and no fallback, is an AdaptyUIError")
+  @Test(
+    "a flow without a document is AdaptyError wrongParam (as Adapty's); one newer than the SDK with no fallback is AdaptyUIError.unsupportedTemplate (4100)"
+  )
   func undrawable() throws {
     let fallback = FallbackFlows()
-    #expect(throws: AdaptyUIError.noPaywallDocument(flowId: "designed")) {
+    #expect(!Self.flow(document: nil).hasViewConfiguration)
+    let missing = #expect(throws: AdaptyError.self) {
       try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: nil), fallback: fallback.flow)
     }
+    #expect(missing?.adaptyErrorCode == .wrongParam)
+    #expect(AdaptyUIError.unsupportedDocumentVersion(2).errorCode == 4100)
+    #expect(AdaptyUIError.errorDomain == "AdaptyUIErrorDomain")
     let newer = JSONValue.object(["version": .int(2), "whatever": .string("comes next")])
     #expect(throws: AdaptyUIError.unsupportedDocumentVersion(2)) {
       try AdaptyUI.PaywallConfiguration.drawable(Self.flow(document: newer), fallback: fallback.flow)
