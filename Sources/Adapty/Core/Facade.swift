@@ -38,6 +38,7 @@ final class Facade: Sendable {
     }
     guard let task else { throw AdaptyError.activateOnce() }
     if let level = configuration.logLevel { SDKLogger.shared.level = level }
+    AdaptyCallbacks.use(configuration.callbackDispatchQueue)
     let runtime = await task.value
     let streams = guarded.withLock { guarded in
       guarded.state = .active(runtime)

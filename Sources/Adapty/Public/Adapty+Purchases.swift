@@ -19,6 +19,13 @@ extension Adapty {
     try await getFlowProducts(flow: paywall)
   }
 
+  /// The flow's products (4.x name of `getPaywallProducts(paywall:)`).
+  public nonisolated static func getPaywallProducts(flow: AdaptyFlow) async throws(AdaptyError)
+    -> [AdaptyPaywallProduct]
+  {
+    try await getFlowProducts(flow: flow)
+  }
+
   /// Buys a product with the App Store, the profile id as its `appAccountToken`. The
   /// transaction goes to your server, which verifies Apple's signature; only then is it
   /// finished with StoreKit and `.success` returned with the profile whose access levels it

@@ -11,6 +11,7 @@ public struct AdaptyConfiguration: Sendable {
   let logLevel: AdaptyLog.Level?
   let storageDirectory: URL
   let storeMessagesHandling: AdaptyStoreMessagesHandling
+  let callbackDispatchQueue: DispatchQueue?
   let dependencies: Dependencies
 
   /// Starts a configuration with the app's public SDK key (`tg_pub_…`).
@@ -24,6 +25,7 @@ public struct AdaptyConfiguration: Sendable {
     var logLevel: AdaptyLog.Level?
     var storageDirectory: URL?
     var storeMessagesHandling = AdaptyStoreMessagesHandling.auto
+    var callbackDispatchQueue: DispatchQueue?
     var dependencies = Dependencies()
 
     init(apiKey: String) { self.apiKey = apiKey }
@@ -58,12 +60,20 @@ public struct AdaptyConfiguration: Sendable {
       return self
     }
 
+    /// Where the completion handlers of the callback forms run (default: the main queue).
+    @discardableResult
+    public func with(callbackDispatchQueue queue: DispatchQueue) -> Builder {
+      callbackDispatchQueue = queue
+      return self
+    }
+
     /// The finished configuration.
     public func build() -> AdaptyConfiguration {
       AdaptyConfiguration(
         apiKey: apiKey, customerUserId: customerUserId, backendBaseUrl: backendBaseUrl, logLevel: logLevel,
         storageDirectory: storageDirectory ?? StorageLocation.defaultDirectory(),
-        storeMessagesHandling: storeMessagesHandling, dependencies: dependencies)
+        storeMessagesHandling: storeMessagesHandling, callbackDispatchQueue: callbackDispatchQueue,
+        dependencies: dependencies)
     }
   }
 }
