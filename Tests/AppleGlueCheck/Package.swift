@@ -14,6 +14,8 @@ let package = Package(
     .target(name: "UIKit", path: "Stubs/UIKit", swiftSettings: strict),
     .target(name: "SwiftUI", dependencies: ["UIKit"], path: "Stubs/SwiftUI", swiftSettings: strict),
     .target(name: "AdServices", path: "Stubs/AdServices", swiftSettings: strict),
+    .target(name: "AVFoundation", path: "Stubs/AVFoundation", swiftSettings: strict),
+    .target(name: "SafariServices", dependencies: ["UIKit"], path: "Stubs/SafariServices", swiftSettings: strict),
     .target(name: "StoreKit", dependencies: ["UIKit", "SwiftUI"], path: "Stubs/StoreKit", swiftSettings: strict),
     // The real SDK sources (symlinks to the repository's Sources/).
     .target(name: "TollgateAPI", path: "Sources/TollgateAPI", swiftSettings: strict),
@@ -26,13 +28,14 @@ let package = Package(
     ),
     .target(
       name: "AdaptyUI",
-      dependencies: ["Adapty", "TollgateAPI", "StoreKit", "SwiftUI", "UIKit"],
+      dependencies: ["Adapty", "TollgateAPI", "StoreKit", "SwiftUI", "UIKit", "AVFoundation", "SafariServices"],
       path: "Sources/AdaptyUI",
       swiftSettings: strict + [.define("TOLLGATE_APPLE_GLUE_CHECK")]
     ),
     // The seed pages' Apple-only samples, as an app would write them.
     .target(
-      name: "SeedSnippets", dependencies: ["Adapty", "AdaptyUI", "StoreKit", "SwiftUI", "UIKit"], path: "SeedSnippets",
+      name: "SeedSnippets", dependencies: ["Adapty", "AdaptyUI", "StoreKit", "SwiftUI", "UIKit", "AVFoundation"],
+      path: "SeedSnippets",
       swiftSettings: strict),
   ],
   swiftLanguageModes: [.v6]

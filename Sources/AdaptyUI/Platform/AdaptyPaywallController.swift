@@ -3,8 +3,10 @@
   import SwiftUI
   import UIKit
 
-  /// Answers what happens on a paywall presented with `AdaptyPaywallController`. Every method
-  /// has a default: close dismisses, links open in the browser, the rest do nothing.
+  /// Answers what happens on a paywall presented with `AdaptyPaywallController` (Adapty
+  /// 3.x). A purchase's and a restore's outcome must be handled; everything else has a
+  /// default: close dismisses, links open, a purchase that succeeded dismisses, a product load
+  /// that failed is not retried.
   @available(iOS 15.0, *)
   @MainActor
   public protocol AdaptyPaywallControllerDelegate: AnyObject {
@@ -12,10 +14,11 @@
     func paywallControllerDidAppear(_ controller: AdaptyPaywallController)
     /// The paywall left the screen.
     func paywallControllerDidDisappear(_ controller: AdaptyPaywallController)
-    /// The close button or a link.
+    /// The close button, a link, or a button with an action of the app's own.
     func paywallController(_ controller: AdaptyPaywallController, didPerform action: AdaptyUI.Action)
     /// The user picked a product.
-    func paywallController(_ controller: AdaptyPaywallController, didSelectProduct product: AdaptyPaywallProduct)
+    func paywallController(
+      _ controller: AdaptyPaywallController, didSelectProduct product: AdaptyPaywallProductWithoutDeterminingOffer)
     /// The purchase button: `makePurchase` starts.
     func paywallController(_ controller: AdaptyPaywallController, didStartPurchase product: AdaptyPaywallProduct)
     /// `makePurchase` answered (`.userCancelled` when the user closed the App Store sheet).
@@ -33,6 +36,15 @@
     func paywallController(_ controller: AdaptyPaywallController, didFailRestoreWith error: AdaptyError)
     /// The document could not be drawn.
     func paywallController(_ controller: AdaptyPaywallController, didFailRenderingWith error: AdaptyUIError)
+    /// The products could not be loaded; true loads them again (after 2 s).
+    func paywallController(_ controller: AdaptyPaywallController, didFailLoadingProductsWith error: AdaptyError)
+      -> Bool
+    /// Some of the flow's products are unknown to the store.
+    func paywallController(_ controller: AdaptyPaywallController, didPartiallyLoadProducts failedIds: [String])
+    /// A web payment ended. Tollgate's paywalls have no web payments: never called.
+    func paywallController(
+      _ controller: AdaptyPaywallController, didFinishWebPaymentNavigation product: AdaptyPaywallProduct?,
+      error: AdaptyError?)
   }
 
   @available(iOS 15.0, *)
@@ -40,14 +52,11 @@
     public func paywallControllerDidAppear(_ controller: AdaptyPaywallController) {}
     public func paywallControllerDidDisappear(_ controller: AdaptyPaywallController) {}
     public func paywallController(_ controller: AdaptyPaywallController, didPerform action: AdaptyUI.Action) {
-      switch action {
-      case .close: controller.dismiss(animated: true)
-      case .openURL(let url, _): UIApplication.shared.open(url)
-      case .custom: break
-      }
+      PaywallPresentation.perform(action, from: controller)
     }
-    public func paywallController(_ controller: AdaptyPaywallController, didSelectProduct product: AdaptyPaywallProduct)
-    {}
+    public func paywallController(
+      _ controller: AdaptyPaywallController, didSelectProduct product: AdaptyPaywallProductWithoutDeterminingOffer
+    ) {}
     public func paywallController(_ controller: AdaptyPaywallController, didStartPurchase product: AdaptyPaywallProduct)
     {}
     public func paywallController(
@@ -56,33 +65,55 @@
     ) {
       if !purchaseResult.isPurchaseCancelled { controller.dismiss(animated: true) }
     }
-    public func paywallController(
-      _ controller: AdaptyPaywallController, didFailPurchase product: AdaptyPaywallProduct, error: AdaptyError
-    ) {}
     public func paywallControllerDidStartRestore(_ controller: AdaptyPaywallController) {}
-    public func paywallController(_ controller: AdaptyPaywallController, didFinishRestoreWith profile: AdaptyProfile) {}
-    public func paywallController(_ controller: AdaptyPaywallController, didFailRestoreWith error: AdaptyError) {}
     public func paywallController(_ controller: AdaptyPaywallController, didFailRenderingWith error: AdaptyUIError) {}
+    public func paywallController(
+      _ controller: AdaptyPaywallController, didFailLoadingProductsWith error: AdaptyError
+    ) -> Bool { false }
+    public func paywallController(_ controller: AdaptyPaywallController, didPartiallyLoadProducts failedIds: [String]) {
+    }
+    public func paywallController(
+      _ controller: AdaptyPaywallController, didFinishWebPaymentNavigation product: AdaptyPaywallProduct?,
+      error: AdaptyError?
+    ) {}
   }
 
-  /// A paywall designed in the console, as a UIKit view controller to present.
+  /// A paywall designed in the console, as a UIKit view controller to present (full screen).
   @available(iOS 15.0, *)
-  public final class AdaptyPaywallController: UIHostingController<AdaptyPaywallView> {
-    /// The configuration it draws.
-    public let paywallConfiguration: AdaptyUI.PaywallConfiguration
+  public final class AdaptyPaywallController: UIViewController {
+    /// This presentation's id (a new one per controller).
+    public let id = UUID().uuidString
     /// Receives what happens on the paywall.
     public weak var delegate: (any AdaptyPaywallControllerDelegate)?
+    /// The configuration it draws.
+    public let paywallConfiguration: AdaptyUI.PaywallConfiguration
+    /// The placement of the flow it draws.
+    public var paywallPlacementId: String { paywallConfiguration.flow.placement.id }
+    /// The variation of the flow it draws.
+    public var paywallVariationId: String { paywallConfiguration.flow.variationId }
+    private let presentation: PaywallPresentation
 
     init(paywallConfiguration: AdaptyUI.PaywallConfiguration, delegate: any AdaptyPaywallControllerDelegate) {
       self.paywallConfiguration = paywallConfiguration
       self.delegate = delegate
-      let session = PaywallSession(configuration: paywallConfiguration) { _ in }
-      super.init(rootView: AdaptyPaywallView(session: session))
-      session.report = { [weak self] event in self?.deliver(event) }
+      presentation = PaywallPresentation(configuration: paywallConfiguration)
+      super.init(nibName: nil, bundle: nil)
+      modalPresentationStyle = .fullScreen
+      presentation.session.retryLoadingProducts = { [weak self] error in
+        guard let self else { return false }
+        // Without a delegate nobody can be asked: try again, as Adapty does.
+        return self.delegate?.paywallController(self, didFailLoadingProductsWith: error) ?? true
+      }
+      presentation.session.report = { [weak self] event in self?.deliver(event) }
     }
 
     @available(*, unavailable)
-    required init?(coder aDecoder: NSCoder) { nil }
+    required init?(coder: NSCoder) { nil }
+
+    /// Light status bar text, as Adapty's controller.
+    public override var preferredStatusBarStyle: UIStatusBarStyle { .lightContent }
+
+    public override func loadView() { view = presentation.embed(in: self) }
 
     private func deliver(_ event: PaywallEvent) {
       guard let delegate else { return }
@@ -100,13 +131,14 @@
       case .restoreFinished(let profile): delegate.paywallController(self, didFinishRestoreWith: profile)
       case .restoreFailed(let error): delegate.paywallController(self, didFailRestoreWith: error)
       case .renderingFailed(let error): delegate.paywallController(self, didFailRenderingWith: error)
+      case .productsPartiallyLoaded(let ids): delegate.paywallController(self, didPartiallyLoadProducts: ids)
       }
     }
   }
 
   @available(iOS 15.0, *)
   extension AdaptyUI {
-    /// The view controller of a paywall configuration; present it modally.
+    /// The view controller of a paywall configuration; present it (full screen by default).
     @MainActor
     public static func paywallController(
       with paywallConfiguration: PaywallConfiguration, delegate: any AdaptyPaywallControllerDelegate,
@@ -114,14 +146,6 @@
     ) throws -> AdaptyPaywallController {
       guard activation.withLock({ $0 }) else { throw AdaptyUIError.adaptyUINotActivated }
       return AdaptyPaywallController(paywallConfiguration: paywallConfiguration, delegate: delegate)
-    }
-
-    /// The 4.x name of `paywallController(with:delegate:showDebugOverlay:)`.
-    @MainActor
-    public static func flowController(
-      with flowConfiguration: FlowConfiguration, delegate: any AdaptyPaywallControllerDelegate
-    ) throws -> AdaptyPaywallController {
-      try paywallController(with: flowConfiguration, delegate: delegate)
     }
   }
 #endif

@@ -3,179 +3,194 @@
   import SwiftUI
   import UIKit
 
-  /// Draws a resolved paywall: one view per block, in order. Everything it does goes through
-  /// `PaywallSession`; this file only maps the tree to SwiftUI.
-  @available(iOS 15.0, *)
-  public struct AdaptyPaywallView: View {
-    let session: PaywallSession
-    @Environment(\.colorScheme) private var colorScheme
-    /// Bumped by the session after each change, so the body is drawn again.
-    @State private var revision = 0
+  /// The alert item type `showAlertItem` defaults to (no alert).
+  public struct AdaptyIdentifiablePlaceholder: Identifiable {
+    /// Always `placeholder`.
+    public var id: String { "placeholder" }
+  }
 
-    init(session: PaywallSession) {
-      self.session = session
+  /// What the modifiers show while the configuration is nil: a spinner.
+  @available(iOS 15.0, *)
+  @MainActor
+  public struct AdaptyLoadingPlaceholderView: View {
+    /// The spinner.
+    public init() {}
+
+    public var body: some View {
+      ProgressView().frame(maxWidth: .infinity, maxHeight: .infinity)
+    }
+  }
+
+  /// A paywall designed in the console as a SwiftUI view, to embed anywhere (Adapty 3.x).
+  /// The closures are the delegate's events; `showAlertItem` with `showAlertBuilder` shows the
+  /// app's alerts over it.
+  @available(iOS 15.0, *)
+  @MainActor
+  public struct AdaptyPaywallView<AlertItem: Identifiable>: View {
+    @State private var session: PaywallSession
+    @Environment(\.dismiss) private var dismiss
+    private let handlers: PaywallHandlers
+    private let showAlertItem: Binding<AlertItem?>
+    private let showAlertBuilder: ((AlertItem) -> Alert)?
+
+    /// The view of `paywallConfiguration`.
+    public init(
+      paywallConfiguration: AdaptyUI.PaywallConfiguration,
+      didAppear: (() -> Void)? = nil,
+      didDisappear: (() -> Void)? = nil,
+      didPerformAction: ((AdaptyUI.Action) -> Void)? = nil,
+      didSelectProduct: ((AdaptyPaywallProductWithoutDeterminingOffer) -> Void)? = nil,
+      didStartPurchase: ((AdaptyPaywallProduct) -> Void)? = nil,
+      didFinishPurchase: ((AdaptyPaywallProduct, AdaptyPurchaseResult) -> Void)? = nil,
+      didFailPurchase: @escaping (AdaptyPaywallProduct, AdaptyError) -> Void,
+      didFinishWebPaymentNavigation: ((AdaptyPaywallProduct?, AdaptyError?) -> Void)? = nil,
+      didStartRestore: (() -> Void)? = nil,
+      didFinishRestore: @escaping (AdaptyProfile) -> Void,
+      didFailRestore: @escaping (AdaptyError) -> Void,
+      didFailRendering: @escaping (AdaptyUIError) -> Void,
+      didFailLoadingProducts: ((AdaptyError) -> Bool)? = nil,
+      didPartiallyLoadProducts: (([String]) -> Void)? = nil,
+      showAlertItem: Binding<AlertItem?>,
+      showAlertBuilder: ((AlertItem) -> Alert)? = nil
+    ) {
+      let handlers = PaywallHandlers(
+        didAppear: didAppear, didDisappear: didDisappear, didPerformAction: didPerformAction,
+        didSelectProduct: didSelectProduct.map { select in { select($0) } }, didStartPurchase: didStartPurchase,
+        didFinishPurchase: didFinishPurchase, didFailPurchase: didFailPurchase, didStartRestore: didStartRestore,
+        didFinishRestore: didFinishRestore, didFailRestore: didFailRestore, didFailRendering: didFailRendering,
+        didFailLoadingProducts: didFailLoadingProducts, didPartiallyLoadProducts: didPartiallyLoadProducts)
+      self.init(
+        configuration: paywallConfiguration, handlers: handlers, showAlertItem: showAlertItem,
+        showAlertBuilder: showAlertBuilder)
+    }
+
+    init(
+      configuration: AdaptyUI.PaywallConfiguration, handlers: PaywallHandlers, showAlertItem: Binding<AlertItem?>,
+      showAlertBuilder: ((AlertItem) -> Alert)?
+    ) {
+      _session = State(
+        wrappedValue: PaywallSession(configuration: configuration, retryLoadingProducts: handlers.retry) { _ in })
+      self.handlers = handlers
+      self.showAlertItem = showAlertItem
+      self.showAlertBuilder = showAlertBuilder
     }
 
     public var body: some View {
-      let _ = revision
-      let tree = session.resolved(appearance: colorScheme == .dark ? "dark" : "light")
-      ZStack {
-        background(tree)
-        VStack(spacing: 0) {
-          closeRow(tree)
-          ScrollView {
-            VStack(spacing: CGFloat(tree?.spacing ?? 12)) {
-              ForEach(tree?.blocks.indices ?? 0..<0, id: \.self) { index in
-                if let tree { block(tree.blocks[index], in: tree) }
-              }
-            }
-            .padding(CGFloat(tree?.spacing ?? 12))
-          }
-        }
-      }
-      .onAppear {
-        session.onChange = { revision += 1 }
-        session.appeared()
-      }
-      .onDisappear(perform: session.disappeared)
+      let (handlers, dismiss) = (self.handlers, self.dismiss)
+      // Set before the canvas appears, so its first event is delivered.
+      session.report = { event in handlers.handle(event, dismiss: { dismiss() }) }
+      return alerted(PaywallCanvas(session: session))
     }
 
-    /// The close button's row (44 points and a margin of 8, kept while the button waits for its delay, so nothing
-    /// moves when it appears); none without a close button.
-    private func closeRow(_ tree: ResolvedPaywall?) -> AnyView {
-      let position = session.configuration.document.screen.closeButton.position
-      guard position != "none" else { return AnyView(EmptyView()) }
-      let button = Button(action: session.close) {
-        Image(systemName: "xmark.circle.fill").font(.system(size: 28, weight: .regular))
-          .foregroundColor(color(tree, "secondary_text"))
-      }
-      .disabled(!session.isCloseButtonVisible)
-      let visible = AnyView(session.isCloseButtonVisible ? AnyView(button) : AnyView(EmptyView()))
-      return AnyView(
-        HStack {
-          if position == "top_left" {
-            visible
-            Spacer()
-          } else {
-            Spacer()
-            visible
-          }
-        }
-        .frame(height: 44)
-        .padding(8))
+    private func alerted(_ canvas: PaywallCanvas) -> AnyView {
+      guard let showAlertBuilder else { return AnyView(canvas) }
+      return AnyView(canvas.alert(item: showAlertItem, content: showAlertBuilder))
+    }
+  }
+
+  @available(iOS 15.0, *)
+  extension AdaptyPaywallView where AlertItem == AdaptyIdentifiablePlaceholder {
+    /// The view of `paywallConfiguration`, with no alerts of the app's.
+    public init(
+      paywallConfiguration: AdaptyUI.PaywallConfiguration,
+      didAppear: (() -> Void)? = nil,
+      didDisappear: (() -> Void)? = nil,
+      didPerformAction: ((AdaptyUI.Action) -> Void)? = nil,
+      didSelectProduct: ((AdaptyPaywallProductWithoutDeterminingOffer) -> Void)? = nil,
+      didStartPurchase: ((AdaptyPaywallProduct) -> Void)? = nil,
+      didFinishPurchase: ((AdaptyPaywallProduct, AdaptyPurchaseResult) -> Void)? = nil,
+      didFailPurchase: @escaping (AdaptyPaywallProduct, AdaptyError) -> Void,
+      didFinishWebPaymentNavigation: ((AdaptyPaywallProduct?, AdaptyError?) -> Void)? = nil,
+      didStartRestore: (() -> Void)? = nil,
+      didFinishRestore: @escaping (AdaptyProfile) -> Void,
+      didFailRestore: @escaping (AdaptyError) -> Void,
+      didFailRendering: @escaping (AdaptyUIError) -> Void,
+      didFailLoadingProducts: ((AdaptyError) -> Bool)? = nil,
+      didPartiallyLoadProducts: (([String]) -> Void)? = nil
+    ) {
+      self.init(
+        paywallConfiguration: paywallConfiguration, didAppear: didAppear, didDisappear: didDisappear,
+        didPerformAction: didPerformAction, didSelectProduct: didSelectProduct, didStartPurchase: didStartPurchase,
+        didFinishPurchase: didFinishPurchase, didFailPurchase: didFailPurchase,
+        didFinishWebPaymentNavigation: didFinishWebPaymentNavigation, didStartRestore: didStartRestore,
+        didFinishRestore: didFinishRestore, didFailRestore: didFailRestore, didFailRendering: didFailRendering,
+        didFailLoadingProducts: didFailLoadingProducts, didPartiallyLoadProducts: didPartiallyLoadProducts,
+        showAlertItem: .constant(nil))
+    }
+  }
+
+  /// A flow designed in the console as a SwiftUI view (Adapty 4.x's `AdaptyPaywallView`;
+  /// `didReceiveError` was `didFailRendering`). Tollgate's flows run no script:
+  /// `didReceiveAnalyticEvent` is never called.
+  @MainActor
+  public struct AdaptyFlowView<AlertItem: Identifiable>: View {
+    private let paywall: AdaptyPaywallView<AlertItem>
+
+    /// The view of `flowConfiguration`.
+    public init(
+      flowConfiguration: AdaptyUI.FlowConfiguration,
+      didAppear: (() -> Void)? = nil,
+      didDisappear: (() -> Void)? = nil,
+      didPerformAction: ((AdaptyUI.Action) -> Void)? = nil,
+      didSelectProduct: ((AdaptyPaywallProduct) -> Void)? = nil,
+      didStartPurchase: ((AdaptyPaywallProduct) -> Void)? = nil,
+      didFinishPurchase: ((AdaptyPaywallProduct, AdaptyPurchaseResult) -> Void)? = nil,
+      didFailPurchase: @escaping (AdaptyPaywallProduct, AdaptyError) -> Void,
+      didFinishWebPaymentNavigation: ((AdaptyPaywallProduct?, AdaptyError?) -> Void)? = nil,
+      didStartRestore: (() -> Void)? = nil,
+      didFinishRestore: @escaping (AdaptyProfile) -> Void,
+      didFailRestore: @escaping (AdaptyError) -> Void,
+      didReceiveError: @escaping (AdaptyUIError) -> Void,
+      didFailLoadingProducts: ((AdaptyError) -> Bool)? = nil,
+      didPartiallyLoadProducts: (([String]) -> Void)? = nil,
+      didReceiveAnalyticEvent: ((String, [String: any Sendable]) -> Void)? = nil,
+      showAlertItem: Binding<AlertItem?>,
+      showAlertBuilder: ((AlertItem) -> Alert)? = nil
+    ) {
+      let handlers = PaywallHandlers(
+        didAppear: didAppear, didDisappear: didDisappear, didPerformAction: didPerformAction,
+        didSelectProduct: didSelectProduct, didStartPurchase: didStartPurchase, didFinishPurchase: didFinishPurchase,
+        didFailPurchase: didFailPurchase, didStartRestore: didStartRestore, didFinishRestore: didFinishRestore,
+        didFailRestore: didFailRestore, didFailRendering: didReceiveError,
+        didFailLoadingProducts: didFailLoadingProducts, didPartiallyLoadProducts: didPartiallyLoadProducts)
+      paywall = AdaptyPaywallView(
+        configuration: flowConfiguration, handlers: handlers, showAlertItem: showAlertItem,
+        showAlertBuilder: showAlertBuilder)
     }
 
-    private func background(_ tree: ResolvedPaywall?) -> AnyView {
-      if let data = session.image(tree?.background.image), let image = UIImage(data: data) {
-        return AnyView(Image(uiImage: image).resizable().scaledToFill().ignoresSafeArea())
-      }
-      return AnyView(color(tree, tree?.background.color ?? "background").ignoresSafeArea())
-    }
+    public var body: some View { paywall }
+  }
+#endif
 
-    private func block(_ block: ResolvedPaywallBlock, in tree: ResolvedPaywall) -> AnyView {
-      switch block.type {
-      case "image":
-        guard let data = session.image(block.image), let image = UIImage(data: data) else {
-          return AnyView(EmptyView())
-        }
-        return AnyView(
-          Image(uiImage: image).resizable().scaledToFill().frame(height: CGFloat(block.height ?? 180)).clipped()
-            .cornerRadius(CGFloat(tree.cornerRadius)))
-      case "features":
-        return AnyView(
-          VStack(alignment: .leading, spacing: 8) {
-            ForEach((block.features ?? []).indices, id: \.self) { index in
-              HStack(spacing: 12) {
-                Image(systemName: block.features![index].icon).foregroundColor(color(tree, "accent"))
-                text(block.features![index].text, style: "body", role: "text", in: tree)
-                Spacer()
-              }
-            }
-          })
-      case "products":
-        return AnyView(
-          VStack(spacing: 8) {
-            ForEach((block.products ?? []).indices, id: \.self) { index in
-              product(block.products![index], in: tree)
-            }
-          })
-      case "purchase_button":
-        return AnyView(
-          Button {
-            Task { await session.purchase() }
-          } label: {
-            text(block.text ?? "", style: "body", role: "on_accent", in: tree).frame(maxWidth: .infinity).padding(16)
-              .background(color(tree, "accent")).cornerRadius(CGFloat(tree.cornerRadius))
-          }
-          .disabled(session.isPurchasing || session.isRestoring))
-      case "restore_button":
-        return AnyView(
-          Button {
-            Task { await session.restore() }
-          } label: {
-            text(block.text ?? "", style: "caption", role: "secondary_text", in: tree)
-          }
-          .disabled(session.isPurchasing || session.isRestoring))
-      case "legal":
-        return AnyView(
-          HStack(spacing: 16) {
-            ForEach((block.links ?? []).indices, id: \.self) { index in
-              Button {
-                session.open(block.links![index].url)
-              } label: {
-                text(block.links![index].title, style: "caption", role: "secondary_text", in: tree)
-              }
-            }
-          })
-      case "footer":
-        return AnyView(text(block.text ?? "", style: "caption", role: "secondary_text", in: tree))
-      default:
-        return AnyView(
-          text(
-            block.text ?? "", style: block.style ?? "body", role: block.type == "subtitle" ? "secondary_text" : "text",
-            in: tree))
-      }
-    }
-
-    private func product(_ product: ResolvedPaywallBlock.Product, in tree: ResolvedPaywall) -> some View {
-      Button {
-        session.select(product.id)
-      } label: {
-        VStack(alignment: .leading, spacing: 4) {
-          HStack {
-            text(product.title, style: "body", role: "text", in: tree)
-            Spacer()
-            if let badge = product.badge {
-              text(badge, style: "caption", role: "on_accent", in: tree).padding(4).background(color(tree, "accent"))
-                .cornerRadius(4)
-            }
-          }
-          text(product.detail, style: "caption", role: "secondary_text", in: tree)
-        }
-        .padding(12)
-        .background(color(tree, product.selected ? "card" : "background"))
-        .cornerRadius(CGFloat(tree.cornerRadius))
-      }
-    }
-
-    private func text(_ text: String, style: String, role: String, in tree: ResolvedPaywall) -> some View {
-      let textStyle = tree.textStyles[style]
-      return Text(text).font(.system(size: CGFloat(textStyle?.size ?? 17), weight: weight(textStyle?.weight)))
-        .foregroundColor(color(tree, role))
-    }
-
-    private func weight(_ name: String?) -> Font.Weight {
-      switch name {
-      case "medium": .medium
-      case "semibold": .semibold
-      case "bold": .bold
-      default: .regular
-      }
-    }
-
-    private func color(_ tree: ResolvedPaywall?, _ role: String) -> Color {
-      guard let rgb = tree?.rgb(role) else { return Color(red: 0.5, green: 0.5, blue: 0.5, opacity: 1) }
-      return Color(red: rgb.red, green: rgb.green, blue: rgb.blue, opacity: 1)
+#if (os(iOS) || TOLLGATE_APPLE_GLUE_CHECK) && canImport(SwiftUI) && canImport(UIKit)
+  extension AdaptyFlowView where AlertItem == AdaptyIdentifiablePlaceholder {
+    /// The view of `flowConfiguration`, with no alerts of the app's.
+    public init(
+      flowConfiguration: AdaptyUI.FlowConfiguration,
+      didAppear: (() -> Void)? = nil,
+      didDisappear: (() -> Void)? = nil,
+      didPerformAction: ((AdaptyUI.Action) -> Void)? = nil,
+      didSelectProduct: ((AdaptyPaywallProduct) -> Void)? = nil,
+      didStartPurchase: ((AdaptyPaywallProduct) -> Void)? = nil,
+      didFinishPurchase: ((AdaptyPaywallProduct, AdaptyPurchaseResult) -> Void)? = nil,
+      didFailPurchase: @escaping (AdaptyPaywallProduct, AdaptyError) -> Void,
+      didFinishWebPaymentNavigation: ((AdaptyPaywallProduct?, AdaptyError?) -> Void)? = nil,
+      didStartRestore: (() -> Void)? = nil,
+      didFinishRestore: @escaping (AdaptyProfile) -> Void,
+      didFailRestore: @escaping (AdaptyError) -> Void,
+      didReceiveError: @escaping (AdaptyUIError) -> Void,
+      didFailLoadingProducts: ((AdaptyError) -> Bool)? = nil,
+      didPartiallyLoadProducts: (([String]) -> Void)? = nil,
+      didReceiveAnalyticEvent: ((String, [String: any Sendable]) -> Void)? = nil
+    ) {
+      self.init(
+        flowConfiguration: flowConfiguration, didAppear: didAppear, didDisappear: didDisappear,
+        didPerformAction: didPerformAction, didSelectProduct: didSelectProduct, didStartPurchase: didStartPurchase,
+        didFinishPurchase: didFinishPurchase, didFailPurchase: didFailPurchase,
+        didFinishWebPaymentNavigation: didFinishWebPaymentNavigation, didStartRestore: didStartRestore,
+        didFinishRestore: didFinishRestore, didFailRestore: didFailRestore, didReceiveError: didReceiveError,
+        didFailLoadingProducts: didFailLoadingProducts, didPartiallyLoadProducts: didPartiallyLoadProducts,
+        didReceiveAnalyticEvent: didReceiveAnalyticEvent, showAlertItem: .constant(nil))
     }
   }
 #endif

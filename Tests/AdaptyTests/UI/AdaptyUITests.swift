@@ -42,9 +42,22 @@ struct AdaptyUITests {
     /// The session's events, described.
     let events = Mutex<[String]>([])
     let outcome = Mutex<Result<Bool, AdaptyError>>(.success(true))
+    /// What each product load answers, in turn (the flow's products once they run out).
+    let productLoads = Mutex<[Result<[String], AdaptyError>]>([])
+    let loadCount = Mutex(0)
 
     var commerce: PaywallCommerce {
       PaywallCommerce(
+        products: { flow throws(AdaptyError) in
+          self.loadCount.withLock { $0 += 1 }
+          let next = self.productLoads.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+          let all = AdaptyUITests.products(for: flow)
+          switch next {
+          case nil: return all
+          case .success(let ids)?: return all.filter { ids.contains($0.vendorProductId) }
+          case .failure(let error)?: throw error
+          }
+        },
         purchase: { product throws(AdaptyError) in
           self.purchases.withLock { $0.append((product.vendorProductId, product.variationId)) }
           switch self.outcome.withLock({ $0 }) {
@@ -67,14 +80,152 @@ struct AdaptyUITests {
 
   @MainActor
   static func session(
-    _ harness: Harness, runtime: AdaptyRuntime, calls: Calls, document: JSONValue? = nil
+    _ harness: Harness, runtime: AdaptyRuntime, calls: Calls, document: JSONValue? = nil,
+    loadsProducts: Bool = false, observer: (any AdaptyObserverModeResolver)? = nil,
+    retry: @escaping (AdaptyError) -> Bool = { _ in false }
   ) async throws -> PaywallSession {
     let flow = flow(document: try document ?? PaywallDocumentFlowTests.document())
     let configuration = try await AdaptyUI.PaywallConfiguration.load(
-      flow: flow, products: products(for: flow), loadTimeout: 1, host: AdaptyUIHost(runtime), commerce: calls.commerce)
-    return PaywallSession(configuration: configuration) { event in
+      flow: flow, products: loadsProducts ? nil : products(for: flow), loadTimeout: 1, host: AdaptyUIHost(runtime),
+      commerce: calls.commerce, resolvers: .init(observerMode: observer))
+    return PaywallSession(configuration: configuration, retryLoadingProducts: retry) { event in
       calls.events.withLock { $0.append("\(event)") }
     }
+  }
+
+  @Test("products that fail to load are reported on appear; a handler that says yes gets them loaded again, 2 s later")
+  @MainActor
+  func productsFailure() async throws {
+    let harness = Harness()
+    harness.transport.respond { _ in HTTPResponse(status: 503) }
+    let runtime = await harness.launch()
+    defer { Task { await runtime.shutdown() } }
+    let calls = Calls()
+    let failure = AdaptyError(.productRequestFailed, "The App Store did not answer for products")
+    calls.productLoads.withLock { $0 = [.failure(failure), .failure(failure)] }
+    let asked = Mutex(0)
+    let session = try await Self.session(
+      harness, runtime: runtime, calls: calls, loadsProducts: true,
+      retry: { error in
+        #expect(error.adaptyErrorCode == .productRequestFailed)
+        return asked.withLock {
+          $0 += 1; return $0 < 3
+        }
+      })
+    #expect(session.productsError != nil && session.products.all.isEmpty)
+    #expect(session.resolved(appearance: "light") != nil, "a paywall without products still draws")
+    session.appeared()
+    #expect(asked.withLock { $0 } == 1)
+    // The second load fails too: asked again; the third (the flow's products) succeeds.
+    #expect(await eventually { harness.clock.sleptDurations.contains(PaywallSession.productsRetryDelay) })
+    harness.clock.advance(by: 2)
+    await session.productsReload?.value
+    #expect(await eventually { asked.withLock { $0 } == 2 })
+    await harness.clock.sleepers(atLeast: 1)
+    harness.clock.advance(by: 2)
+    #expect(await eventually { session.productsError == nil })
+    #expect(session.products.all.map(\.vendorProductId) == ["pro_annual", "pro_monthly"])
+    #expect(calls.loadCount.withLock { $0 } == 3)
+  }
+
+  @Test("a handler that says no leaves the products failed: nothing is loaded again")
+  @MainActor
+  func productsFailureNoRetry() async throws {
+    let harness = Harness()
+    harness.transport.respond { _ in HTTPResponse(status: 503) }
+    let runtime = await harness.launch()
+    defer { Task { await runtime.shutdown() } }
+    let calls = Calls()
+    calls.productLoads.withLock { $0 = [.failure(AdaptyError(.productRequestFailed, "down"))] }
+    let session = try await Self.session(harness, runtime: runtime, calls: calls, loadsProducts: true)
+    session.appeared()
+    #expect(session.productsReload == nil && calls.loadCount.withLock { $0 } == 1)
+    await session.purchase()
+    #expect(calls.purchases.withLock { $0.isEmpty }, "no product, no purchase")
+  }
+
+  @Test("a partial load names the product ids the store did not know, once")
+  @MainActor
+  func partialProducts() async throws {
+    let harness = Harness()
+    harness.transport.respond { _ in HTTPResponse(status: 503) }
+    let runtime = await harness.launch()
+    defer { Task { await runtime.shutdown() } }
+    let calls = Calls()
+    calls.productLoads.withLock { $0 = [.success(["pro_annual"])] }
+    let session = try await Self.session(harness, runtime: runtime, calls: calls, loadsProducts: true)
+    session.appeared()
+    session.appeared()
+    #expect(
+      calls.events.withLock { $0.filter { $0.hasPrefix("products") } } == [
+        "products partially loaded, missing pro_monthly"
+      ])
+  }
+
+  /// An app that buys and restores with its own code.
+  final class Observer: AdaptyObserverModeResolver {
+    let calls = Mutex<[String]>([])
+    let finish = Mutex<(@MainActor @Sendable () -> Void)?>(nil)
+
+    func observerMode(
+      didInitiatePurchase product: AdaptyPaywallProduct, onStartPurchase: @MainActor @Sendable @escaping () -> Void,
+      onFinishPurchase: @MainActor @Sendable @escaping () -> Void
+    ) {
+      calls.withLock { $0.append("buy \(product.vendorProductId) \(product.variationId)") }
+      Task { @MainActor in onStartPurchase() }
+      finish.withLock { $0 = onFinishPurchase }
+    }
+
+    func observerModeDidInitiateRestorePurchases(
+      onStartRestore: @MainActor @Sendable @escaping () -> Void,
+      onFinishRestore: @MainActor @Sendable @escaping () -> Void
+    ) {
+      calls.withLock { $0.append("restore") }
+      Task { @MainActor in
+        onStartRestore()
+        onFinishRestore()
+      }
+    }
+  }
+
+  @Test(
+    "observer mode: the buttons call the app's code, never makePurchase or restorePurchases; progress between its callbacks"
+  )
+  @MainActor
+  func observerMode() async throws {
+    let harness = Harness()
+    harness.transport.respond { _ in HTTPResponse(status: 503) }
+    let runtime = await harness.launch()
+    defer { Task { await runtime.shutdown() } }
+    let calls = Calls()
+    let observer = Observer()
+    let session = try await Self.session(harness, runtime: runtime, calls: calls, observer: observer)
+    _ = session.resolved(appearance: "light")
+    await session.purchase()
+    #expect(await eventually { session.isPurchasing })
+    let finish = try #require(observer.finish.withLock { $0 })
+    finish()
+    #expect(!session.isPurchasing)
+    await session.restore()
+    #expect(await eventually { observer.calls.withLock { $0.count } == 2 })
+    #expect(observer.calls.withLock { $0 } == ["buy pro_annual onboarding:default:designed", "restore"])
+    #expect(calls.purchases.withLock { $0.isEmpty })
+    #expect(!calls.events.withLock { $0 }.contains { $0.hasPrefix("purchase") || $0.hasPrefix("restore") })
+  }
+
+  @Test("a link opens as the document says: in the app, or by default in the browser")
+  @MainActor
+  func linkPresentation() async throws {
+    let harness = Harness()
+    harness.transport.respond { _ in HTTPResponse(status: 503) }
+    let runtime = await harness.launch()
+    defer { Task { await runtime.shutdown() } }
+    let calls = Calls()
+    let session = try await Self.session(harness, runtime: runtime, calls: calls)
+    session.open("https://example.com/terms")
+    session.open("https://example.com/privacy", presentation: "in_app")
+    #expect(
+      calls.events.withLock { $0 } == ["open https://example.com/terms", "open https://example.com/privacy in app"])
   }
 
   @Test("the session resolves the document with the store's prices, selects, and buys with the flow's variation")

@@ -22,6 +22,14 @@ final class PaywallPresenter: AdaptyPaywallControllerDelegate {
     if purchaseResult.isPurchaseSuccess { controller.dismiss(animated: true) }
   }
 
+  func paywallController(
+    _ controller: AdaptyPaywallController, didFailPurchase product: AdaptyPaywallProduct, error: AdaptyError
+  ) { print(error) }
+
+  func paywallController(_ controller: AdaptyPaywallController, didFinishRestoreWith profile: AdaptyProfile) {}
+
+  func paywallController(_ controller: AdaptyPaywallController, didFailRestoreWith error: AdaptyError) {}
+
   func paywallController(_ controller: AdaptyPaywallController, didFailRenderingWith error: AdaptyUIError) {
     controller.dismiss(animated: true)
   }

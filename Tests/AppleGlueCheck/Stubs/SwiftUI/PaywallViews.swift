@@ -477,3 +477,88 @@ open class UIHostingController<Content: View>: UIViewController {
     set { fatalError() }
   }
 }
+
+// MARK: - Values of the app's own assets and the SwiftUI presentation of AdaptyUI
+
+/// Mirrors https://developer.apple.com/documentation/swiftui/gradient (`@frozen struct Gradient`).
+@available(iOS 13.0, macOS 10.15, *)
+public struct Gradient: Hashable, Sendable {
+  /// Mirrors https://developer.apple.com/documentation/swiftui/gradient/init(colors:)
+  public init(colors: [Color]) { fatalError() }
+}
+
+/// Mirrors https://developer.apple.com/documentation/swiftui/unitpoint (`@frozen struct UnitPoint`).
+@available(iOS 13.0, macOS 10.15, *)
+public struct UnitPoint: Hashable, Sendable {
+  /// Mirrors https://developer.apple.com/documentation/swiftui/unitpoint/top
+  public static let top = UnitPoint()
+  /// Mirrors https://developer.apple.com/documentation/swiftui/unitpoint/bottom
+  public static let bottom = UnitPoint()
+  /// Mirrors https://developer.apple.com/documentation/swiftui/unitpoint/center
+  public static let center = UnitPoint()
+  init() {}
+}
+
+/// Mirrors https://developer.apple.com/documentation/swiftui/angle (`@frozen struct Angle`).
+@available(iOS 13.0, macOS 10.15, *)
+public struct Angle: Hashable, Sendable {
+  /// Mirrors https://developer.apple.com/documentation/swiftui/angle/zero
+  public static let zero = Angle()
+  init() {}
+}
+
+/// Mirrors https://developer.apple.com/documentation/swiftui/progressview
+/// (`struct ProgressView<Label, CurrentValueLabel> where Label : View, CurrentValueLabel : View`,
+/// iOS 14.0+); only the indeterminate spinner.
+@available(iOS 14.0, macOS 11.0, *)
+public struct ProgressView: View {
+  /// Mirrors https://developer.apple.com/documentation/swiftui/progressview/init()
+  public init() { fatalError() }
+  public typealias Body = Never
+  public var body: Never { fatalError() }
+}
+
+/// Mirrors https://developer.apple.com/documentation/swiftui/alert (`struct Alert`, iOS 13.0+).
+@available(iOS 13.0, macOS 10.15, *)
+public struct Alert {
+  /// Mirrors https://developer.apple.com/documentation/swiftui/alert/init(title:message:dismissbutton:)
+  public init(title: Text, message: Text? = nil, dismissButton: Alert.Button? = nil) { fatalError() }
+  /// Mirrors https://developer.apple.com/documentation/swiftui/alert/button
+  public struct Button {
+    /// Mirrors https://developer.apple.com/documentation/swiftui/alert/button/default(_:action:)
+    public static func `default`(_ label: Text, action: (() -> Void)? = {}) -> Alert.Button { fatalError() }
+  }
+}
+
+@available(iOS 13.0, macOS 10.15, *)
+extension View {
+  /// Mirrors https://developer.apple.com/documentation/swiftui/view/alert(item:content:)
+  /// (`func alert<Item>(item: Binding<Item?>, content: (Item) -> Alert) -> some View where Item : Identifiable`).
+  public nonisolated func alert<Item: Identifiable>(item: Binding<Item?>, content: @escaping (Item) -> Alert)
+    -> some View
+  { Unimplemented() }
+}
+
+@available(iOS 13.0, macOS 10.15, *)
+extension Binding {
+  /// Mirrors https://developer.apple.com/documentation/swiftui/binding/constant(_:)
+  /// (`static func constant(_ value: Value) -> Binding<Value>`).
+  public static func constant(_ value: Value) -> Binding<Value> { fatalError() }
+}
+
+/// Mirrors https://developer.apple.com/documentation/swiftui/dismissaction
+/// (`@MainActor @preconcurrency struct DismissAction`, iOS 15.0+).
+@available(iOS 15.0, macOS 12.0, *)
+@MainActor
+@preconcurrency
+public struct DismissAction {
+  /// Mirrors https://developer.apple.com/documentation/swiftui/dismissaction/callasfunction()
+  public func callAsFunction() { fatalError() }
+}
+
+@available(iOS 15.0, macOS 12.0, *)
+extension EnvironmentValues {
+  /// Mirrors https://developer.apple.com/documentation/swiftui/environmentvalues/dismiss
+  /// (`var dismiss: DismissAction { get }`, iOS 15.0+).
+  public var dismiss: DismissAction { fatalError() }
+}

@@ -59,7 +59,74 @@ open class UIViewController: UIResponder {
   /// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller/dismiss(animated:completion:)
   /// (`func dismiss(animated flag: Bool, completion: (() -> Void)? = nil)`).
   open func dismiss(animated flag: Bool, completion: (() -> Void)? = nil) { fatalError() }
+
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller/init(nibname:bundle:)
+  /// (`init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?)`).
+  public init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) { fatalError() }
+
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller/init(coder:)
+  /// (`init?(coder: NSCoder)`).
+  public required init?(coder: NSCoder) { fatalError() }
+
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller/loadview()
+  open func loadView() { fatalError() }
+
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller/addchild(_:)
+  /// (`func addChild(_ childController: UIViewController)`, iOS 5.0+).
+  open func addChild(_ childController: UIViewController) { fatalError() }
+
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller/didmove(toparent:)
+  /// (`func didMove(toParent parent: UIViewController?)`, iOS 5.0+).
+  open func didMove(toParent parent: UIViewController?) { fatalError() }
+
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller/present(_:animated:completion:)
+  /// (`func present(_ viewControllerToPresent: UIViewController, animated flag: Bool,
+  /// completion: (() -> Void)? = nil)`, iOS 5.0+).
+  open func present(
+    _ viewControllerToPresent: UIViewController, animated flag: Bool, completion: (() -> Void)? = nil
+  ) { fatalError() }
+
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller/modalpresentationstyle
+  /// (`var modalPresentationStyle: UIModalPresentationStyle { get set }`, iOS 3.2+).
+  open var modalPresentationStyle: UIModalPresentationStyle {
+    get { fatalError() }
+    set { fatalError() }
+  }
+
+  /// Mirrors https://developer.apple.com/documentation/uikit/uiviewcontroller/preferredstatusbarstyle
+  /// (`var preferredStatusBarStyle: UIStatusBarStyle { get }`, iOS 7.0+).
+  open var preferredStatusBarStyle: UIStatusBarStyle { fatalError() }
 }
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uimodalpresentationstyle
+/// (`enum UIModalPresentationStyle : Int, @unchecked Sendable`, iOS 3.2+; the cases used).
+@available(iOS 3.2, macCatalyst 13.1, *)
+public enum UIModalPresentationStyle: Int, @unchecked Sendable {
+  case fullScreen = 0
+  case pageSheet = 1
+  case formSheet = 2
+  case overFullScreen = 5
+  case automatic = -2
+}
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uistatusbarstyle
+/// (`enum UIStatusBarStyle : Int, @unchecked Sendable`, iOS 2.0+).
+@available(iOS 2.0, macCatalyst 13.1, *)
+public enum UIStatusBarStyle: Int, @unchecked Sendable {
+  case `default` = 0
+  case lightContent = 1
+  case darkContent = 3
+}
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uicolor
+/// (`class UIColor : NSObject`, iOS 2.0+; Sendable since iOS 17 SDK).
+@available(iOS 2.0, macCatalyst 13.1, *)
+open class UIColor: NSObject, @unchecked Sendable {}
+
+/// Mirrors https://developer.apple.com/documentation/uikit/uifont
+/// (`class UIFont : NSObject`, iOS 2.0+; Sendable since iOS 17 SDK).
+@available(iOS 2.0, macCatalyst 13.1, *)
+open class UIFont: NSObject, @unchecked Sendable {}
 
 /// Mirrors https://developer.apple.com/documentation/uikit/uiimage
 /// (`class UIImage : NSObject`, iOS 2.0+).
