@@ -37,6 +37,13 @@ let package = Package(
       name: "SeedSnippets", dependencies: ["Adapty", "AdaptyUI", "StoreKit", "SwiftUI", "UIKit", "AVFoundation"],
       path: "SeedSnippets",
       swiftSettings: strict),
+    // App code as written from Adapty's AdaptyUI documentation (3.x and 4.x names). Apps
+    // written for Adapty 3.x call the 3.x names, which Tollgate keeps as deprecated aliases:
+    // those warnings stay warnings, every other one fails.
+    .target(
+      name: "AdaptyAppSamples", dependencies: ["Adapty", "AdaptyUI", "SwiftUI", "UIKit"], path: "AppSamples",
+      exclude: ["README.md"],
+      swiftSettings: [.unsafeFlags(["-warnings-as-errors", "-Wwarning", "DeprecatedDeclaration"])]),
   ],
   swiftLanguageModes: [.v6]
 )
