@@ -291,3 +291,35 @@ extension EndToEndTests {
     }.reduce(0) { $0 + (Int($1.split(separator: " ").last ?? "") ?? 0) }
   }
 }
+
+extension EndToEndTests {
+  @Test(
+    "observer mode: the SDK buys nothing, listens to no updates, finishes nothing; what the app reports reaches the server with its variation"
+  )
+  func observerMode() async throws {
+    let live = try LiveServer()
+    defer { live.stop() }
+    let store = FakeStoreKit(signer: live.signer)
+    try await Adapty.activate(with: live.builder(store: store).with(observerMode: true).build())
+    let products = try await standardProducts()
+    do {
+      _ = try await Adapty.makePurchase(product: products[0])
+      Issue.record("makePurchase must refuse in observer mode")
+    } catch {
+      #expect(error.adaptyErrorCode == .cantMakePayments)
+    }
+    #expect(!store.listensToUpdates, "the app's own code listens to Transaction.updates")
+    // The app bought with its own StoreKit code and reports it.
+    let profileId = try await Adapty.getProfile().profileId
+    let bought = try store.makeTransaction(productId: "pro_monthly", token: UUID(uuidString: profileId))
+    try await Adapty.reportTransaction(bought, withVariationId: products[0].variationId)
+    let profile = try await Adapty.getProfile()
+    #expect(profile.accessLevels["premium"]?.isActive == true)
+    let stored = try live.store.transactions(appId: live.keys.app.id, profileId: profileId)
+    #expect(stored.map(\.creditedVariationId) == [products[0].variationId])
+    await (try Facade.shared.runtime()).purchases.drained()
+    #expect(store.finished.isEmpty, "the app finishes its own transactions")
+    #expect(await (try Facade.shared.runtime()).purchases.pendingCount == 0)
+    await quitApp()
+  }
+}

@@ -108,6 +108,9 @@ public final class FakeStoreKit: AdaptyPurchaseSource {
     state.withLock { $0.updates.append(deliver) }
   }
 
+  /// Whether the SDK listens to the transaction updates.
+  public var listensToUpdates: Bool { state.withLock { !$0.updates.isEmpty } }
+
   /// A transaction made elsewhere (a renewal, another device, Ask to Buy approved).
   public func deliverUpdate(_ transaction: AdaptyStoreTransaction) async {
     for deliver in state.withLock({ $0.updates }) { await deliver(transaction) }

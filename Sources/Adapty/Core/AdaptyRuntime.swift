@@ -67,7 +67,7 @@ final class AdaptyRuntime: Sendable {
     events = EventQueue(store: store, client: client, clock: clock)
     purchases = PurchaseManager(
       source: dependencies.purchaseSource ?? PurchaseSources.platformDefault, client: client, profiles: profiles,
-      store: store, clock: clock)
+      store: store, clock: clock, observerMode: configuration.observerMode)
     if let provider = dependencies.resolvedTokenProvider {
       attribution = AttributionCollector(
         provider: provider, client: client, profiles: profiles, store: store, clock: clock, races: races)

@@ -65,12 +65,24 @@ extension Adapty {
     AdaptyCallbacks.run(completion) { () async throws(AdaptyError) in try await activate(with: configuration) }
   }
 
-  /// `activate(_:customerUserId:)` with a completion handler.
+  /// `activate(_:observerMode:customerUserId:)` with a completion handler.
   public nonisolated static func activate(
-    _ apiKey: String, customerUserId: String? = nil, _ completion: AdaptyErrorCompletion? = nil
+    _ apiKey: String, observerMode: Bool = false, customerUserId: String? = nil,
+    _ completion: AdaptyErrorCompletion? = nil
   ) {
     activate(
-      with: AdaptyConfiguration.builder(withAPIKey: apiKey).with(customerUserId: customerUserId).build(), completion)
+      with: AdaptyConfiguration.builder(withAPIKey: apiKey).with(observerMode: observerMode)
+        .with(customerUserId: customerUserId).build(), completion)
+  }
+
+  /// `reportTransaction(_:withVariationId:)` with a completion handler.
+  public nonisolated static func reportTransaction(
+    _ transaction: AdaptyStoreTransaction, withVariationId variationId: String? = nil,
+    _ completion: AdaptyErrorCompletion? = nil
+  ) {
+    AdaptyCallbacks.run(completion) { () async throws(AdaptyError) in
+      try await reportTransaction(transaction, withVariationId: variationId)
+    }
   }
 
   /// `getProfile()` with a completion handler.

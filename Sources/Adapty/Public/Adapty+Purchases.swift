@@ -40,6 +40,17 @@ extension Adapty {
     return try await runtime.purchases.purchase(product)
   }
 
+  /// A transaction the app made with its own StoreKit code (observer mode): sent to your
+  /// server, durably and retried like a purchase, credited to `variationId` (the flow that
+  /// sold it, when one did). The app finishes it; the SDK never does in observer mode. On
+  /// Apple platforms pass StoreKit's `VerificationResult<Transaction>` or `Transaction`.
+  public nonisolated static func reportTransaction(
+    _ transaction: AdaptyStoreTransaction, withVariationId variationId: String? = nil
+  ) async throws(AdaptyError) {
+    let runtime = try await Facade.shared.runtime()
+    _ = try await runtime.purchases.report(transaction, variationId: variationId)
+  }
+
   /// Restores purchases: syncs with the App Store, hands every current entitlement to the
   /// server, and returns the profile with its access levels.
   public nonisolated static func restorePurchases() async throws(AdaptyError) -> AdaptyProfile {

@@ -11,10 +11,14 @@ public enum Adapty {
     try await Facade.shared.activate(configuration)
   }
 
-  /// Activates with an API key (and optionally a customer user id) and default options.
-  public nonisolated static func activate(_ apiKey: String, customerUserId: String? = nil) async throws(AdaptyError) {
+  /// Activates with an API key (and optionally observer mode and a customer user id) and
+  /// default options.
+  public nonisolated static func activate(
+    _ apiKey: String, observerMode: Bool = false, customerUserId: String? = nil
+  ) async throws(AdaptyError) {
     try await activate(
-      with: AdaptyConfiguration.builder(withAPIKey: apiKey).with(customerUserId: customerUserId).build())
+      with: AdaptyConfiguration.builder(withAPIKey: apiKey).with(observerMode: observerMode)
+        .with(customerUserId: customerUserId).build())
   }
 
   /// Receives profile updates. Setting it delivers the current profile to it right away.

@@ -12,6 +12,8 @@ public struct AdaptyConfiguration: Sendable {
   let storageDirectory: URL
   let storeMessagesHandling: AdaptyStoreMessagesHandling
   let callbackDispatchQueue: DispatchQueue?
+  /// The app buys and finishes transactions itself (`reportTransaction` sends them).
+  let observerMode: Bool
   let dependencies: Dependencies
 
   /// Starts a configuration with the app's public SDK key (`tg_pub_…`).
@@ -26,6 +28,7 @@ public struct AdaptyConfiguration: Sendable {
     var storageDirectory: URL?
     var storeMessagesHandling = AdaptyStoreMessagesHandling.auto
     var callbackDispatchQueue: DispatchQueue?
+    var observerMode = false
     var dependencies = Dependencies()
 
     init(apiKey: String) { self.apiKey = apiKey }
@@ -67,13 +70,33 @@ public struct AdaptyConfiguration: Sendable {
       return self
     }
 
+    /// Observer mode: the app buys, restores and finishes transactions with its own StoreKit
+    /// code and reports them (`Adapty.reportTransaction`); the SDK makes no purchase
+    /// (`makePurchase` throws `cantMakePayments`), listens to no transaction updates and
+    /// finishes nothing. `AdaptyUI` hands its buttons to an `AdaptyObserverModeResolver`.
+    @discardableResult
+    public func with(observerMode mode: Bool) -> Builder {
+      observerMode = mode
+      return self
+    }
+
+    /// Accepted for Adapty's shape: Tollgate's SDK never reads the advertising identifier
+    /// (IDFA), so there is nothing to turn off.
+    @discardableResult
+    public func with(idfaCollectionDisabled value: Bool) -> Builder { self }
+
+    /// Accepted for Adapty's shape: the SDK sends no IP address, and the server keeps none
+    /// (it uses the connection's address for rate limits in memory only).
+    @discardableResult
+    public func with(ipAddressCollectionDisabled value: Bool) -> Builder { self }
+
     /// The finished configuration.
     public func build() -> AdaptyConfiguration {
       AdaptyConfiguration(
         apiKey: apiKey, customerUserId: customerUserId, backendBaseUrl: backendBaseUrl, logLevel: logLevel,
         storageDirectory: storageDirectory ?? StorageLocation.defaultDirectory(),
         storeMessagesHandling: storeMessagesHandling, callbackDispatchQueue: callbackDispatchQueue,
-        dependencies: dependencies)
+        observerMode: observerMode, dependencies: dependencies)
     }
   }
 }

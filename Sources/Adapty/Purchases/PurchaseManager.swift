@@ -17,7 +17,9 @@ struct PendingTransaction: Codable, Sendable, Hashable {
 /// Products, purchases and restores. Every transaction goes to the server first and is
 /// finished with the store only once the server has it: a transaction the server never
 /// acknowledged stays unfinished, so the store hands it over again. Sends that fail are
-/// retried with back-off, and across launches.
+/// retried with back-off, and across launches. In observer mode the app buys and finishes
+/// itself: the SDK makes no purchase, listens to no updates, finishes nothing, and sends what
+/// the app reports (`reportTransaction`).
 actor PurchaseManager {
   /// Waits between failed background sends, in seconds; the last repeats.
   static let backoff: [Double] = [2, 4, 8, 16, 32, 60]
@@ -27,13 +29,15 @@ actor PurchaseManager {
   private let profiles: ProfileManager
   private let store: LocalStore
   private let clock: any SDKClock
+  private let observerMode: Bool
   private var pending: [PendingTransaction]
   private var flushing: Task<Void, Never>?
 
   init(
     source: (any AdaptyPurchaseSource)?, client: BackendClient, profiles: ProfileManager, store: LocalStore,
-    clock: any SDKClock
+    clock: any SDKClock, observerMode: Bool = false
   ) {
+    self.observerMode = observerMode
     self.source = source
     self.client = client
     self.profiles = profiles
@@ -49,8 +53,10 @@ actor PurchaseManager {
   /// Listens to the store's transaction updates, resumes sends left by an earlier launch, and
   /// hands over the entitlements the server has not had from this install.
   func start() {
-    source?.startUpdates { [weak self] transaction in
-      await self?.received(transaction)
+    if !observerMode {
+      source?.startUpdates { [weak self] transaction in
+        await self?.received(transaction)
+      }
     }
     startFlushing()
     handingOver = Task { await self.handOverEntitlements() }
@@ -128,6 +134,11 @@ actor PurchaseManager {
   // MARK: Purchases
 
   func purchase(_ product: AdaptyPaywallProduct) async throws(AdaptyError) -> AdaptyPurchaseResult {
+    guard !observerMode else {
+      throw AdaptyError(
+        .cantMakePayments,
+        "makePurchase is not allowed in observer mode: buy with your own code and call reportTransaction.")
+    }
     guard let source, source.canMakePayments else {
       throw AdaptyError(.cantMakePayments, "In-app purchases are not allowed on this device.")
     }
@@ -149,6 +160,15 @@ actor PurchaseManager {
       let profile = try await deliver(item)
       return .success(profile: profile, transaction: AdaptyPurchasedTransaction(storeTransaction: transaction))
     }
+  }
+
+  /// A transaction the app made itself (observer mode, or its own StoreKit code): sent to
+  /// the server like a purchase of `variationId`, durably; never finished by the SDK in
+  /// observer mode.
+  func report(_ transaction: AdaptyStoreTransaction, variationId: String?) async throws(AdaptyError) -> AdaptyProfile {
+    let profileId = try await profiles.ensureCreated()
+    return try await deliver(
+      PendingTransaction(transaction: transaction, variationId: variationId, profileId: profileId))
   }
 
   /// Asks the store to sync, then hands every current entitlement to the server.
@@ -224,7 +244,8 @@ actor PurchaseManager {
       handedOver = Array((handedOver + [id]).suffix(500))
       store.write(handedOver, to: StoredFile.handedOver)
     }
-    await source?.finish(transactionId: id)
+    // In observer mode the app finishes its own transactions.
+    if !observerMode { await source?.finish(transactionId: id) }
   }
 
   private func send(_ item: PendingTransaction) async throws(AdaptyError) -> AdaptyProfile {

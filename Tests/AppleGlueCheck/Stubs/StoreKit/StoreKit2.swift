@@ -184,6 +184,9 @@ public struct Transaction: Equatable, Hashable, Identifiable, Sendable {
   /// Mirrors https://developer.apple.com/documentation/storekit/transaction/unfinished
   /// (`static var unfinished: Transaction.Transactions { get }`).
   public static var unfinished: Transaction.Transactions { fatalError() }
+  /// Mirrors https://developer.apple.com/documentation/storekit/transaction/all
+  /// (`static var all: Transaction.Transactions { get }`).
+  public static var all: Transaction.Transactions { fatalError() }
 
   /// Mirrors https://developer.apple.com/documentation/storekit/transaction/transactions
   /// (`struct Transactions : AsyncSequence, Sendable`, `Element = VerificationResult<Transaction>`).
