@@ -89,6 +89,8 @@ struct ResolvedPaywallBlock: Codable, Sendable, Hashable {
   var layout: String?
   var products: [Product]?
   var links: [Link]?
+  /// `custom_button`: the id the app receives.
+  var action: String?
 
   struct Feature: Codable, Sendable, Hashable {
     var icon: String
@@ -106,6 +108,8 @@ struct ResolvedPaywallBlock: Codable, Sendable, Hashable {
   struct Link: Codable, Sendable, Hashable {
     var title: String
     var url: String
+    /// `in_app` to open in a browser sheet in the app; absent: the browser.
+    var presentation: String?
   }
 }
 
@@ -156,6 +160,10 @@ enum PaywallResolution {
       case "subtitle", "text", "purchase_button", "restore_button":
         resolved.text = fill(block.text, intro: block.introText, for: selected)
         resolved.style = "body"
+      case "custom_button":
+        resolved.text = fill(block.text, intro: nil, for: selected)
+        resolved.style = "body"
+        resolved.action = block.actionId
       case "footer":
         resolved.text = fill(block.text, intro: block.introText, for: selected)
         resolved.style = "caption"
@@ -179,7 +187,8 @@ enum PaywallResolution {
         resolved.links = [(block.termsText, block.termsURL), (block.privacyText, block.privacyURL)].compactMap {
           title, url in
           guard let url else { return nil }
-          return .init(title: text(title), url: url)
+          return .init(
+            title: text(title), url: url, presentation: block.linksPresentation == "in_app" ? "in_app" : nil)
         }
       default:
         continue

@@ -216,6 +216,12 @@ final class PaywallSession {
   /// The close button.
   func close() { emit(.action(.close)) }
 
+  /// A button with an action of the app's own (`custom_button`, its `action_id`).
+  func custom(_ actionId: String) {
+    guard !actionId.isEmpty else { return }
+    emit(.action(.custom(id: actionId)))
+  }
+
   /// A legal link, opened as the document says (`presentation`: `in_app` or, by default,
   /// the browser); a link that is not a URL does nothing.
   func open(_ link: String, presentation: String? = nil) {

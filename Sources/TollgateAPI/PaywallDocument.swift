@@ -78,7 +78,7 @@ public struct PaywallDocument: Codable, Sendable, Hashable {
   /// One block; which fields apply depends on `type` (the configuration validator says).
   public struct Block: Codable, Sendable, Hashable {
     /// `image`, `title`, `subtitle`, `text`, `features`, `products`, `purchase_button`,
-    /// `restore_button`, `legal`, `footer`.
+    /// `restore_button`, `custom_button`, `legal`, `footer`.
     public var type: String
     /// The block's text (title, subtitle, text, footer, buttons).
     public var text: Text?
@@ -93,11 +93,14 @@ public struct PaywallDocument: Codable, Sendable, Hashable {
     public var layout: String?
     public var products: [ProductItem]?
     public var selected: String?
-    /// `legal`: the links.
+    /// `custom_button`: the id the app receives (`AdaptyUI.Action.custom(id:)`).
+    public var actionId: String?
+    /// `legal`: the links, and where they open (`browser`, the default, or `in_app`).
     public var termsURL: String?
     public var privacyURL: String?
     public var termsText: Text?
     public var privacyText: Text?
+    public var linksPresentation: String?
 
     public struct Feature: Codable, Sendable, Hashable {
       public var icon: String
@@ -125,14 +128,19 @@ public struct PaywallDocument: Codable, Sendable, Hashable {
       case privacyURL = "privacy_url"
       case termsText = "terms_text"
       case privacyText = "privacy_text"
+      case actionId = "action_id"
+      case linksPresentation = "links_presentation"
     }
   }
 
   /// Every block type.
   public static let blockTypes = [
-    "image", "title", "subtitle", "text", "features", "products", "purchase_button", "restore_button", "legal",
-    "footer",
+    "image", "title", "subtitle", "text", "features", "products", "purchase_button", "restore_button",
+    "custom_button", "legal", "footer",
   ]
+
+  /// What a custom button's `action_id` may be: the app matches on it.
+  public static let actionIdPattern = "^[A-Za-z0-9_.-]{1,64}$"
 
   /// Every colour role each appearance defines.
   public static let colorRoles = ["background", "text", "secondary_text", "accent", "on_accent", "card"]

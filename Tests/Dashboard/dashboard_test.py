@@ -620,6 +620,13 @@ try:
     with open(image_file, "rb") as handle:
         digest = hashlib.sha256(handle.read()).hexdigest()
     check(uploaded == digest, f"the picked image is uploaded and drawn by its SHA-256: {uploaded[:12]}…")
+    # A custom button: the app receives its action id (AdaptyUI.Action.custom(id:)).
+    Select(driver.find_element(By.ID, "new-block-type")).select_by_value("custom_button")
+    driver.find_element(By.ID, "add-block").click()
+    custom = len(driver.find_elements(By.CSS_SELECTOR, "#paywall-blocks > li")) - 1
+    driver.find_element(By.ID, f"block-{custom}-text").send_keys("Log in")
+    check(preview_texts("custom_button") == ["Log in"] * 2, "a custom button is drawn in both phones: " + str(preview_texts("custom_button")))
+    check(driver.find_element(By.ID, f"block-{custom}-action-id").get_attribute("value") == "login", "its action id starts as login")
     Select(driver.find_element(By.ID, "block-2-selected")).select_by_value(flow["products"][-1])
     driver.find_element(By.CSS_SELECTOR, f"#paywall-preview .product[data-product='{flow['products'][-1]}']").click()
     pressed = [e.get_attribute("data-product") for e in driver.find_elements(By.CSS_SELECTOR, "#paywall-preview .product[aria-pressed='true']")]
@@ -631,6 +638,7 @@ try:
     driver.find_element(By.ID, "paywall-eligible").click()
     Select(driver.find_element(By.ID, "paywall-locale")).select_by_value("fr")
     check(preview_texts("title") == ["Passez Pro"] * 2, "the French texts: " + str(preview_texts("title")))
+    driver.find_element(By.ID, f"block-{custom}-text").send_keys("Connexion")
     Select(driver.find_element(By.ID, "paywall-appearance")).select_by_value("dark")
     shoot("paywalls")
     driver.execute_script("window.scrollTo(0, 0)")

@@ -117,12 +117,19 @@
             text(block.text ?? "", style: "caption", role: "secondary_text", in: tree)
           }
           .disabled(session.isPurchasing || session.isRestoring))
+      case "custom_button":
+        return AnyView(
+          Button {
+            session.custom(block.action ?? "")
+          } label: {
+            text(block.text ?? "", style: "body", role: "accent", in: tree).frame(maxWidth: .infinity).padding(12)
+          })
       case "legal":
         return AnyView(
           HStack(spacing: 16) {
             ForEach((block.links ?? []).indices, id: \.self) { index in
               Button {
-                session.open(block.links![index].url)
+                session.open(block.links![index].url, presentation: block.links![index].presentation)
               } label: {
                 text(block.links![index].title, style: "caption", role: "secondary_text", in: tree)
               }

@@ -16,10 +16,10 @@ extension ConfigValidator.Validation {
     "image": (["asset"], ["height"]),
     "title": (["text"], ["intro_text"]), "subtitle": (["text"], ["intro_text"]), "text": (["text"], ["intro_text"]),
     "footer": (["text"], ["intro_text"]), "purchase_button": (["text"], ["intro_text"]),
-    "restore_button": (["text"], []),
+    "restore_button": (["text"], []), "custom_button": (["text", "action_id"], []),
     "features": (["features"], []),
     "products": (["products"], ["layout", "selected"]),
-    "legal": ([], ["terms_url", "privacy_url", "terms_text", "privacy_text"]),
+    "legal": ([], ["terms_url", "privacy_url", "terms_text", "privacy_text", "links_presentation"]),
   ]
 
   /// The document as the flow serves it, or nil after reporting its problems.
@@ -128,7 +128,17 @@ extension ConfigValidator.Validation {
         }
       case "purchase_button":
         purchaseButtons += 1
+      case "custom_button":
+        let id = string(block["action_id"], at: "\(blockPath).action_id") ?? ""
+        if id.range(of: PaywallDocument.actionIdPattern, options: .regularExpression) == nil {
+          fail("\(blockPath).action_id", "1–64 letters, digits, '_', '.' or '-': the id the app receives")
+        }
       case "legal":
+        if let presentation = block["links_presentation"],
+          !["browser", "in_app"].contains(presentation.stringValue ?? "")
+        {
+          fail("\(blockPath).links_presentation", "browser or in_app")
+        }
         if block["terms_url"] == nil && block["privacy_url"] == nil {
           fail(blockPath, "a legal block links terms_url, privacy_url or both")
         }

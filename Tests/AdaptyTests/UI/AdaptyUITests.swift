@@ -213,7 +213,9 @@ struct AdaptyUITests {
     #expect(!calls.events.withLock { $0 }.contains { $0.hasPrefix("purchase") || $0.hasPrefix("restore") })
   }
 
-  @Test("a link opens as the document says: in the app, or by default in the browser")
+  @Test(
+    "a link opens as the document says (in the app, or by default in the browser); a custom button hands the app its action id"
+  )
   @MainActor
   func linkPresentation() async throws {
     let harness = Harness()
@@ -224,8 +226,12 @@ struct AdaptyUITests {
     let session = try await Self.session(harness, runtime: runtime, calls: calls)
     session.open("https://example.com/terms")
     session.open("https://example.com/privacy", presentation: "in_app")
+    session.custom("login")
+    session.custom("")
     #expect(
-      calls.events.withLock { $0 } == ["open https://example.com/terms", "open https://example.com/privacy in app"])
+      calls.events.withLock { $0 } == [
+        "open https://example.com/terms", "open https://example.com/privacy in app", "custom login",
+      ])
   }
 
   @Test("the session resolves the document with the store's prices, selects, and buys with the flow's variation")

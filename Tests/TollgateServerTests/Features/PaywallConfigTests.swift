@@ -140,6 +140,30 @@ struct PaywallConfigTests {
     #expect(try await server.admin("GET", "/v1/admin/config").errorCode == "config_not_found")
   }
 
+  @Test("a custom button needs an action id the app can match; legal links open in the browser or in the app")
+  func customButtonsAndLinks() async throws {
+    let server = try TestServer(mode: .inProcess)
+    defer { server.stop() }
+    var document = try await Self.withUploadedImage(try Self.document(), on: server)
+    var blocks = document["blocks"] as! [[String: Any]]
+    blocks[7]["links_presentation"] = "in_app"
+    blocks.append(["type": "custom_button", "action_id": "login", "text": ["en": "Log in", "fr": "Connexion"]])
+    document["blocks"] = blocks
+    let accepted = try await server.admin("PUT", "/v1/admin/config", json: Self.configuration(document))
+    #expect(accepted.status == 200, "\(accepted.errorPaths)")
+    blocks[7]["links_presentation"] = "popup"
+    blocks[9]["action_id"] = "log in!"
+    blocks.append(["type": "custom_button", "text": ["en": "Help", "fr": "Aide"]])
+    document["blocks"] = blocks
+    let refused = try await server.admin("PUT", "/v1/admin/config", json: Self.configuration(document))
+    let base = "$.flows[0].paywall"
+    #expect(refused.status == 422)
+    #expect(
+      Set(refused.errorPaths) == [
+        "\(base).blocks[7].links_presentation", "\(base).blocks[9].action_id", "\(base).blocks[10].action_id",
+      ], "\(refused.errorPaths)")
+  }
+
   @Test("allow_low_contrast and locale_fallback are explicit choices the validator accepts")
   func explicitChoices() async throws {
     let server = try TestServer(mode: .inProcess)

@@ -4,7 +4,7 @@
 // tree the SDK's AdaptyUI draws.
 
 const paywallTemplateNames = ["classic", "cards", "minimal"];
-const paywallBlockTypes = ["image", "title", "subtitle", "text", "features", "products", "purchase_button", "restore_button", "legal", "footer"];
+const paywallBlockTypes = ["image", "title", "subtitle", "text", "features", "products", "purchase_button", "restore_button", "custom_button", "legal", "footer"];
 const paywallColorRoles = ["background", "text", "secondary_text", "accent", "on_accent", "card"];
 const paywallPhones = [["iPhone 15", 390, 844], ["iPhone SE", 375, 667]];
 const clone = (value) => JSON.parse(JSON.stringify(value));
@@ -187,9 +187,12 @@ pages.paywalls = async (view) => {
       }
       case "purchase_button":
         return [localized("Text", block, "text", id("text")), localized("Text with the intro offer", block, "intro_text", id("intro-text"))];
+      case "custom_button":
+        return [localized("Text", block, "text", id("text")), plain("Action id (the app receives it)", block, "action_id", id("action-id"))];
       case "legal":
         return [localized("Terms link", block, "terms_text", id("terms-text")), plain("Terms URL", block, "terms_url", id("terms-url")),
-          localized("Privacy link", block, "privacy_text", id("privacy-text")), plain("Privacy URL", block, "privacy_url", id("privacy-url"))];
+          localized("Privacy link", block, "privacy_text", id("privacy-text")), plain("Privacy URL", block, "privacy_url", id("privacy-url")),
+          choice("Links open", block, "links_presentation", id("links-presentation"), [["browser", "In the browser"], ["in_app", "In the app"]])];
       default:
         return [localized("Text", block, "text", id("text"))];
     }
@@ -242,7 +245,8 @@ pages.paywalls = async (view) => {
       const type = el("select", { id: "new-block-type", "aria-label": "Block type" }, ...paywallBlockTypes.map((name) => el("option", { value: name }, name.replace("_", " "))));
       const add = small("Add block", () => {
         const block = { type: type.value };
-        if (["title", "subtitle", "text", "purchase_button", "restore_button", "footer"].includes(type.value)) block.text = { [state.locale]: "" };
+        if (["title", "subtitle", "text", "purchase_button", "restore_button", "custom_button", "footer"].includes(type.value)) block.text = { [state.locale]: "" };
+        if (type.value === "custom_button") block.action_id = "login";
         if (type.value === "features") block.features = [];
         if (type.value === "products") { block.layout = "list"; block.products = state.products.map((product) => ({ product, detail: { [state.locale]: "{price} per {period}" } })); }
         if (type.value === "legal") Object.assign(block, { terms_text: { [state.locale]: "Terms" }, terms_url: "https://", privacy_text: { [state.locale]: "Privacy" }, privacy_url: "https://" });
@@ -385,6 +389,9 @@ pages.paywalls = async (view) => {
           break;
         case "restore_button":
           node = font(el("div", { class: "restore" }, block.text), "caption", "secondary_text");
+          break;
+        case "custom_button":
+          node = font(el("div", { class: "custom", title: "Action: " + block.action }, block.text), "body", "accent");
           break;
         case "footer":
           node = font(el("p", { class: "footer" }, block.text), "caption", "secondary_text");

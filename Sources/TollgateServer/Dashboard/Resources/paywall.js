@@ -153,6 +153,9 @@ function resolvePaywall(input) {
       case "subtitle": case "text": case "purchase_button": case "restore_button":
         Object.assign(resolved, { text: fill(block.text, block.intro_text, selected), style: "body" });
         break;
+      case "custom_button":
+        Object.assign(resolved, { text: fill(block.text, null, selected), style: "body", action: block.action_id });
+        break;
       case "footer":
         Object.assign(resolved, { text: fill(block.text, block.intro_text, selected), style: "caption" });
         break;
@@ -176,7 +179,8 @@ function resolvePaywall(input) {
       case "legal":
         resolved.style = "caption";
         resolved.links = [[block.terms_text, block.terms_url], [block.privacy_text, block.privacy_url]]
-          .filter(([, url]) => url !== undefined && url !== null).map(([title, url]) => ({ title: text(title), url }));
+          .filter(([, url]) => url !== undefined && url !== null)
+          .map(([title, url]) => (block.links_presentation === "in_app" ? { title: text(title), url, presentation: "in_app" } : { title: text(title), url }));
         break;
       default:
         continue;
