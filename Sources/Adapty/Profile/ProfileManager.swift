@@ -270,7 +270,8 @@ extension AdaptyProfile.Subscription {
       expiresAt: wire.expiresAt.map(date), willRenew: wire.willRenew, isInGracePeriod: wire.isInGracePeriod,
       unsubscribedAt: wire.unsubscribedAt.map(date), billingIssueDetectedAt: wire.billingIssueDetectedAt.map(date),
       isRefund: wire.isRefund, expirationReason: wire.expirationReason, isSandbox: wire.isSandbox,
-      isFamilyShared: wire.isFamilyShared, isTrial: wire.isTrial)
+      isFamilyShared: wire.isFamilyShared, isTrial: wire.isTrial,
+      activeIntroductoryOfferType: wire.activeIntroductoryOfferType)
   }
 }
 

@@ -152,6 +152,8 @@ extension AdaptyProfile {
     public let isFamilyShared: Bool
     /// The current period is a free trial.
     public let isTrial: Bool
+    /// `free_trial`, `pay_as_you_go` or `pay_up_front` while an introductory offer runs.
+    public let activeIntroductoryOfferType: String?
     /// Subscriptions are never lifetime (kept for code written against the vendor's API).
     public var isLifetime: Bool { false }
   }
