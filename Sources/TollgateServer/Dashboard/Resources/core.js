@@ -102,14 +102,20 @@ function refusal(error, id) {
     problems.length ? el("ul", { id, class: "problems" }, ...problems) : null].filter(Boolean);
 }
 
-// Charts are drawn once the canvas is in the page; the previous page's are destroyed.
+// Charts are drawn once the canvas is in the page — a page renders into a draft that joins the
+// page only when all its answers are in, so this waits frame by frame — unless the user moved to
+// another page first; the previous page's are destroyed.
 let liveCharts = [];
 function chart(label, config, height) {
   if (typeof Chart === "undefined") return el("p", { class: "empty" }, "Charts need Debian's libjs-chart.js on the server.");
   const canvas = el("canvas", { role: "img", "aria-label": label });
-  requestAnimationFrame(() => {
+  const serial = routeSerial;
+  const draw = () => {
+    if (serial !== routeSerial) return;
     if (canvas.isConnected) liveCharts.push(new Chart(canvas, config));
-  });
+    else requestAnimationFrame(draw);
+  };
+  requestAnimationFrame(draw);
   const box = el("div", { class: "chart" }, canvas);
   if (height) box.style.height = height + "px";
   return box;
