@@ -56,6 +56,8 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   case appleAdsNotConfigured = "apple_ads_not_configured"
   /// The Apple Ads private key is not a PEM P-256 (prime256v1) private key.
   case invalidPrivateKey = "invalid_private_key"
+  /// An In-App Purchase key was sent for an app whose configuration has no `app_store.server_api`.
+  case appStoreServerAPINotConfigured = "app_store_server_api_not_configured"
   /// A spend file has rows that cannot be read; `details` names each.
   case invalidSpendFile = "invalid_spend_file"
   /// An uploaded image's header cannot be read, or it has too many pixels.
@@ -66,7 +68,7 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   case listNotFound = "list_not_found"
   /// The saved list is named by an audience of the current configuration.
   case listInUse = "list_in_use"
-  /// No Apple Ads credentials were uploaded for this app.
+  /// No Apple Ads credentials (or In-App Purchase key) were uploaded for this app.
   case credentialsNotFound = "credentials_not_found"
   /// Signed App Store data arrived for an app whose configuration has no `app_store`.
   case appStoreNotConfigured = "app_store_not_configured"
@@ -108,7 +110,7 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case .payloadTooLarge: 413
     case .unsupportedMediaType: 415
     case .validationFailed, .invalidConfig, .secretsKeyMissing, .appStoreNotConfigured, .appleAdsNotConfigured,
-      .invalidPrivateKey, .invalidSpendFile, .invalidAsset, .malformedJWS,
+      .invalidPrivateKey, .appStoreServerAPINotConfigured, .invalidSpendFile, .invalidAsset, .malformedJWS,
       .invalidSignature, .untrustedCertificate, .bundleMismatch, .environmentNotAllowed:
       422
     case .rateLimited: 429

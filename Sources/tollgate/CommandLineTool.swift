@@ -24,9 +24,14 @@ enum CommandLineTool {
                                   (TOLLGATE_APPLE_ADS_API_URL, default https://api.searchads.apple.com/api/v5/)
           --apple-id-url URL      Apple's OAuth service; the token endpoint is auth/oauth2/token under it
                                   (TOLLGATE_APPLE_ID_URL, default https://appleid.apple.com/)
+          --app-store-api-url URL App Store Server API, Production (TOLLGATE_APP_STORE_API_URL,
+                                  default https://api.storekit.apple.com/)
+          --app-store-sandbox-api-url URL
+                                  App Store Server API, Sandbox (TOLLGATE_APP_STORE_SANDBOX_API_URL,
+                                  default https://api.storekit-sandbox.apple.com/)
           --profile-cache N       profiles kept in memory (TOLLGATE_PROFILE_CACHE, default 100000;
                                   0 turns it off; on PostgreSQL kept coherent with LISTEN/NOTIFY)
-          --secrets-key KEY|FILE  seals webhook signing secrets and the Apple Ads API key (TOLLGATE_SECRETS_KEY; default:
+          --secrets-key KEY|FILE  seals webhook signing secrets, the Apple Ads API key and the In-App Purchase key (TOLLGATE_SECRETS_KEY; default:
                                   secrets.key beside the SQLite file, created on first use)
           --app-store-root-ca FILE trust this root instead of Apple Root CA - G3 for signed
                                   transactions and notifications (TOLLGATE_APP_STORE_ROOT_CA;
@@ -103,6 +108,13 @@ enum CommandLineTool {
       apple-ads status --app NAME the spend importer: credentials (fingerprint, last used), last run,
                                   next run, failure
       apple-ads import --app NAME import now (also after a failure was fixed)
+      app-store credentials --app NAME --key FILE.p8
+                                  seal the App Store Server API's In-App Purchase key in the database and
+                                  recover missed notifications at once; needs app_store.server_api first
+      app-store status --app NAME the App Store Server API: key (fingerprint), and per environment the
+                                  notification recovery's window, counts, last call, failure
+      app-store recover --app NAME
+                                  recover missed notifications now (also after a failure was fixed)
       spend import FILE.csv --app NAME
                                   upsert spend rows from a CSV file (day, campaign_id, campaign_name,
                                   ad_group_id, ad_group_name, keyword_id, keyword, spend, currency,
@@ -149,6 +161,9 @@ enum CommandLineTool {
       case ["apple-ads", "credentials"]: try SpendCommands.credentials(&options)
       case ["apple-ads", "status"]: try SpendCommands.status(&options)
       case ["apple-ads", "import"]: try SpendCommands.runNow(&options)
+      case ["app-store", "credentials"]: try AppStoreCommands.credentials(&options)
+      case ["app-store", "status"]: try AppStoreCommands.status(&options)
+      case ["app-store", "recover"]: try AppStoreCommands.recover(&options)
       case ["spend", "import"]: try SpendCommands.importFile(&options)
       default: return false
       }
@@ -190,6 +205,11 @@ enum CommandLineTool {
       "--apple-ads-api-url", env: "TOLLGATE_APPLE_ADS_API_URL", default: CampaignManagementClient.appleAPIURL)
     let appleIDURL = try url(
       "--apple-id-url", env: "TOLLGATE_APPLE_ID_URL", default: CampaignManagementClient.appleIDURL)
+    let appStoreAPIURL = try url(
+      "--app-store-api-url", env: "TOLLGATE_APP_STORE_API_URL", default: AppStoreServerClient.productionURL)
+    let appStoreSandboxAPIURL = try url(
+      "--app-store-sandbox-api-url", env: "TOLLGATE_APP_STORE_SANDBOX_API_URL",
+      default: AppStoreServerClient.sandboxURL)
     let cacheText = options.value("--profile-cache", env: "TOLLGATE_PROFILE_CACHE") ?? "100000"
     guard let profileCache = Int(cacheText), profileCache >= 0 else {
       throw Failure("--profile-cache takes a number of profiles (0 turns the cache off)")
@@ -259,6 +279,8 @@ enum CommandLineTool {
     configuration.logger = logger
     configuration.apple = AppleAdsClient(url: appleURL)
     configuration.campaignManagement = CampaignManagementClient(apiURL: adsAPIURL, idURL: appleIDURL)
+    configuration.appStoreServerAPI = AppStoreServerClient(
+      productionURL: appStoreAPIURL, sandboxURL: appStoreSandboxAPIURL)
     configuration.appStoreVerifier = verifier
     configuration.secrets = secrets
     configuration.rateLimits = limits

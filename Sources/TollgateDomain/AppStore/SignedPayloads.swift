@@ -91,11 +91,16 @@ public struct AppStoreSettings: Sendable, Hashable {
   public var appAppleId: Int64?
   /// Accepted environments (`Production`, `Sandbox`, `Xcode`, `LocalTesting`).
   public var environments: Set<String>
+  /// Who signs the App Store Server API's tokens (`server_api`), when the app uses it.
+  public var serverAPI: AppStoreServerAPISettings?
 
-  public init(bundleId: String, appAppleId: Int64? = nil, environments: Set<String>) {
+  public init(
+    bundleId: String, appAppleId: Int64? = nil, environments: Set<String>, serverAPI: AppStoreServerAPISettings? = nil
+  ) {
     self.bundleId = bundleId
     self.appAppleId = appAppleId
     self.environments = environments
+    self.serverAPI = serverAPI
   }
 }
 

@@ -37,6 +37,7 @@ enum Migrations {
     Migration(version: 13, name: "0013_event_retention", sql: sqliteTypes(eventRetention)),
     Migration(version: 14, name: "0014_saved_lists", sql: sqliteTypes(savedLists)),
     Migration(version: 15, name: "0015_spend_import_skips_and_heartbeat", sql: sqliteTypes(spendImportSkips)),
+    Migration(version: 16, name: "0016_app_store_server_api", sql: sqliteTypes(appStoreServerAPI)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -58,6 +59,7 @@ enum Migrations {
     Migration(version: 13, name: "0013_events_partitioned_by_month", sql: postgresEventPartitions),
     Migration(version: 14, name: "0014_saved_lists", sql: postgresTypes(savedLists)),
     Migration(version: 15, name: "0015_spend_import_skips_and_heartbeat", sql: postgresTypes(spendImportSkips)),
+    Migration(version: 16, name: "0016_app_store_server_api", sql: postgresTypes(appStoreServerAPI)),
   ]
 
   static let sqliteInitial = """
@@ -648,6 +650,41 @@ enum Migrations {
     ALTER TABLE apple_ads_imports ADD COLUMN rows_skipped {INT} NOT NULL DEFAULT 0;
     ALTER TABLE apple_ads_imports ADD COLUMN last_skipped TEXT;
     ALTER TABLE apple_ads_imports ADD COLUMN lease_renewed_at {REAL};
+    """
+
+  /// The App Store Server API: each app's In-App Purchase key (sealed), and per app and
+  /// environment the leased job that recovers notifications Apple could not deliver: the window
+  /// it covers, the page it is on (a restarted run resumes there), what it recovered.
+  static let appStoreServerAPI = """
+    CREATE TABLE app_store_api_credentials (
+      app_id {INT} NOT NULL PRIMARY KEY REFERENCES apps(id),
+      sealed_key TEXT NOT NULL,
+      key_fingerprint TEXT NOT NULL,
+      created_at {REAL} NOT NULL
+    );
+    CREATE TABLE app_store_recoveries (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      environment TEXT NOT NULL,
+      status TEXT NOT NULL,
+      next_run_at {REAL} NOT NULL,
+      lease_owner TEXT,
+      lease_until {REAL} NOT NULL DEFAULT 0,
+      run_start {REAL},
+      run_end {REAL},
+      page_token TEXT,
+      covered_from {REAL},
+      covered_to {REAL},
+      recovered {INT} NOT NULL DEFAULT 0,
+      already_known {INT} NOT NULL DEFAULT 0,
+      refused {INT} NOT NULL DEFAULT 0,
+      attempts {INT} NOT NULL DEFAULT 0,
+      last_call_at {REAL},
+      last_success_at {REAL},
+      last_error TEXT,
+      failure TEXT,
+      updated_at {REAL} NOT NULL,
+      PRIMARY KEY (app_id, environment)
+    );
     """
 
   /// Raw flow views can expire (`--events-retention-days`); what reports need from them for good

@@ -39,3 +39,14 @@ extension AppleAdsSpendService {
       time: time)
   }
 }
+
+extension AppStoreServerService {
+  /// The In-App Purchase key and the recoveries' status of `database` (no recovery runs in
+  /// this process: a running server picks up what is due).
+  public convenience init(database: any Database, secrets: SecretBox?, time: any TimeSource) {
+    self.init(
+      apps: database, store: database,
+      configs: ConfigCache(apps: database, documents: database, savedLists: database), secrets: secrets, recovery: nil,
+      time: time)
+  }
+}

@@ -23,6 +23,8 @@ public final class Server: Sendable {
   private let webhookInterval: TimeInterval?
   /// How often due spend imports are looked for (nil: tests drive the importer).
   private let spendImportInterval: TimeInterval?
+  /// How often due notification recoveries are looked for (nil: tests drive them).
+  private let recoveryInterval: TimeInterval?
   /// How often old flow views are looked for (nil: never, tests drive it).
   private let eventsRetentionInterval: TimeInterval?
 
@@ -33,6 +35,7 @@ public final class Server: Sendable {
     self.webhookInterval = configuration.webhookInterval
     self.attributionInterval = configuration.attributionInterval
     self.spendImportInterval = configuration.spendImportInterval
+    self.recoveryInterval = configuration.recoveryInterval
     self.eventsRetentionInterval = configuration.eventsRetentionInterval
     self.service = service
     self.store = store
@@ -102,6 +105,10 @@ public final class Server: Sendable {
       // A run an earlier process left unfinished resumes once its lease runs out.
       service.spendImporter.kick()
     }
+    if let recoveryInterval {
+      service.recovery.start(interval: recoveryInterval)
+      service.recovery.kick()
+    }
     if let retention = service.eventRetention, let interval = eventsRetentionInterval {
       retention.start(interval: interval)
       retention.kick()
@@ -119,6 +126,7 @@ public final class Server: Sendable {
     service.attribution.stop()
     service.webhooks.stop()
     service.spendImporter.stop()
+    service.recovery.stop()
     service.eventRetention?.stop()
     service.finishWaits()
     http.shutdown()

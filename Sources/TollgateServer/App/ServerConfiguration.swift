@@ -30,6 +30,12 @@ public struct ServerConfiguration: Sendable {
   /// command line uploaded (nil: tests drive the importer). Jobs this instance scheduled wake it
   /// at their own due time.
   public var spendImportInterval: TimeInterval? = 5
+  /// Apple's App Store Server API (notification history): Apple's, or a stand-in.
+  public var appStoreServerAPI: any AppStoreServerAPI = AppStoreServerClient()
+  /// How the notification recovery leases, windows and backs off.
+  public var recoveryPolicy = RecoveryPolicy()
+  /// How often due notification recoveries are looked for (nil: tests drive the recovery).
+  public var recoveryInterval: TimeInterval? = 15
   /// Days raw flow views are kept (nil: forever); rollups keep the figures regardless.
   public var eventsRetentionDays: Int? = EventRetention.defaultDays
   /// How often old flow views are looked for (nil: tests drive the retention).

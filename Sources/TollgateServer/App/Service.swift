@@ -22,6 +22,8 @@ public final class Service: Sendable {
   public let webhooks: WebhookWorker
   /// Imports Apple Ads spend in the background.
   public let spendImporter: SpendImporter
+  /// Recovers App Store notifications Apple could not deliver, in the background.
+  public let recovery: NotificationRecovery
   /// Deletes raw flow views past the retention (nil: kept forever).
   public let eventRetention: EventRetention?
   /// Long polls waiting for a profile to change.
@@ -75,6 +77,16 @@ public final class Service: Sendable {
       profiles: profiles,
       webhooks: webhooks, time: time, logger: logger)
     let events = EventService(eventLog: database, configs: configs, profiles: profiles, time: time)
+    let recovery = NotificationRecovery(
+      store: database, api: configuration.appStoreServerAPI, secrets: configuration.secrets, time: time,
+      logger: logger, policy: configuration.recoveryPolicy, settings: { currentConfig($0)?.appStore },
+      apply: { appId, signedPayload in
+        guard let app = try database.app(id: appId) else {
+          throw DomainError.notFound(.appNotFound, "No app with id \(appId).")
+        }
+        let ack = try purchases.record(AppStoreNotificationRequest(signedPayload: signedPayload), app: app)
+        return ack.duplicate ? .known : .applied
+      })
 
     // The HTTP edge, one controller per resource.
     var router = Router()
@@ -138,6 +150,13 @@ public final class Service: Sendable {
         time: time)
     ).register(on: &router)
 
+    AppStoreServerController(
+      auth: auth,
+      server: AppStoreServerService(
+        apps: database, store: database, configs: configs, secrets: configuration.secrets, recovery: recovery,
+        time: time)
+    ).register(on: &router)
+
     var middleware: [any Middleware] = [MetricsMiddleware(metrics: metrics, logger: logger)]
     if configuration.dashboard { middleware.append(Dashboard()) }
     self.middleware = middleware
@@ -151,6 +170,7 @@ public final class Service: Sendable {
     self.attribution = attribution
     self.webhooks = webhooks
     self.spendImporter = spendImporter
+    self.recovery = recovery
     self.eventRetention = configuration.eventsRetentionDays.map {
       EventRetention(eventLog: database, days: $0, time: time, logger: logger)
     }

@@ -43,6 +43,55 @@ struct StoreConformanceTests {
     #expect(try store.app(named: "two") == nil)
   }
 
+  @Test(
+    "notification recovery: one lease at a time, the page reached survives a lost run, outcomes free the job",
+    arguments: StoreFactory.available)
+  func recoveries(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    try store.saveAppStoreCredentials(
+      appId: app.id, sealedKey: "sealed", keyFingerprint: "f", environments: ["Production", "Sandbox"], at: now)
+    let first = try #require(try store.claimRecovery(now: now, leaseUntil: now + 120, owner: "a"))
+    let second = try #require(try store.claimRecovery(now: now, leaseUntil: now + 600, owner: "b"))
+    #expect(first.environment != second.environment)
+    #expect(try store.claimRecovery(now: now, leaseUntil: now + 120, owner: "c") == nil, "both are leased")
+    #expect(
+      try store.beginRecoveryRun(
+        appId: app.id, environment: first.environment, owner: "a", from: now - 3_600, to: now, at: now))
+    #expect(
+      try store.saveRecoveryPage(
+        appId: app.id, environment: first.environment, owner: "a", nextPage: "page-2",
+        counts: RecoveryPageCounts(recovered: 2, alreadyKnown: 1), leaseUntil: now + 120, at: now))
+    #expect(
+      !(try store.saveRecoveryPage(
+        appId: app.id, environment: first.environment, owner: "b", nextPage: nil, counts: RecoveryPageCounts(),
+        leaseUntil: now + 120, at: now)), "only the lease holder writes")
+    // The holder dies; once the lease runs out another instance resumes at the page reached.
+    let resumed = try #require(try store.claimRecovery(now: now + 121, leaseUntil: now + 241, owner: "c"))
+    #expect(
+      resumed.environment == first.environment && resumed.pageToken == "page-2"
+        && resumed.runStart == (now - 3_600).timeIntervalSince1970)
+    try store.finishRecovery(
+      appId: app.id, environment: first.environment, owner: "c",
+      .completed(next: now + 600, from: now - 3_600, to: now), at: now + 130)
+    let job = try #require(try store.recoveries(appId: app.id).first { $0.environment == first.environment })
+    #expect(job.recovered == 2 && job.alreadyKnown == 1 && job.pageToken == nil && job.runStart == nil)
+    #expect(job.coveredTo == now.timeIntervalSince1970 && job.leaseOwner == nil)
+    try store.finishRecovery(
+      appId: app.id, environment: second.environment, owner: "b", .failed(failure: "credentials", error: "401"),
+      at: now)
+    #expect(try store.recoveries(appId: app.id).first { $0.environment == second.environment }?.status == "failed")
+    #expect(try store.requestRecovery(appId: app.id, at: now))
+    #expect(try store.recoveries(appId: app.id).allSatisfy { $0.status == "scheduled" })
+    // The configuration drops Production: its job goes.
+    try store.saveAppStoreCredentials(
+      appId: app.id, sealedKey: "sealed", keyFingerprint: "f", environments: ["Sandbox"], at: now)
+    #expect(try store.recoveries(appId: app.id).map(\.environment) == ["Sandbox"])
+    #expect(try store.deleteAppStoreCredentials(appId: app.id))
+    #expect(try store.recoveries(appId: app.id).isEmpty && store.appStoreCredentials(appId: app.id) == nil)
+  }
+
   @Test("config revisions grow by one per apply", arguments: StoreFactory.available)
   func configs(factory: StoreFactory) throws {
     let store = try factory.make()

@@ -82,7 +82,7 @@ final class TestServer: Sendable {
     store givenStore: OpenedStore? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
     webhookSender: any WebhookSending = URLSessionWebhookSender(), profileCache: Int = 0,
     rateLimits: RateLimits = RateLimits(), mode: Mode = .live, campaignAPI: URL? = nil,
-    spendImportPolicy: SpendImportPolicy = SpendImportPolicy()
+    spendImportPolicy: SpendImportPolicy = SpendImportPolicy(), appStoreAPI: URL? = nil
   ) throws {
     self.mode = mode
     self.sandbox = sandbox
@@ -121,6 +121,12 @@ final class TestServer: Sendable {
     }
     configuration.spendImportPolicy = spendImportPolicy
     configuration.spendImportInterval = nil
+    if let appStoreAPI {
+      configuration.appStoreServerAPI = AppStoreServerClient(
+        productionURL: appStoreAPI.appendingPathComponent("production/"),
+        sandboxURL: appStoreAPI.appendingPathComponent("sandbox/"))
+    }
+    configuration.recoveryInterval = nil
     server = Server(store: store, configuration: configuration)
     port = try server.start()
   }

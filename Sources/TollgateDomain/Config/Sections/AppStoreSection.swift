@@ -3,11 +3,28 @@ import TollgateAPI
 import TollgateSupport
 
 extension ConfigValidator.Validation {
-  /// `app_store`: the bundle id and environments signed data must name.
+  /// `app_store`: the bundle id and environments signed data must name, and who signs the
+  /// App Store Server API's tokens (`server_api`: `issuer_id`, `key_id`).
   mutating func appStoreSettings(_ json: JSONValue) -> AppStoreSettings? {
     let path = "$.app_store"
-    guard let object = object(json, at: path, required: ["bundle_id"], optional: ["app_apple_id", "environments"])
+    guard
+      let object = object(
+        json, at: path, required: ["bundle_id"], optional: ["app_apple_id", "environments", "server_api"])
     else { return nil }
+    var serverAPI: AppStoreServerAPISettings?
+    if let value = object["server_api"],
+      let api = self.object(value, at: "\(path).server_api", required: ["issuer_id", "key_id"])
+    {
+      let issuer = string(api["issuer_id"], at: "\(path).server_api.issuer_id") ?? ""
+      let key = string(api["key_id"], at: "\(path).server_api.key_id") ?? ""
+      if UUID(uuidString: issuer) == nil {
+        fail("\(path).server_api.issuer_id", "the issuer id from App Store Connect (a UUID)")
+      }
+      if key.range(of: "^[A-Z0-9]{10}$", options: .regularExpression) == nil {
+        fail("\(path).server_api.key_id", "the In-App Purchase key's id (10 letters and digits)")
+      }
+      serverAPI = AppStoreServerAPISettings(issuerId: issuer.lowercased(), keyId: key)
+    }
     let bundleId = string(object["bundle_id"], at: "\(path).bundle_id")
     if let bundleId, bundleId.isEmpty { fail("\(path).bundle_id", "must not be empty") }
     var appAppleId: Int64?
@@ -33,6 +50,7 @@ extension ConfigValidator.Validation {
       if environments.isEmpty { fail("\(path).environments", "must name at least one environment") }
     }
     guard let bundleId, !bundleId.isEmpty else { return nil }
-    return AppStoreSettings(bundleId: bundleId, appAppleId: appAppleId, environments: environments)
+    return AppStoreSettings(
+      bundleId: bundleId, appAppleId: appAppleId, environments: environments, serverAPI: serverAPI)
   }
 }

@@ -1,0 +1,156 @@
+import Foundation
+import Synchronization
+import TollgateDomain
+import TollgateHTTP
+import TollgateServer
+import TollgateSupport
+
+/// A stand-in for Apple's App Store Server API (Get Notification History so far), for tests
+/// and demos: it checks the bearer token as Apple does (ES256 with the registered key; `kid`,
+/// `typ`, `iss`, `aud`, `bid`, `exp` at most 60 minutes after `iat`), keeps the notifications
+/// "Apple sent" by environment, pages them 20 at a time (or `pageSize`), and fails on request.
+public final class AppStoreServerSandbox: Sendable {
+  /// The app whose tokens are accepted.
+  public struct Client: Sendable, Hashable {
+    public var issuerId: String
+    public var keyId: String
+    public var bundleId: String
+    public var publicKeyPEM: String
+
+    public init(issuerId: String, keyId: String, bundleId: String, publicKeyPEM: String) {
+      self.issuerId = issuerId
+      self.keyId = keyId
+      self.bundleId = bundleId
+      self.publicKeyPEM = publicKeyPEM
+    }
+  }
+
+  private struct Fault {
+    var status: Int
+    var retryAfterMs: Int64?
+    var errorCode: Int?
+  }
+
+  private struct State {
+    var client: Client?
+    var notifications: [String: [(signedDate: Int64, payload: String)]] = [:]
+    var faults: [Fault] = []
+    var calls = 0
+    var requests: [NotificationHistoryRequest] = []
+  }
+
+  private let state = Mutex(State())
+  private let listener = StandInListener()
+  private let clock: @Sendable () -> Date
+  /// Notifications per page (Apple: 20).
+  public let pageSize: Int
+
+  /// A stand-in telling time by `clock`.
+  public init(pageSize: Int = 20, clock: @escaping @Sendable () -> Date = { Date() }) {
+    self.pageSize = pageSize
+    self.clock = clock
+  }
+
+  /// Accepts this app's tokens (and no other).
+  public func register(_ client: Client) { state.withLock { $0.client = client } }
+
+  /// A notification Apple signed at `signedDate` (ms) in `environment`, kept for the history.
+  public func keep(_ signedPayload: String, signedDate: Int64, environment: String = "Sandbox") {
+    state.withLock { $0.notifications[environment, default: []].append((signedDate, signedPayload)) }
+  }
+
+  /// The next `count` calls answer `status` (429 with `Retry-After` in ms, 5xx, 401 …).
+  public func fail(next count: Int = 1, status: Int, retryAfterMs: Int64? = nil, errorCode: Int? = nil) {
+    state.withLock {
+      $0.faults += Array(
+        repeating: Fault(status: status, retryAfterMs: retryAfterMs, errorCode: errorCode), count: count)
+    }
+  }
+
+  /// Calls answered so far (faults included).
+  public var calls: Int { state.withLock { $0.calls } }
+
+  /// The windows asked for, in order.
+  public var requests: [NotificationHistoryRequest] { state.withLock { $0.requests } }
+
+  /// Listens on `host:port`; returns the base URL (both environments' hosts).
+  public func start(host: String = "127.0.0.1", port: UInt16 = 0) throws -> URL {
+    let bound = try listener.start(host: host, port: port) { [self] in answer($0) }
+    return URL(string: "http://\(host):\(bound)/")!
+  }
+
+  /// Stops listening.
+  public func stop() { listener.stop() }
+
+  /// One request, as Apple would answer it.
+  public func answer(_ request: Request) -> Response {
+    let (fault, client) = state.withLock { state -> (Fault?, Client?) in
+      state.calls += 1
+      return (state.faults.isEmpty ? nil : state.faults.removeFirst(), state.client)
+    }
+    if let fault {
+      var headers: [(String, String)] = []
+      if let wait = fault.retryAfterMs { headers.append(("Retry-After", String(wait))) }
+      let body = fault.errorCode.map { #"{"errorCode": \#($0), "errorMessage": "stand-in fault"}"# } ?? ""
+      return Response(
+        status: fault.status, headers: headers + [("Content-Type", "application/json")], body: Data(body.utf8))
+    }
+    guard let client, let bearer = request.headers["authorization"], bearer.hasPrefix("Bearer "),
+      Self.verify(token: String(bearer.dropFirst(7)), client: client, now: clock())
+    else { return Response(status: 401) }
+    let environment: String
+    if request.method == "POST", request.path.hasSuffix("/inApps/v1/notifications/history") {
+      environment = request.path.hasPrefix("/production/") ? "Production" : "Sandbox"
+    } else {
+      return error(404, code: 4040000, "no such endpoint in the stand-in: \(request.method) \(request.path)")
+    }
+    guard let body = try? JSONDecoder().decode(NotificationHistoryRequest.self, from: request.body) else {
+      return error(400, code: 4000023, "invalid request body")
+    }
+    let oldest = Int64((clock().timeIntervalSince1970 - NotificationHistoryRequest.retention) * 1000)
+    guard body.startDate >= oldest - 86_400_000, body.startDate <= body.endDate else {
+      return error(400, code: 4000029, "invalid start date")
+    }
+    let offset: Int
+    if let token = request.query["paginationToken"] {
+      guard let value = Int(token.dropFirst("page-".count)), token.hasPrefix("page-") else {
+        return error(400, code: 4000014, "invalid pagination token")
+      }
+      offset = value
+    } else {
+      offset = 0
+    }
+    let matching = state.withLock { state -> [String] in
+      state.requests.append(body)
+      return (state.notifications[environment] ?? []).filter { (body.startDate...body.endDate).contains($0.signedDate) }
+        .sorted { $0.signedDate < $1.signedDate }.map(\.payload)
+    }
+    let page = Array(matching.dropFirst(offset).prefix(pageSize))
+    let more = offset + page.count < matching.count
+    let answer: [String: Any] = [
+      "notificationHistory": page.map { ["signedPayload": $0, "sendAttempts": [[String: Any]]()] },
+      "hasMore": more, "paginationToken": more ? "page-\(offset + page.count)" : "",
+    ]
+    return .json(bytes: (try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
+  }
+
+  private func error(_ status: Int, code: Int, _ message: String) -> Response {
+    let body = (try? JSONSerialization.data(withJSONObject: ["errorCode": code, "errorMessage": message])) ?? Data()
+    return Response(status: status, headers: [("Content-Type", "application/json")], body: body)
+  }
+
+  /// The token's checks, as Apple documents them.
+  public static func verify(token: String, client: Client, now: Date) -> Bool {
+    guard let jws = CompactJWS(token),
+      let header = try? JSONSerialization.jsonObject(with: jws.header) as? [String: Any],
+      let claims = try? JSONSerialization.jsonObject(with: jws.payload) as? [String: Any],
+      header["alg"] as? String == "ES256", header["kid"] as? String == client.keyId, header["typ"] as? String == "JWT",
+      claims["iss"] as? String == client.issuerId, claims["aud"] as? String == AppStoreServerToken.audience,
+      claims["bid"] as? String == client.bundleId,
+      let issued = (claims["iat"] as? NSNumber)?.doubleValue, let expires = (claims["exp"] as? NSNumber)?.doubleValue,
+      issued <= now.timeIntervalSince1970 + 60, expires > now.timeIntervalSince1970, expires - issued <= 3_600,
+      let key = try? ECKey(publicPEM: client.publicKeyPEM)
+    else { return false }
+    return key.verifyES256(signature: jws.signature, over: jws.signingInput)
+  }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import TollgateDomain
+import TollgateSupport
+
+extension RelationalStore {
+  static var recoveryColumns: String {
+    """
+    app_id, environment, status, next_run_at, lease_owner, lease_until, run_start, run_end, page_token, covered_from,
+    covered_to, recovered, already_known, refused, attempts, last_call_at, last_success_at, last_error, failure
+    """
+  }
+
+  static func recoveryJob(_ row: SQLRow) throws -> RecoveryJob {
+    RecoveryJob(
+      appId: try row.decode("app_id"), environment: try row.decode("environment"), status: try row.decode("status"),
+      nextRunAt: try row.decode("next_run_at"), leaseOwner: try row.decode("lease_owner"),
+      leaseUntil: try row.decode("lease_until"), runStart: try row.decode("run_start"),
+      runEnd: try row.decode("run_end"), pageToken: try row.decode("page_token"),
+      coveredFrom: try row.decode("covered_from"), coveredTo: try row.decode("covered_to"),
+      recovered: try row.decode("recovered"), alreadyKnown: try row.decode("already_known"),
+      refused: try row.decode("refused"), attempts: try row.decode("attempts"),
+      lastCallAt: try row.decode("last_call_at"), lastSuccessAt: try row.decode("last_success_at"),
+      lastError: try row.decode("last_error"), failure: try row.decode("failure"))
+  }
+
+  public func saveAppStoreCredentials(
+    appId: Int64, sealedKey: String, keyFingerprint: String, environments: [String], at: Date
+  ) throws {
+    let now = SQLValue.real(at.timeIntervalSince1970)
+    try with { db in
+      try db.transaction {
+        try db.query(
+          """
+          INSERT INTO app_store_api_credentials (app_id, sealed_key, key_fingerprint, created_at) VALUES (?, ?, ?, ?)
+          ON CONFLICT (app_id) DO UPDATE SET sealed_key = excluded.sealed_key,
+          key_fingerprint = excluded.key_fingerprint, created_at = excluded.created_at
+          """, [.integer(appId), .text(sealedKey), .text(keyFingerprint), now])
+        // A run in progress keeps its window and page: the new key continues it.
+        for environment in environments {
+          try db.query(
+            """
+            INSERT INTO app_store_recoveries (app_id, environment, status, next_run_at, updated_at)
+            VALUES (?, ?, 'scheduled', ?, ?)
+            ON CONFLICT (app_id, environment) DO UPDATE SET status = 'scheduled', next_run_at = excluded.next_run_at,
+            attempts = 0, failure = NULL, updated_at = excluded.updated_at
+            """, [.integer(appId), .text(environment), now, now])
+        }
+        // Environments the configuration no longer names lose their job.
+        let existing = try db.query(
+          "SELECT environment FROM app_store_recoveries WHERE app_id = ?", [.integer(appId)]
+        ).map { try $0.decode("environment", as: String.self) }
+        for environment in existing where !environments.contains(environment) {
+          try db.query(
+            "DELETE FROM app_store_recoveries WHERE app_id = ? AND environment = ?",
+            [.integer(appId), .text(environment)])
+        }
+      }
+    }
+  }
+
+  public func deleteAppStoreCredentials(appId: Int64) throws -> Bool {
+    try with { db in
+      try db.transaction {
+        try db.query("DELETE FROM app_store_recoveries WHERE app_id = ?", [.integer(appId)])
+        try db.query("DELETE FROM app_store_api_credentials WHERE app_id = ?", [.integer(appId)])
+        return db.changes == 1
+      }
+    }
+  }
+
+  public func appStoreCredentials(appId: Int64) throws -> StoredAppStoreCredentials? {
+    try with { db in
+      try db.query(
+        "SELECT sealed_key, key_fingerprint, created_at FROM app_store_api_credentials WHERE app_id = ?",
+        [.integer(appId)]
+      ).first.map { row in
+        StoredAppStoreCredentials(
+          sealedKey: try row.decode("sealed_key"), keyFingerprint: try row.decode("key_fingerprint"),
+          createdAt: try row.decode("created_at"))
+      }
+    }
+  }
+
+  public func claimRecovery(now: Date, leaseUntil: Date, owner: String) throws -> RecoveryJob? {
+    let at = SQLValue.real(now.timeIntervalSince1970)
+    return try with { db in
+      try db.transaction {
+        guard
+          let due = try db.query(
+            """
+            SELECT app_id, environment FROM app_store_recoveries WHERE status = 'scheduled' AND next_run_at <= ?
+            AND lease_until <= ? ORDER BY next_run_at LIMIT 1\(dialect.skipLocked)
+            """, [at, at]
+          ).first
+        else { return nil }
+        let key: [SQLValue] = [.integer(try due.decode("app_id")), .text(try due.decode("environment"))]
+        return try db.query(
+          """
+          UPDATE app_store_recoveries SET lease_owner = ?, lease_until = ? WHERE app_id = ? AND environment = ?
+          AND lease_until <= ? RETURNING \(Self.recoveryColumns)
+          """, [.text(owner), .real(leaseUntil.timeIntervalSince1970)] + key + [at]
+        ).first.map(Self.recoveryJob)
+      }
+    }
+  }
+
+  public func beginRecoveryRun(appId: Int64, environment: String, owner: String, from: Date, to: Date, at: Date)
+    throws -> Bool
+  {
+    try with { db in
+      try db.query(
+        """
+        UPDATE app_store_recoveries SET run_start = COALESCE(run_start, ?), run_end = COALESCE(run_end, ?),
+        last_call_at = ?, updated_at = ? WHERE app_id = ? AND environment = ? AND lease_owner = ?
+        """,
+        [
+          .real(from.timeIntervalSince1970), .real(to.timeIntervalSince1970), .real(at.timeIntervalSince1970),
+          .real(at.timeIntervalSince1970), .integer(appId), .text(environment), .text(owner),
+        ])
+      return db.changes == 1
+    }
+  }
+
+  public func saveRecoveryPage(
+    appId: Int64, environment: String, owner: String, nextPage: String?, counts: RecoveryPageCounts,
+    leaseUntil: Date, at: Date
+  ) throws -> Bool {
+    try with { db in
+      try db.query(
+        """
+        UPDATE app_store_recoveries SET page_token = ?, recovered = recovered + ?, already_known = already_known + ?,
+        refused = refused + ?, lease_until = ?, last_call_at = ?, updated_at = ?
+        WHERE app_id = ? AND environment = ? AND lease_owner = ?
+        """,
+        [
+          nextPage.map(SQLValue.text) ?? .null, .integer(Int64(counts.recovered)),
+          .integer(Int64(counts.alreadyKnown)), .integer(Int64(counts.refused)),
+          .real(leaseUntil.timeIntervalSince1970), .real(at.timeIntervalSince1970), .real(at.timeIntervalSince1970),
+          .integer(appId), .text(environment), .text(owner),
+        ])
+      return db.changes == 1
+    }
+  }
+
+  public func finishRecovery(appId: Int64, environment: String, owner: String, _ outcome: RecoveryOutcome, at: Date)
+    throws
+  {
+    let now = SQLValue.real(at.timeIntervalSince1970)
+    let key: [SQLValue] = [.integer(appId), .text(environment), .text(owner)]
+    try with { db in
+      switch outcome {
+      case .completed(let next, let from, let to):
+        try db.query(
+          """
+          UPDATE app_store_recoveries SET status = 'scheduled', next_run_at = ?, lease_owner = NULL, lease_until = 0,
+          run_start = NULL, run_end = NULL, page_token = NULL, covered_from = ?, covered_to = ?, attempts = 0,
+          last_success_at = ?, last_error = NULL, failure = NULL, updated_at = ?
+          WHERE app_id = ? AND environment = ? AND lease_owner = ?
+          """,
+          [
+            .real(next.timeIntervalSince1970), .real(from.timeIntervalSince1970), .real(to.timeIntervalSince1970), now,
+            now,
+          ]
+            + key)
+      case .retry(let next, let error):
+        try db.query(
+          """
+          UPDATE app_store_recoveries SET next_run_at = ?, lease_owner = NULL, lease_until = 0, attempts = attempts + 1,
+          last_error = ?, updated_at = ? WHERE app_id = ? AND environment = ? AND lease_owner = ?
+          """, [.real(next.timeIntervalSince1970), .text(error), now] + key)
+      case .failed(let failure, let error):
+        try db.query(
+          """
+          UPDATE app_store_recoveries SET status = 'failed', lease_owner = NULL, lease_until = 0, attempts = attempts + 1,
+          last_error = ?, failure = ?, updated_at = ? WHERE app_id = ? AND environment = ? AND lease_owner = ?
+          """, [.text(error), .text(failure), now] + key)
+      }
+    }
+  }
+
+  public func requestRecovery(appId: Int64, at: Date) throws -> Bool {
+    try with { db in
+      try db.query(
+        """
+        UPDATE app_store_recoveries SET status = 'scheduled', next_run_at = ?, attempts = 0, failure = NULL, updated_at = ?
+        WHERE app_id = ?
+        """, [.real(at.timeIntervalSince1970), .real(at.timeIntervalSince1970), .integer(appId)])
+      return db.changes > 0
+    }
+  }
+
+  public func recoveries(appId: Int64) throws -> [RecoveryJob] {
+    try with { db in
+      try db.query(
+        "SELECT \(Self.recoveryColumns) FROM app_store_recoveries WHERE app_id = ? ORDER BY environment",
+        [.integer(appId)]
+      ).map(Self.recoveryJob)
+    }
+  }
+
+  public func latestNotificationReceived(appId: Int64) throws -> Date? {
+    try with { db in
+      try db.query(
+        "SELECT MAX(received_at) AS latest FROM app_store_notifications WHERE app_id = ?", [.integer(appId)]
+      ).first?.decode("latest", as: Double?.self).map(Date.init(timeIntervalSince1970:))
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import TollgateDomain
+import TollgateSupport
+
+/// The App Store Server API's rows: each app's sealed In-App Purchase key, and the leased
+/// notification-recovery job per app and environment.
+public protocol AppStoreServerRepository: Sendable {
+  /// Stores the sealed key and schedules a recovery now in each environment.
+  func saveAppStoreCredentials(
+    appId: Int64, sealedKey: String, keyFingerprint: String, environments: [String], at: Date
+  ) throws
+  /// Forgets the key and the recovery jobs; false when there was no key.
+  func deleteAppStoreCredentials(appId: Int64) throws -> Bool
+  /// The app's key, sealed.
+  func appStoreCredentials(appId: Int64) throws -> StoredAppStoreCredentials?
+  /// Leases the most overdue scheduled job until `leaseUntil`.
+  func claimRecovery(now: Date, leaseUntil: Date, owner: String) throws -> RecoveryJob?
+  /// Starts a run over `from…to` (a run with a window already resumes it instead); false when
+  /// the lease was lost.
+  func beginRecoveryRun(appId: Int64, environment: String, owner: String, from: Date, to: Date, at: Date) throws
+    -> Bool
+  /// Records a page applied: its counts, the next page's token, a renewed lease; false when
+  /// the lease was lost.
+  func saveRecoveryPage(
+    appId: Int64, environment: String, owner: String, nextPage: String?, counts: RecoveryPageCounts,
+    leaseUntil: Date, at: Date
+  ) throws -> Bool
+  /// Ends the run and frees the lease.
+  func finishRecovery(appId: Int64, environment: String, owner: String, _ outcome: RecoveryOutcome, at: Date) throws
+  /// Makes the app's recoveries due now (stopped ones too); false without a key.
+  func requestRecovery(appId: Int64, at: Date) throws -> Bool
+  /// The app's recovery jobs, by environment.
+  func recoveries(appId: Int64) throws -> [RecoveryJob]
+  /// When the latest App Store notification for the app was received, if any.
+  func latestNotificationReceived(appId: Int64) throws -> Date?
+}

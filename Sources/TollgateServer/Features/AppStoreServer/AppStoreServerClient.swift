@@ -1,0 +1,101 @@
+import Foundation
+import TollgateDomain
+import TollgateSupport
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The App Store Server API calls Tollgate makes; tests and the development tools stand in.
+public protocol AppStoreServerAPI: Sendable {
+  /// One page of Get Notification History (`POST /inApps/v1/notifications/history`) in
+  /// `environment` (`Production` or `Sandbox`), with a bearer `token`.
+  func notificationHistory(
+    environment: String, token: String, request: NotificationHistoryRequest, paginationToken: String?
+  ) async throws(AppStoreServerAPIError) -> NotificationHistoryPage
+}
+
+/// Apple's App Store Server API over HTTPS: the Production or Sandbox host by environment.
+public struct AppStoreServerClient: AppStoreServerAPI {
+  /// Apple's Production host.
+  public static let productionURL = URL(string: "https://api.storekit.apple.com/")!
+  /// Apple's Sandbox host.
+  public static let sandboxURL = URL(string: "https://api.storekit-sandbox.apple.com/")!
+
+  let productionURL: URL
+  let sandboxURL: URL
+  let session: URLSession
+
+  /// A client of the two hosts (`--app-store-api-url`, `--app-store-sandbox-api-url`).
+  public init(productionURL: URL = productionURL, sandboxURL: URL = sandboxURL, timeout: TimeInterval = 30) {
+    self.productionURL = productionURL
+    self.sandboxURL = sandboxURL
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = timeout
+    configuration.urlCache = nil
+    session = URLSession(configuration: configuration)
+  }
+
+  public func notificationHistory(
+    environment: String, token: String, request body: NotificationHistoryRequest, paginationToken: String?
+  ) async throws(AppStoreServerAPIError) -> NotificationHistoryPage {
+    let base = environment == "Production" ? productionURL : sandboxURL
+    var components = URLComponents(
+      url: base.appendingPathComponent("inApps/v1/notifications/history"), resolvingAgainstBaseURL: false)!
+    if let paginationToken { components.queryItems = [URLQueryItem(name: "paginationToken", value: paginationToken)] }
+    var request = URLRequest(url: components.url!)
+    request.httpMethod = "POST"
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    request.httpBody = try? JSONEncoder().encode(body)
+    let (status, headers, data) = try await send(request)
+    guard status == 200 else { throw Self.failure(status: status, headers: headers, data: data) }
+    do {
+      return try JSONDecoder().decode(NotificationHistoryPage.self, from: data)
+    } catch {
+      throw .unexpected("Get Notification History answered 200 with a body that is not a page: \(error)")
+    }
+  }
+
+  private func send(_ request: URLRequest) async throws(AppStoreServerAPIError) -> (Int, [String: String], Data) {
+    do {
+      let (data, response) = try await session.data(for: request)
+      guard let http = response as? HTTPURLResponse else { throw AppStoreServerAPIError.unavailable("no HTTP answer") }
+      var headers: [String: String] = [:]
+      for (name, value) in http.allHeaderFields {
+        if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+      }
+      return (http.statusCode, headers, data)
+    } catch let error as AppStoreServerAPIError {
+      throw error
+    } catch {
+      throw .unavailable("transport: \(error.localizedDescription)")
+    }
+  }
+
+  /// A non-200 answer, by what to do about it: Apple's `{errorCode, errorMessage}` when it sent one.
+  static func failure(status: Int, headers: [String: String], data: Data) -> AppStoreServerAPIError {
+    struct Body: Decodable {
+      var errorCode: Int?
+      var errorMessage: String?
+    }
+    let body = try? JSONDecoder().decode(Body.self, from: data)
+    let said = body.map { " (\($0.errorCode.map(String.init) ?? "-") \($0.errorMessage ?? ""))" } ?? ""
+    switch status {
+    case 401, 403:
+      return .credentials(
+        "Apple answered \(status)\(said): check the issuer id, the key id, the bundle id and that the In-App Purchase key is active"
+      )
+    case 429:
+      let until = headers["retry-after"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.map {
+        Date(timeIntervalSince1970: $0 / 1000)
+      }
+      return .rateLimited(until: until, "Apple answered 429\(said)")
+    case 500...:
+      return .unavailable("Apple answered \(status)\(said)")
+    default:
+      if body?.errorCode == 5_000_001 { return .unavailable("Apple answered \(status)\(said)") }
+      return .rejected(code: body?.errorCode, "Apple answered \(status)\(said)")
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import TollgateAPI
+import TollgateDomain
+import TollgatePersistence
+import TollgateSupport
+
+/// What the App Store Server API integration reports: the key (never the key itself) and, per
+/// environment, the notification recovery.
+public struct AppStoreServerStatus: Codable, Sendable, Hashable {
+  /// The uploaded key, described.
+  public struct Credentials: Codable, Sendable, Hashable {
+    public var keyFingerprint: String
+    public var uploadedAt: String
+
+    enum CodingKeys: String, CodingKey {
+      case keyFingerprint = "key_fingerprint"
+      case uploadedAt = "uploaded_at"
+    }
+  }
+
+  /// One environment's recovery.
+  public struct Recovery: Codable, Sendable, Hashable {
+    public var environment: String
+    /// `scheduled`, `running` (another pass holds it now), `failed` (stopped until the
+    /// credentials or configuration change).
+    public var status: String
+    public var nextRunAt: String?
+    /// The window the last completed run covered.
+    public var coveredFrom: String?
+    public var coveredTo: String?
+    /// Over every run: applied (Apple had not delivered them), already known, refused (did not verify).
+    public var recovered: Int64
+    public var alreadyKnown: Int64
+    public var refused: Int64
+    public var lastCallAt: String?
+    public var lastSuccessAt: String?
+    public var lastError: String?
+    public var failure: String?
+
+    enum CodingKeys: String, CodingKey {
+      case environment, status, recovered, refused, failure
+      case nextRunAt = "next_run_at"
+      case coveredFrom = "covered_from"
+      case coveredTo = "covered_to"
+      case alreadyKnown = "already_known"
+      case lastCallAt = "last_call_at"
+      case lastSuccessAt = "last_success_at"
+      case lastError = "last_error"
+    }
+  }
+
+  /// Whether the configuration has `app_store.server_api`.
+  public var configured: Bool
+  public var issuerId: String?
+  public var keyId: String?
+  public var bundleId: String?
+  public var credentials: Credentials?
+  public var recoveries: [Recovery]
+
+  enum CodingKeys: String, CodingKey {
+    case configured, credentials, recoveries
+    case issuerId = "issuer_id"
+    case keyId = "key_id"
+    case bundleId = "bundle_id"
+  }
+}
+
+/// What an operator does with the App Store Server API: uploads the In-App Purchase key
+/// (sealed at once, never shown again), removes it, reads the status, asks for a recovery now.
+/// Each change is audited.
+public final class AppStoreServerService: Sendable {
+  let apps: any AppRepository
+  let store: any AppStoreServerRepository
+  let configs: ConfigCache
+  let secrets: SecretBox?
+  let recovery: NotificationRecovery?
+  let time: any TimeSource
+
+  /// A service; `recovery` (nil in the command line) hears about new keys and requests.
+  package init(
+    apps: any AppRepository, store: any AppStoreServerRepository, configs: ConfigCache, secrets: SecretBox?,
+    recovery: NotificationRecovery?, time: any TimeSource
+  ) {
+    self.apps = apps
+    self.store = store
+    self.configs = configs
+    self.secrets = secrets
+    self.recovery = recovery
+    self.time = time
+  }
+
+  /// The environments the recovery runs in: the configured ones Apple's API serves.
+  static func environments(_ settings: AppStoreSettings) -> [String] {
+    ["Production", "Sandbox"].filter(settings.environments.contains)
+  }
+
+  /// Seals and stores the In-App Purchase key (`.p8`: PKCS#8 P-256) and schedules a recovery now.
+  public func saveCredentials(appId: Int64, privateKey pem: String, by actor: String) throws -> AppStoreServerStatus {
+    guard let settings = try configs.entry(appId: appId)?.config.appStore, settings.serverAPI != nil else {
+      throw DomainError(
+        .appStoreServerAPINotConfigured,
+        "Add app_store.server_api {issuer_id, key_id} to the app's configuration first.")
+    }
+    guard let secrets else {
+      throw DomainError(.secretsKeyMissing, "The server has no secrets key to seal the private key with.")
+    }
+    let key: ECKey
+    do {
+      key = try ECKey(privatePEM: pem)
+    } catch {
+      throw DomainError(
+        .invalidPrivateKey,
+        "private_key must be the In-App Purchase key's .p8 file (BEGIN PRIVATE KEY, P-256) from App Store Connect: \(error)"
+      )
+    }
+    let fingerprint = Digest.sha256Hex(key.publicPEM)
+    try store.saveAppStoreCredentials(
+      appId: appId, sealedKey: try secrets.seal(key.privatePEM), keyFingerprint: fingerprint,
+      environments: Self.environments(settings), at: time.now())
+    try apps.audit(
+      appId: appId,
+      AuditRecord(
+        at: time.now(), actor: actor, action: "app_store.credentials_saved",
+        detail: AuditDetail.json(["key_fingerprint": .string(fingerprint)])))
+    recovery?.kick()
+    return try status(appId: appId)
+  }
+
+  /// Forgets the key and stops recovering (what was recovered stays).
+  public func deleteCredentials(appId: Int64, by actor: String) throws -> AppStoreServerStatus {
+    guard try store.deleteAppStoreCredentials(appId: appId) else {
+      throw DomainError.notFound(.credentialsNotFound, "No In-App Purchase key was uploaded for this app.")
+    }
+    try apps.audit(
+      appId: appId, AuditRecord(at: time.now(), actor: actor, action: "app_store.credentials_deleted", detail: "{}"))
+    return try status(appId: appId)
+  }
+
+  /// Makes the recoveries due now (stopped ones too).
+  public func recoverNow(appId: Int64, by actor: String) throws -> AppStoreServerStatus {
+    guard try store.requestRecovery(appId: appId, at: time.now()) else {
+      throw DomainError.notFound(.credentialsNotFound, "No In-App Purchase key was uploaded for this app.")
+    }
+    try apps.audit(
+      appId: appId, AuditRecord(at: time.now(), actor: actor, action: "app_store.recovery_requested", detail: "{}"))
+    recovery?.kick()
+    return try status(appId: appId)
+  }
+
+  /// The configuration, the key (described) and each environment's recovery.
+  public func status(appId: Int64) throws -> AppStoreServerStatus {
+    let settings = try configs.entry(appId: appId)?.config.appStore
+    let now = time.now().timeIntervalSince1970
+    func iso(_ seconds: Double?) -> String? { seconds.map { Timestamp.string(Date(timeIntervalSince1970: $0)) } }
+    return AppStoreServerStatus(
+      configured: settings?.serverAPI != nil, issuerId: settings?.serverAPI?.issuerId,
+      keyId: settings?.serverAPI?.keyId, bundleId: settings?.bundleId,
+      credentials: try store.appStoreCredentials(appId: appId).map {
+        .init(keyFingerprint: $0.keyFingerprint, uploadedAt: iso($0.createdAt)!)
+      },
+      recoveries: try store.recoveries(appId: appId).map { job in
+        .init(
+          environment: job.environment,
+          status: job.status == "scheduled" && job.leaseUntil > now ? "running" : job.status,
+          nextRunAt: job.status == "scheduled" ? iso(job.nextRunAt) : nil, coveredFrom: iso(job.coveredFrom),
+          coveredTo: iso(job.coveredTo), recovered: job.recovered, alreadyKnown: job.alreadyKnown,
+          refused: job.refused, lastCallAt: iso(job.lastCallAt), lastSuccessAt: iso(job.lastSuccessAt),
+          lastError: job.lastError, failure: job.failure)
+      })
+  }
+}

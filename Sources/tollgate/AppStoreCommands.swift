@@ -1,0 +1,72 @@
+import Foundation
+import TollgateAPI
+import TollgateCommandLine
+import TollgateDomain
+import TollgatePersistence
+import TollgateServer
+import TollgateSupport
+
+/// `tollgate app-store credentials|status|recover`: the App Store Server API from the command
+/// line, on the database directly (a running server looks for due recoveries every 15 seconds).
+enum AppStoreCommands {
+  static func open(_ options: inout Options, sealing: Bool = false) throws -> (
+    any Database, AppRecord, AppStoreServerService
+  ) {
+    let name = try options.required("--app")
+    let databasePath = options.databasePath
+    let box = sealing ? try CommandLineTool.secretsBox(&options, databasePath: databasePath) : nil
+    let store = try StoreLocation.open(databasePath, connections: 1).database
+    guard let app = try store.app(named: name) else {
+      store.close()
+      throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
+    }
+    return (store, app, AppStoreServerService(database: store, secrets: box, time: SystemTimeSource()))
+  }
+
+  static func credentials(_ options: inout Options) throws {
+    let file = try options.required("--key")
+    let (store, app, service) = try open(&options, sealing: true)
+    defer { store.close() }
+    try options.finish()
+    let pem: String
+    do { pem = try String(contentsOfFile: file, encoding: .utf8) } catch { throw Failure("cannot read \(file)") }
+    let status = try service.saveCredentials(appId: app.id, privateKey: pem, by: "cli")
+    print(
+      "sealed the In-App Purchase key of \(app.name) (public key SHA-256 \(status.credentials?.keyFingerprint ?? "")); a running server recovers missed notifications within seconds"
+    )
+  }
+
+  static func status(_ options: inout Options) throws {
+    let (store, app, service) = try open(&options)
+    defer { store.close() }
+    try options.finish()
+    let status = try service.status(appId: app.id)
+    print(
+      "app_store.server_api configured: \(status.configured ? "yes, issuer \(status.issuerId ?? ""), key \(status.keyId ?? "")" : "no")"
+    )
+    if let credentials = status.credentials {
+      print("In-App Purchase key: \(credentials.keyFingerprint.prefix(16))…, uploaded \(credentials.uploadedAt)")
+    } else {
+      print("In-App Purchase key: none (tollgate app-store credentials --app \(app.name) --key FILE.p8)")
+    }
+    for recovery in status.recoveries {
+      print(
+        "notification recovery, \(recovery.environment): \(recovery.status)\(recovery.failure.map { " (\($0))" } ?? "")"
+      )
+      if let from = recovery.coveredFrom, let to = recovery.coveredTo { print("  covered \(from) … \(to)") }
+      print(
+        "  recovered \(recovery.recovered), already known \(recovery.alreadyKnown), refused \(recovery.refused)")
+      print("  last call \(recovery.lastCallAt ?? "never"), last success \(recovery.lastSuccessAt ?? "never")")
+      if let next = recovery.nextRunAt { print("  next run \(next)") }
+      if let error = recovery.lastError { print("  last error: \(error)") }
+    }
+  }
+
+  static func recover(_ options: inout Options) throws {
+    let (store, app, service) = try open(&options)
+    defer { store.close() }
+    try options.finish()
+    _ = try service.recoverNow(appId: app.id, by: "cli")
+    print("the notification recovery of \(app.name) is due now: a running server starts it within seconds")
+  }
+}

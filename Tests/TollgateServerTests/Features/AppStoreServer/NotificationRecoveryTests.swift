@@ -1,0 +1,255 @@
+import Foundation
+import Testing
+import TollgateAPI
+import TollgateDevTools
+import TollgateTestSupport
+
+@testable import TollgateDomain
+@testable import TollgateHTTP
+@testable import TollgatePersistence
+@testable import TollgateServer
+@testable import TollgateSupport
+
+/// Notifications Apple could not deliver, recovered through Get Notification History from a
+/// stand-in of Apple's API: applied once, through the path a delivered one takes.
+@Suite("App Store notification recovery")
+struct NotificationRecoveryTests {
+  typealias F = StoreKitFixtures
+  static let issuer = "6d2c9b1e-3f4a-4b5c-8d7e-9f0a1b2c3d4e"
+  static let keyId = "ABCDE12345"
+
+  /// A server trusting the stand-in's StoreKit chain, calling the stand-in as Apple, with
+  /// `server_api` in its configuration and the In-App Purchase key uploaded.
+  struct Harness {
+    let signer: StoreKitSigner
+    let apple: AppStoreServerSandbox
+    let server: TestServer
+    let key: ECKey
+
+    init(upload: Bool = true) async throws {
+      signer = try StoreKitSigner(appleNames: false)
+      let time = ManualTime()
+      apple = AppStoreServerSandbox(pageSize: 2, clock: { time.now() })
+      let url = try apple.start()
+      server = try TestServer(
+        time: time, appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)),
+        mode: .inProcess, appStoreAPI: url)
+      var document =
+        try JSONSerialization.jsonObject(
+          with: Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json")))
+        as! [String: Any]
+      document["app_store"] = [
+        "bundle_id": F.bundleId, "environments": ["Sandbox"],
+        "server_api": ["issuer_id": NotificationRecoveryTests.issuer, "key_id": NotificationRecoveryTests.keyId],
+      ]
+      let applied = try await server.admin(
+        "PUT", "/v1/admin/config",
+        json: String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self))
+      precondition(applied.status == 200, String(decoding: applied.body, as: UTF8.self))
+      key = try ECKey.generateP256()
+      apple.register(
+        .init(
+          issuerId: NotificationRecoveryTests.issuer, keyId: NotificationRecoveryTests.keyId, bundleId: F.bundleId,
+          publicKeyPEM: key.publicPEM))
+      if upload { try await self.upload() }
+    }
+
+    /// Uploads the key; the pass it starts has ended when this returns.
+    func upload() async throws {
+      let body = try JSONSerialization.data(withJSONObject: ["private_key": key.privatePEM])
+      let uploaded = try await server.admin(
+        "POST", "/v1/admin/app-store/credentials", json: String(decoding: body, as: UTF8.self))
+      precondition(uploaded.status == 200, String(decoding: uploaded.body, as: UTF8.self))
+      await idle()
+    }
+
+    /// Waits until a pass a route started has ended (on a Dispatch thread: blocking a Swift
+    /// concurrency thread could starve the very pass being waited for).
+    func idle() async {
+      let recovery = server.server.service.recovery
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().async {
+          recovery.waitUntilIdle()
+          continuation.resume()
+        }
+      }
+    }
+
+    func stop() {
+      server.stop()
+      apple.stop()
+    }
+
+    /// A notification Apple signed on `day`: kept in Apple's history; delivered too unless lost.
+    @discardableResult
+    func notification(_ payload: [String: Any], day: Double, delivered: Bool) async throws -> String {
+      let jws = try signer.sign(json: payload)
+      apple.keep(jws, signedDate: F.milliseconds(day))
+      if delivered {
+        let body = WireCoding.encode(AppStoreNotificationRequest(signedPayload: jws))
+        let answer = try await server.send("POST", "/v1/app-store/notifications/alpha", body: body)
+        precondition(answer.status == 200)
+      }
+      return jws
+    }
+
+    func status() async throws -> AppStoreServerStatus {
+      try await server.admin("GET", "/v1/admin/app-store/status").decode(AppStoreServerStatus.self)
+    }
+
+    func profile(_ id: String) async throws -> ProfilePayload {
+      try await server.sdk("GET", "/v1/sdk/profiles/\(id)").decode(ProfilePayload.self)
+    }
+
+    /// Runs the recovery until nothing is due (at the test's clock).
+    @discardableResult
+    func recover() async -> Int { await server.server.service.recovery.processDue() }
+  }
+
+  @Test("an outage loses three notifications: the recovery applies them once, and a second pass counts them known")
+  func outage() async throws {
+    let harness = try await Harness(upload: false)
+    defer { harness.stop() }
+    let id = try await harness.server.createProfile()
+    let bought = F.transaction("2000", original: "2000", purchased: 0, expires: 30, token: id)
+    try await harness.notification(
+      F.notification("SUBSCRIBED", subtype: "INITIAL_BUY", signed: 0, transaction: bought), day: 0, delivered: true)
+    #expect(try await harness.profile(id).accessLevels["premium"]?.isActive == true)
+    // The key is uploaded: a first run at once, from the last notification received less the margin.
+    try await harness.upload()
+    let first = try #require(harness.apple.requests.first)
+    #expect(first.startDate == F.milliseconds(0) - 3_600_000 && first.endDate == F.milliseconds(0), "\(first)")
+    #expect(try await harness.status().recoveries.first?.alreadyKnown == 1)
+    // The server is down: a renewal and a refund never arrive.
+    let renewed = F.transaction("2001", original: "2000", purchased: 30, expires: 60, token: id)
+    try await harness.notification(
+      F.notification("DID_RENEW", signed: 30, transaction: renewed), day: 30, delivered: false)
+    let refunded = F.transaction(
+      "2001", original: "2000", purchased: 30, expires: 60, signed: 31, revoked: 31, token: id)
+    try await harness.notification(
+      F.notification("REFUND", signed: 31, transaction: refunded), day: 31, delivered: false)
+    try await harness.notification(
+      F.notification("DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", signed: 31.5, transaction: refunded),
+      day: 31.5, delivered: false)
+    harness.server.time.advance(days: 32)
+    #expect(await harness.recover() == 1)
+    var status = try await harness.status()
+    var sandbox = try #require(status.recoveries.first { $0.environment == "Sandbox" })
+    #expect(sandbox.recovered == 3 && sandbox.alreadyKnown == 2 && sandbox.refused == 0, "\(sandbox)")
+    #expect(sandbox.status == "scheduled" && sandbox.failure == nil && sandbox.coveredTo != nil)
+    // Applied as a delivered refund is: premium is gone.
+    let profile = try await harness.profile(id)
+    #expect(profile.accessLevels["premium"]?.isActive != true)
+    #expect(profile.subscriptions["pro_monthly"]?.isRefund == true)
+    // The window of a later run overlaps by the margin: nothing is applied twice.
+    harness.server.time.advance(days: 600 / 86_400)
+    #expect(await harness.recover() == 1)
+    status = try await harness.status()
+    sandbox = try #require(status.recoveries.first { $0.environment == "Sandbox" })
+    #expect(sandbox.recovered == 3, "\(sandbox)")
+    // Each window starts where the last ended, less the margin, in pages of 2 (the stand-in's
+    // size): the key's first run 1 page, the outage's window 2 (four notifications), the next 1.
+    #expect(harness.apple.requests.count == 1 + 2 + 1, "\(harness.apple.requests)")
+    #expect(harness.apple.requests.last?.startDate == F.milliseconds(32) - 3_600_000)
+  }
+
+  @Test("429 waits for Apple's Retry-After (milliseconds); 5xx backs off; 401 stops with a clear status")
+  func faults() async throws {
+    let harness = try await Harness()
+    defer { harness.stop() }
+    harness.server.time.advance(days: 600 / 86_400)
+    let until = harness.server.time.now().addingTimeInterval(42)
+    harness.apple.fail(status: 429, retryAfterMs: Int64(until.timeIntervalSince1970 * 1000), errorCode: 4_290_000)
+    await harness.recover()
+    var sandbox = try #require(try await harness.status().recoveries.first)
+    #expect(sandbox.nextRunAt == Timestamp.string(until) && sandbox.lastError?.contains("429") == true)
+    #expect(await harness.recover() == 0, "not before Retry-After")
+    harness.server.time.advance(days: 42 / 86_400)
+    harness.apple.fail(status: 503)
+    #expect(await harness.recover() == 1)
+    sandbox = try #require(try await harness.status().recoveries.first)
+    #expect(sandbox.nextRunAt == Timestamp.string(harness.server.time.now().addingTimeInterval(120)), "\(sandbox)")
+    harness.server.time.advance(days: 120 / 86_400)
+    harness.apple.fail(status: 401)
+    await harness.recover()
+    sandbox = try #require(try await harness.status().recoveries.first)
+    #expect(sandbox.status == "failed" && sandbox.failure == "credentials" && sandbox.nextRunAt == nil)
+    // An operator fixes the key and asks again.
+    let again = try await harness.server.admin("POST", "/v1/admin/app-store/recover")
+    #expect(again.status == 202)
+    await harness.idle()
+    sandbox = try #require(try await harness.status().recoveries.first)
+    #expect(sandbox.status == "scheduled" && sandbox.failure == nil && sandbox.lastSuccessAt != nil)
+  }
+
+  @Test("a notification that does not verify is refused and counted, never applied; the run goes on")
+  func refused() async throws {
+    let harness = try await Harness()
+    defer { harness.stop() }
+    let id = try await harness.server.createProfile()
+    let other = try StoreKitSigner(appleNames: false)
+    let bought = F.transaction("3000", original: "3000", purchased: 0, expires: 30, token: id)
+    let forged = try other.sign(json: F.notification("SUBSCRIBED", signed: 0, transaction: bought))
+    harness.apple.keep(forged, signedDate: F.milliseconds(0))
+    try await harness.notification(F.notification("TEST", signed: 0.5), day: 0.5, delivered: false)
+    harness.server.time.advance(days: 1)
+    await harness.recover()
+    let sandbox = try #require(try await harness.status().recoveries.first)
+    #expect(sandbox.refused == 1 && sandbox.recovered == 1, "\(sandbox)")
+    #expect(try await harness.profile(id).accessLevels["premium"]?.isActive != true)
+  }
+
+  @Test("without server_api the key is refused (422); a key that is not P-256 is refused; the key is never returned")
+  func credentials() async throws {
+    let harness = try await Harness(upload: false)
+    defer { harness.stop() }
+    let bad = try await harness.server.admin(
+      "POST", "/v1/admin/app-store/credentials", json: #"{"private_key": "-----BEGIN PRIVATE KEY-----\nAAAA\n"}"#)
+    #expect(bad.status == 422 && bad.errorCode == "invalid_private_key")
+    let body = try JSONSerialization.data(withJSONObject: ["private_key": harness.key.privatePEM])
+    let good = try await harness.server.admin(
+      "POST", "/v1/admin/app-store/credentials", json: String(decoding: body, as: UTF8.self))
+    #expect(good.status == 200)
+    let text = String(decoding: good.body, as: UTF8.self)
+    #expect(!text.contains("PRIVATE KEY") && text.contains("key_fingerprint"))
+    #expect(try await harness.status().recoveries.map(\.environment) == ["Sandbox"])
+    _ = try await harness.server.admin(
+      "PUT", "/v1/admin/config",
+      json: try String(
+        contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json"), encoding: .utf8))
+    let unconfigured = try await harness.server.admin(
+      "POST", "/v1/admin/app-store/credentials", json: String(decoding: body, as: UTF8.self))
+    #expect(unconfigured.status == 422 && unconfigured.errorCode == "app_store_server_api_not_configured")
+    #expect(try await harness.server.admin("DELETE", "/v1/admin/app-store/credentials").status == 200)
+    #expect(try await harness.server.admin("DELETE", "/v1/admin/app-store/credentials").status == 404)
+  }
+
+  @Test(
+    "the token is Apple's ES256 JWT (kid, typ; iss, aud, bid, exp within 60 min): a key Apple does not know stops the job"
+  )
+  func token() async throws {
+    let key = try ECKey.generateP256()
+    let settings = AppStoreServerAPISettings(issuerId: Self.issuer, keyId: Self.keyId)
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+    let token = try AppStoreServerToken.make(settings: settings, bundleId: F.bundleId, key: key, now: now)
+    let client = AppStoreServerSandbox.Client(
+      issuerId: Self.issuer, keyId: Self.keyId, bundleId: F.bundleId, publicKeyPEM: key.publicPEM)
+    #expect(AppStoreServerSandbox.verify(token: token, client: client, now: now))
+    #expect(!AppStoreServerSandbox.verify(token: token, client: client, now: now.addingTimeInterval(3_600)), "expired")
+    var other = client
+    other.bundleId = "com.example.other"
+    #expect(!AppStoreServerSandbox.verify(token: token, client: other, now: now), "another app's")
+    other = client
+    other.publicKeyPEM = try ECKey.generateP256().publicPEM
+    #expect(!AppStoreServerSandbox.verify(token: token, client: other, now: now), "another key's")
+    // The server with a key Apple does not know: 401, stopped, the status says why.
+    let harness = try await Harness()
+    defer { harness.stop() }
+    harness.apple.register(other)
+    harness.server.time.advance(days: 600 / 86_400)
+    await harness.recover()
+    let sandbox = try #require(try await harness.status().recoveries.first)
+    #expect(sandbox.status == "failed" && sandbox.failure == "credentials", "\(sandbox)")
+    #expect(sandbox.lastError?.contains("401") == true)
+  }
+}
