@@ -5,6 +5,10 @@ import TollgateHTTP
 import TollgateServer
 import TollgateSupport
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// A stand-in for Apple's App Store Server API (Get Notification History so far), for tests
 /// and demos: it checks the bearer token as Apple does (ES256 with the registered key; `kid`,
 /// `typ`, `iss`, `aud`, `bid`, `exp` at most 60 minutes after `iat`), keeps the notifications
@@ -31,8 +35,21 @@ public final class AppStoreServerSandbox: Sendable {
     var errorCode: Int?
   }
 
+  /// Where TEST notifications go, and how they are signed (the app's notification URL and
+  /// the development StoreKit chain).
+  public struct Delivery: Sendable {
+    public var url: URL
+    public var sign: @Sendable ([String: Any]) throws -> String
+
+    public init(url: URL, sign: @escaping @Sendable ([String: Any]) throws -> String) {
+      self.url = url
+      self.sign = sign
+    }
+  }
+
   private struct State {
     var client: Client?
+    var delivery: Delivery?
     var notifications: [String: [(signedDate: Int64, payload: String)]] = [:]
     var faults: [Fault] = []
     var calls = 0
@@ -50,6 +67,9 @@ public final class AppStoreServerSandbox: Sendable {
     self.pageSize = pageSize
     self.clock = clock
   }
+
+  /// Sends TEST notifications to `delivery` (none are sent without one).
+  public func deliver(_ delivery: Delivery) { state.withLock { $0.delivery = delivery } }
 
   /// Accepts this app's tokens (and no other).
   public func register(_ client: Client) { state.withLock { $0.client = client } }
@@ -98,6 +118,10 @@ public final class AppStoreServerSandbox: Sendable {
     guard let client, let bearer = request.headers["authorization"], bearer.hasPrefix("Bearer "),
       Self.verify(token: String(bearer.dropFirst(7)), client: client, now: clock())
     else { return Response(status: 401) }
+    if request.method == "POST", request.path.hasSuffix("/inApps/v1/notifications/test") {
+      return test(
+        bundleId: client.bundleId, environment: request.path.hasPrefix("/production/") ? "Production" : "Sandbox")
+    }
     let environment: String
     if request.method == "POST", request.path.hasSuffix("/inApps/v1/notifications/history") {
       environment = request.path.hasPrefix("/production/") ? "Production" : "Sandbox"
@@ -132,6 +156,31 @@ public final class AppStoreServerSandbox: Sendable {
       "hasMore": more, "paginationToken": more ? "page-\(offset + page.count)" : "",
     ]
     return .json(bytes: (try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
+  }
+
+  /// Request a Test Notification: Apple signs a TEST notification and posts it to the app's
+  /// URL (here before answering, so a test sees it arrive), then answers its token.
+  private func test(bundleId: String, environment: String) -> Response {
+    let token = "test-" + UUID().uuidString.lowercased()
+    if let delivery = state.withLock({ $0.delivery }) {
+      let payload: [String: Any] = [
+        "notificationType": "TEST", "notificationUUID": UUID().uuidString.lowercased(), "version": "2.0",
+        "signedDate": Int64(clock().timeIntervalSince1970 * 1000),
+        "data": ["bundleId": bundleId, "environment": environment],
+      ]
+      if let jws = try? delivery.sign(payload),
+        let body = try? JSONSerialization.data(withJSONObject: ["signedPayload": jws])
+      {
+        var request = URLRequest(url: delivery.url)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = body
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { _, _, _ in done.signal() }.resume()
+        done.wait()
+      }
+    }
+    return .json(bytes: (try? JSONSerialization.data(withJSONObject: ["testNotificationToken": token])) ?? Data())
   }
 
   private func error(_ status: Int, code: Int, _ message: String) -> Response {

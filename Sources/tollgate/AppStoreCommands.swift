@@ -60,6 +60,22 @@ enum AppStoreCommands {
       if let next = recovery.nextRunAt { print("  next run \(next)") }
       if let error = recovery.lastError { print("  last error: \(error)") }
     }
+    if let test = status.testNotification {
+      let arrived =
+        test.receivedAt.map { "arrived \($0)" } ?? (test.error.map { "not sent: \($0)" } ?? "not arrived yet")
+      print("TEST notification (\(test.environment)): requested \(test.requestedAt), \(arrived)")
+    }
+  }
+
+  static func testNotification(_ options: inout Options) throws {
+    let environment = options.value("--environment", env: nil)
+    let (store, app, service) = try open(&options)
+    defer { store.close() }
+    try options.finish()
+    let status = try service.requestTestNotification(appId: app.id, environment: environment, by: "cli")
+    print(
+      "asked for a TEST notification of \(app.name) (\(status.testNotification?.environment ?? "")): a running server asks Apple within seconds; see tollgate app-store status"
+    )
   }
 
   static func recover(_ options: inout Options) throws {

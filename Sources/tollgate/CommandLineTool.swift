@@ -115,6 +115,9 @@ enum CommandLineTool {
                                   notification recovery's window, counts, last call, failure
       app-store recover --app NAME
                                   recover missed notifications now (also after a failure was fixed)
+      app-store test-notification --app NAME [--environment Production|Sandbox]
+                                  ask Apple for a TEST notification (a running server asks within
+                                  seconds); app-store status says when it arrived
       spend import FILE.csv --app NAME
                                   upsert spend rows from a CSV file (day, campaign_id, campaign_name,
                                   ad_group_id, ad_group_name, keyword_id, keyword, spend, currency,
@@ -164,6 +167,7 @@ enum CommandLineTool {
       case ["app-store", "credentials"]: try AppStoreCommands.credentials(&options)
       case ["app-store", "status"]: try AppStoreCommands.status(&options)
       case ["app-store", "recover"]: try AppStoreCommands.recover(&options)
+      case ["app-store", "test-notification"]: try AppStoreCommands.testNotification(&options)
       case ["spend", "import"]: try SpendCommands.importFile(&options)
       default: return false
       }

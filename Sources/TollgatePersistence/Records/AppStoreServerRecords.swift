@@ -60,3 +60,17 @@ public struct RecoveryPageCounts: Sendable, Hashable {
     self.refused = refused
   }
 }
+
+/// An operator's request for Apple's TEST notification.
+public struct TestNotificationRequest: Sendable, Hashable {
+  public var appId: Int64
+  public var environment: String
+  public var requestedAt: Double
+  /// When Apple accepted the request, and the token it gave.
+  public var sentAt: Double?
+  public var token: String?
+  /// Why Apple could not be asked.
+  public var error: String?
+  /// When the TEST notification arrived (the first received since the request).
+  public var receivedAt: Double?
+}

@@ -205,4 +205,64 @@ extension RelationalStore {
       ).first?.decode("latest", as: Double?.self).map(Date.init(timeIntervalSince1970:))
     }
   }
+
+  public func requestTestNotification(appId: Int64, environment: String, at: Date) throws {
+    try with { db in
+      try db.query(
+        """
+        INSERT INTO app_store_tests (app_id, environment, requested_at) VALUES (?, ?, ?)
+        ON CONFLICT (app_id) DO UPDATE SET environment = excluded.environment, requested_at = excluded.requested_at,
+        sent_at = NULL, token = NULL, error = NULL
+        """, [.integer(appId), .text(environment), .real(at.timeIntervalSince1970)])
+    }
+  }
+
+  public func pendingTestNotifications() throws -> [TestNotificationRequest] {
+    try with { db in
+      try db.query(
+        "SELECT app_id, environment, requested_at FROM app_store_tests WHERE sent_at IS NULL AND error IS NULL ORDER BY requested_at",
+        []
+      ).map { row in
+        TestNotificationRequest(
+          appId: try row.decode("app_id"), environment: try row.decode("environment"),
+          requestedAt: try row.decode("requested_at"))
+      }
+    }
+  }
+
+  public func recordTestNotification(appId: Int64, requestedAt: Double, token: String?, error: String?, at: Date)
+    throws
+  {
+    try with { db in
+      // Only the request it answers: a newer request stays pending.
+      try db.query(
+        "UPDATE app_store_tests SET sent_at = ?, token = ?, error = ? WHERE app_id = ? AND requested_at = ?",
+        [
+          token == nil ? .null : .real(at.timeIntervalSince1970), token.map(SQLValue.text) ?? .null,
+          error.map(SQLValue.text) ?? .null, .integer(appId), .real(requestedAt),
+        ])
+    }
+  }
+
+  public func testNotification(appId: Int64) throws -> TestNotificationRequest? {
+    try with { db in
+      guard
+        let row = try db.query(
+          "SELECT app_id, environment, requested_at, sent_at, token, error FROM app_store_tests WHERE app_id = ?",
+          [.integer(appId)]
+        ).first
+      else { return nil }
+      let requested: Double = try row.decode("requested_at")
+      let received = try db.query(
+        """
+        SELECT MIN(received_at) AS received FROM app_store_notifications WHERE app_id = ? AND notification_type = 'TEST'
+        AND received_at >= ?
+        """, [.integer(appId), .real(requested)]
+      ).first?.decode("received", as: Double?.self)
+      return TestNotificationRequest(
+        appId: try row.decode("app_id"), environment: try row.decode("environment"), requestedAt: requested,
+        sentAt: try row.decode("sent_at"), token: try row.decode("token"), error: try row.decode("error"),
+        receivedAt: received)
+    }
+  }
 }

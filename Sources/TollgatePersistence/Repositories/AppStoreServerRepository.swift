@@ -33,4 +33,12 @@ public protocol AppStoreServerRepository: Sendable {
   func recoveries(appId: Int64) throws -> [RecoveryJob]
   /// When the latest App Store notification for the app was received, if any.
   func latestNotificationReceived(appId: Int64) throws -> Date?
+  /// Records a request for Apple's TEST notification (replacing an earlier one).
+  func requestTestNotification(appId: Int64, environment: String, at: Date) throws
+  /// Requests Apple has not been asked for yet.
+  func pendingTestNotifications() throws -> [TestNotificationRequest]
+  /// What Apple answered a request: its token, or an error.
+  func recordTestNotification(appId: Int64, requestedAt: Double, token: String?, error: String?, at: Date) throws
+  /// The app's latest request, with when its TEST notification arrived.
+  func testNotification(appId: Int64) throws -> TestNotificationRequest?
 }

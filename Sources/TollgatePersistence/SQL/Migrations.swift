@@ -38,6 +38,7 @@ enum Migrations {
     Migration(version: 14, name: "0014_saved_lists", sql: sqliteTypes(savedLists)),
     Migration(version: 15, name: "0015_spend_import_skips_and_heartbeat", sql: sqliteTypes(spendImportSkips)),
     Migration(version: 16, name: "0016_app_store_server_api", sql: sqliteTypes(appStoreServerAPI)),
+    Migration(version: 17, name: "0017_app_store_test_notifications", sql: sqliteTypes(appStoreTests)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -60,6 +61,7 @@ enum Migrations {
     Migration(version: 14, name: "0014_saved_lists", sql: postgresTypes(savedLists)),
     Migration(version: 15, name: "0015_spend_import_skips_and_heartbeat", sql: postgresTypes(spendImportSkips)),
     Migration(version: 16, name: "0016_app_store_server_api", sql: postgresTypes(appStoreServerAPI)),
+    Migration(version: 17, name: "0017_app_store_test_notifications", sql: postgresTypes(appStoreTests)),
   ]
 
   static let sqliteInitial = """
@@ -684,6 +686,19 @@ enum Migrations {
       failure TEXT,
       updated_at {REAL} NOT NULL,
       PRIMARY KEY (app_id, environment)
+    );
+    """
+
+  /// The setup check: an operator's request for Apple's TEST notification, what Apple
+  /// answered (its token, or the error), per app; its arrival is the TEST notification received.
+  static let appStoreTests = """
+    CREATE TABLE app_store_tests (
+      app_id {INT} NOT NULL PRIMARY KEY REFERENCES apps(id),
+      environment TEXT NOT NULL,
+      requested_at {REAL} NOT NULL,
+      sent_at {REAL},
+      token TEXT,
+      error TEXT
     );
     """
 

@@ -13,6 +13,10 @@ public protocol AppStoreServerAPI: Sendable {
   func notificationHistory(
     environment: String, token: String, request: NotificationHistoryRequest, paginationToken: String?
   ) async throws(AppStoreServerAPIError) -> NotificationHistoryPage
+
+  /// Asks Apple to send a TEST notification to the app's notification URL
+  /// (`POST /inApps/v1/notifications/test`); returns Apple's `testNotificationToken`.
+  func requestTestNotification(environment: String, token: String) async throws(AppStoreServerAPIError) -> String
 }
 
 /// Apple's App Store Server API over HTTPS: the Production or Sandbox host by environment.
@@ -55,6 +59,22 @@ public struct AppStoreServerClient: AppStoreServerAPI {
     } catch {
       throw .unexpected("Get Notification History answered 200 with a body that is not a page: \(error)")
     }
+  }
+
+  public func requestTestNotification(environment: String, token: String) async throws(AppStoreServerAPIError)
+    -> String
+  {
+    let base = environment == "Production" ? productionURL : sandboxURL
+    var request = URLRequest(url: base.appendingPathComponent("inApps/v1/notifications/test"))
+    request.httpMethod = "POST"
+    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    let (status, headers, data) = try await send(request)
+    guard status == 200 else { throw Self.failure(status: status, headers: headers, data: data) }
+    struct Answer: Decodable { var testNotificationToken: String }
+    guard let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
+      throw .unexpected("Request a Test Notification answered 200 without a testNotificationToken")
+    }
+    return answer.testNotificationToken
   }
 
   private func send(_ request: URLRequest) async throws(AppStoreServerAPIError) -> (Int, [String: String], Data) {

@@ -6,7 +6,8 @@ import TollgatePersistence
 import TollgateSupport
 
 /// `POST`/`DELETE /v1/admin/app-store/credentials`, `GET /v1/admin/app-store/status`,
-/// `POST /v1/admin/app-store/recover` (run the notification recovery now).
+/// `POST /v1/admin/app-store/recover` (run the notification recovery now),
+/// `POST /v1/admin/app-store/test-notification` (the setup check).
 struct AppStoreServerController: Sendable {
   let auth: Authenticator
   let server: AppStoreServerService
@@ -18,6 +19,11 @@ struct AppStoreServerController: Sendable {
     enum CodingKeys: String, CodingKey {
       case privateKey = "private_key"
     }
+  }
+
+  /// The test-notification body (optional): the environment.
+  struct TestBody: Decodable {
+    var environment: String?
   }
 
   func register(on router: inout Router) {
@@ -32,6 +38,13 @@ struct AppStoreServerController: Sendable {
     }
     router.add("GET", "/v1/admin/app-store/status") { request in
       .json(try server.status(appId: try auth.appId(for: request, needs: .secretKey)))
+    }
+    router.add("POST", "/v1/admin/app-store/test-notification") { request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let environment = request.body.isEmpty ? nil : try request.decodeJSON(TestBody.self).environment
+      return .json(
+        try server.requestTestNotification(appId: caller.appId, environment: environment, by: caller.keyId),
+        status: 202)
     }
     router.add("POST", "/v1/admin/app-store/recover") { request in
       let caller = try auth.caller(for: request, needs: .secretKey)

@@ -49,6 +49,25 @@ public struct AppStoreServerStatus: Codable, Sendable, Hashable {
     }
   }
 
+  /// The setup check: the last TEST notification requested, and whether it arrived.
+  public struct TestNotification: Codable, Sendable, Hashable {
+    public var environment: String
+    public var requestedAt: String
+    /// When Apple accepted the request (nil while it is being asked, or when it could not be).
+    public var sentAt: String?
+    /// When the TEST notification reached the notification URL; nil: not (yet).
+    public var receivedAt: String?
+    /// Why Apple could not be asked.
+    public var error: String?
+
+    enum CodingKeys: String, CodingKey {
+      case environment, error
+      case requestedAt = "requested_at"
+      case sentAt = "sent_at"
+      case receivedAt = "received_at"
+    }
+  }
+
   /// Whether the configuration has `app_store.server_api`.
   public var configured: Bool
   public var issuerId: String?
@@ -56,9 +75,11 @@ public struct AppStoreServerStatus: Codable, Sendable, Hashable {
   public var bundleId: String?
   public var credentials: Credentials?
   public var recoveries: [Recovery]
+  public var testNotification: TestNotification?
 
   enum CodingKeys: String, CodingKey {
     case configured, credentials, recoveries
+    case testNotification = "test_notification"
     case issuerId = "issuer_id"
     case keyId = "key_id"
     case bundleId = "bundle_id"
@@ -147,6 +168,34 @@ public final class AppStoreServerService: Sendable {
     return try status(appId: appId)
   }
 
+  /// Asks Apple (in the background, within seconds) to send a TEST notification to the app's
+  /// notification URL, in `environment` (Sandbox when configured, else Production); the status
+  /// says when Apple accepted and when it arrived.
+  public func requestTestNotification(appId: Int64, environment: String?, by actor: String) throws
+    -> AppStoreServerStatus
+  {
+    guard try store.appStoreCredentials(appId: appId) != nil,
+      let settings = try configs.entry(appId: appId)?.config.appStore
+    else {
+      throw DomainError.notFound(.credentialsNotFound, "No In-App Purchase key was uploaded for this app.")
+    }
+    let served = Self.environments(settings)
+    guard let chosen = environment ?? (served.contains("Sandbox") ? "Sandbox" : served.first), served.contains(chosen)
+    else {
+      throw DomainError.validation([
+        .init(path: "$.environment", message: "one of the configured environments Apple's API serves: \(served)")
+      ])
+    }
+    try store.requestTestNotification(appId: appId, environment: chosen, at: time.now())
+    try apps.audit(
+      appId: appId,
+      AuditRecord(
+        at: time.now(), actor: actor, action: "app_store.test_notification_requested",
+        detail: AuditDetail.json(["environment": .string(chosen)])))
+    recovery?.kick()
+    return try status(appId: appId)
+  }
+
   /// The configuration, the key (described) and each environment's recovery.
   public func status(appId: Int64) throws -> AppStoreServerStatus {
     let settings = try configs.entry(appId: appId)?.config.appStore
@@ -166,6 +215,11 @@ public final class AppStoreServerService: Sendable {
           coveredTo: iso(job.coveredTo), recovered: job.recovered, alreadyKnown: job.alreadyKnown,
           refused: job.refused, lastCallAt: iso(job.lastCallAt), lastSuccessAt: iso(job.lastSuccessAt),
           lastError: job.lastError, failure: job.failure)
+      },
+      testNotification: try store.testNotification(appId: appId).map {
+        .init(
+          environment: $0.environment, requestedAt: iso($0.requestedAt)!, sentAt: iso($0.sentAt),
+          receivedAt: iso($0.receivedAt), error: $0.error)
       })
   }
 }

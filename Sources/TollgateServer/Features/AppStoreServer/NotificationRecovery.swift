@@ -87,10 +87,11 @@ public final class NotificationRecovery: Sendable {
   /// Waits (up to `timeout` seconds) until no pass started by `kick()` is running (tests).
   public func waitUntilIdle(timeout: TimeInterval = 10) { loop.waitUntilIdle(timeout: timeout) }
 
-  /// One pass: runs every due job, one after the other. Returns how many ran.
+  /// One pass: asks Apple for the TEST notifications operators requested, then runs every
+  /// due job, one after the other. Returns how much it did.
   @discardableResult
   public func processDue() async -> Int {
-    var ran = 0
+    var ran = await sendTests()
     while ran < 16 {
       let now = time.now()
       let job: RecoveryJob?
@@ -105,6 +106,51 @@ public final class NotificationRecovery: Sendable {
       ran += 1
     }
     return ran
+  }
+
+  /// Asks Apple for each requested TEST notification; what Apple answered (its token, or why
+  /// not) goes to the status. The notification itself arrives at the notification URL.
+  private func sendTests() async -> Int {
+    let pending: [TestNotificationRequest]
+    do { pending = try store.pendingTestNotifications() } catch { return 0 }
+    for request in pending {
+      var token: String?
+      var failure: String?
+      do {
+        let (settings, api, key) = try credentials(appId: request.appId)
+        let bearer = try AppStoreServerToken.make(settings: api, bundleId: settings.bundleId, key: key, now: time.now())
+        token = try await self.api.requestTestNotification(environment: request.environment, token: bearer)
+        logger.info("app store: app \(request.appId): Apple accepted a TEST notification (\(request.environment))")
+      } catch let stop as Stop {
+        failure = stop.message
+      } catch {
+        failure = "\(error)"
+      }
+      if let failure { logger.warn("app store: app \(request.appId): no TEST notification: \(failure)") }
+      try? store.recordTestNotification(
+        appId: request.appId, requestedAt: request.requestedAt, token: token, error: failure, at: time.now())
+    }
+    return pending.count
+  }
+
+  /// The app's settings, its `server_api` and its In-App Purchase key, opened.
+  private func credentials(appId: Int64) throws -> (AppStoreSettings, AppStoreServerAPISettings, ECKey) {
+    guard let settings = settings(appId), let api = settings.serverAPI else {
+      throw Stop(
+        failure: "not_configured",
+        message: "the configuration has no app_store.server_api {issuer_id, key_id}")
+    }
+    guard let stored = try store.appStoreCredentials(appId: appId) else {
+      throw Stop(failure: "credentials", message: "no In-App Purchase key was uploaded")
+    }
+    guard let secrets else {
+      throw Stop(failure: "credentials", message: "the server has no secrets key to open the In-App Purchase key with")
+    }
+    do {
+      return (settings, api, try ECKey(privatePEM: try secrets.open(stored.sealedKey)))
+    } catch {
+      throw Stop(failure: "credentials", message: "the stored In-App Purchase key cannot be opened: \(error)")
+    }
   }
 
   /// Runs one claimed job to its end (or a failure) and records the outcome.
@@ -161,23 +207,7 @@ public final class NotificationRecovery: Sendable {
 
   /// Pages the job's window, applying each notification; returns the window covered.
   private func recover(_ job: RecoveryJob) async throws -> (Date, Date) {
-    guard let settings = settings(job.appId), let api = settings.serverAPI else {
-      throw Stop(
-        failure: "not_configured",
-        message: "the configuration has no app_store.server_api {issuer_id, key_id}")
-    }
-    guard let stored = try store.appStoreCredentials(appId: job.appId) else {
-      throw Stop(failure: "credentials", message: "no In-App Purchase key was uploaded")
-    }
-    guard let secrets else {
-      throw Stop(failure: "credentials", message: "the server has no secrets key to open the In-App Purchase key with")
-    }
-    let key: ECKey
-    do {
-      key = try ECKey(privatePEM: try secrets.open(stored.sealedKey))
-    } catch {
-      throw Stop(failure: "credentials", message: "the stored In-App Purchase key cannot be opened: \(error)")
-    }
+    let (settings, api, key) = try credentials(appId: job.appId)
     let now = time.now()
     let (from, to) = try window(job, now: now)
     guard

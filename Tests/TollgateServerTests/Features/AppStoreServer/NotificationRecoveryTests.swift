@@ -252,4 +252,32 @@ struct NotificationRecoveryTests {
     #expect(sandbox.status == "failed" && sandbox.failure == "credentials", "\(sandbox)")
     #expect(sandbox.lastError?.contains("401") == true)
   }
+
+  @Test("the setup check: Apple is asked for a TEST notification and the status says when it arrived, or why not")
+  func testNotification() async throws {
+    let harness = try await Harness()
+    defer { harness.stop() }
+    let signer = harness.signer
+    harness.apple.deliver(
+      .init(
+        url: URL(string: "http://127.0.0.1:\(harness.server.port)/v1/app-store/notifications/alpha")!,
+        sign: { try signer.sign(json: $0) }))
+    #expect(try await harness.status().testNotification == nil)
+    let asked = try await harness.server.admin("POST", "/v1/admin/app-store/test-notification")
+    #expect(asked.status == 202)
+    await harness.idle()
+    var test = try #require(try await harness.status().testNotification)
+    #expect(
+      test.environment == "Sandbox" && test.sentAt != nil && test.receivedAt != nil && test.error == nil, "\(test)")
+    // Apple refuses the key: the status says so, and nothing arrived.
+    harness.server.time.advance(days: 1)
+    harness.apple.fail(status: 401)
+    _ = try await harness.server.admin("POST", "/v1/admin/app-store/test-notification")
+    await harness.idle()
+    test = try #require(try await harness.status().testNotification)
+    #expect(test.sentAt == nil && test.receivedAt == nil && test.error?.contains("401") == true, "\(test)")
+    let production = try await harness.server.admin(
+      "POST", "/v1/admin/app-store/test-notification", json: #"{"environment": "Production"}"#)
+    #expect(production.status == 422 && production.errorPaths == ["$.environment"], "only Sandbox is configured")
+  }
 }
