@@ -290,6 +290,17 @@ try:
     no_dialog("experiments")
     shoot("experiments-xss")
 
+    # App Store: the setup says what to configure; a key that is not one is refused, in words.
+    open_page("App Store", "App Store")
+    setup = driver.find_element(By.ID, "app-store-setup").text
+    check("app_store.server_api" in setup, "App Store: says what to configure: " + setup[:120])
+    check(driver.find_element(By.ID, "app-store-recover").get_attribute("disabled") is not None, "App Store: nothing to recover without a key")
+    driver.find_element(By.ID, "app-store-key").send_keys("not a key")
+    driver.find_element(By.ID, "app-store-key-save").click()
+    refused = wait.until(lambda d: d.find_element(By.ID, "app-store-message").text)
+    check("server_api" in refused, "App Store: the upload is refused with the reason: " + refused[:120])
+    shoot("app-store")
+
     # Apple Ads: by campaign, then by keyword, with the demo's imported spend (Sandbox money).
     open_page("Apple Ads", "Apple Ads")
     Select(driver.find_element(By.ID, "apple-ads-environment")).select_by_value("sandbox")

@@ -334,3 +334,60 @@ function paywallCredit(transaction, known) {
   if (!transaction.sdk_variation_id) return credited;
   return el("span", {}, credited, el("br"), el("small", {}, "SDK named: " + name(transaction.sdk_variation_id)));
 }
+
+// The App Store Server API: the key (write-only), each environment's notification recovery, the
+// setup check (a TEST notification), and the actions an operator takes on them.
+pages["app-store"] = async (view) => {
+  const status = await api("/v1/admin/app-store/status");
+  const message = el("p", { id: "app-store-message", role: "status" });
+  const fail = (error) => { message.className = "error"; message.textContent = error.message; };
+  const action = (id, label, path, body, enabled) => {
+    const button = el("button", { type: "button", class: id === "app-store-key-save" ? null : "secondary", id }, label);
+    button.disabled = !enabled;
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      try {
+        await api(path, "POST", body ? body() : undefined);
+        route();
+      } catch (error) {
+        fail(error);
+        button.disabled = false;
+      }
+    });
+    return button;
+  };
+  const lines = [status.configured
+    ? el("p", {}, "Issuer " + status.issuer_id + ", key " + status.key_id + ", bundle " + status.bundle_id + ". In-App Purchase key: "
+      + (status.credentials ? "uploaded " + when(status.credentials.uploaded_at) + " (SHA-256 " + status.credentials.key_fingerprint.slice(0, 12) + "…)" : "not uploaded") + ".")
+    : el("p", {}, "Off: add app_store.server_api {issuer_id, key_id} to the configuration (App Store Connect → Users and Access → Integrations → In-App Purchase), then upload the key below.")];
+  const key = el("textarea", { id: "app-store-key", class: "key", rows: "4", spellcheck: "false", autocomplete: "off",
+    placeholder: "-----BEGIN PRIVATE KEY-----", "aria-label": "In-App Purchase key (.p8)" });
+  const rows = status.recoveries.map((recovery) => [recovery.environment,
+    recovery.status === "failed" ? "stopped (" + recovery.failure + ")" : recovery.status,
+    recovery.covered_to ? when(recovery.covered_from) + " … " + when(recovery.covered_to) : "—",
+    count(recovery.recovered), count(recovery.already_known), count(recovery.refused),
+    when(recovery.last_success_at), recovery.next_run_at ? when(recovery.next_run_at) : "—", recovery.last_error || ""]);
+  const test = status.test_notification;
+  const testLine = test
+    ? "TEST notification (" + test.environment + "), requested " + when(test.requested_at) + ": "
+      + (test.received_at ? "arrived " + when(test.received_at) + " — the notification URL works."
+        : test.error ? "Apple could not be asked: " + test.error
+          : test.sent_at ? "Apple sent it " + when(test.sent_at) + "; not arrived yet (check the notification URL in App Store Connect)." : "asking Apple…")
+    : "No TEST notification requested yet.";
+  view.replaceChildren(
+    el("h1", {}, "App Store"),
+    el("p", { class: "hint" }, "Notifications Apple could not deliver are recovered from the App Store Server API and applied once, like delivered ones (docs/app-store-server-api.md)."),
+    el("section", { class: "card", id: "app-store-setup", "aria-label": "App Store Server API" },
+      el("h2", {}, "App Store Server API"), ...lines,
+      el("label", { for: "app-store-key" }, "In-App Purchase key (.p8) — sealed on the server, never shown again"), key,
+      el("div", { class: "controls" },
+        action("app-store-key-save", "Save key", "/v1/admin/app-store/credentials", () => ({ private_key: key.value }), true),
+        action("app-store-recover", "Recover now", "/v1/admin/app-store/recover", null, Boolean(status.credentials)),
+        action("app-store-test", "Send a TEST notification", "/v1/admin/app-store/test-notification", null, Boolean(status.credentials))),
+      el("p", { id: "app-store-test-status" }, testLine), message),
+    el("h2", { class: "section" }, "Notification recovery"),
+    rows.length
+      ? table("Notification recovery", [["Environment"], ["Status"], ["Window covered"], ["Recovered", "num"], ["Already known", "num"],
+        ["Refused", "num"], ["Last success"], ["Next run"], ["Last error"]], rows, { id: "app-store-recoveries" })
+      : empty("No recovery runs yet: it starts once the key is uploaded."));
+};
