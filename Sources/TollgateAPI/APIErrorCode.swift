@@ -70,6 +70,10 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   case listInUse = "list_in_use"
   /// No Apple Ads credentials (or In-App Purchase key) were uploaded for this app.
   case credentialsNotFound = "credentials_not_found"
+  /// Apple knows no order with this id for the app (Look Up Order ID answered invalid or empty).
+  case orderNotFound = "order_not_found"
+  /// Apple's App Store Server API refused or failed the call; the message says what it answered.
+  case appStoreAPIFailed = "app_store_api_failed"
   /// Signed App Store data arrived for an app whose configuration has no `app_store`.
   case appStoreNotConfigured = "app_store_not_configured"
   /// Not a compact JWS.
@@ -103,7 +107,7 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case .forbidden: 403
     case .routeNotFound, .profileNotFound, .placementNotFound, .configNotFound, .appNotFound, .keyNotFound,
       .revisionNotFound, .webhookNotFound, .deliveryNotFound, .chartNotInstalled, .credentialsNotFound,
-      .assetNotFound, .listNotFound:
+      .assetNotFound, .listNotFound, .orderNotFound:
       404
     case .methodNotAllowed: 405
     case .customerUserIdTaken, .lastSecretKey, .listInUse: 409
@@ -115,6 +119,7 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
       422
     case .rateLimited: 429
     case .internalError: 500
+    case .appStoreAPIFailed: 502
     case .attributionQueueFull, .storageUnavailable, .databaseUnavailable, .serverBusy: 503
     }
   }

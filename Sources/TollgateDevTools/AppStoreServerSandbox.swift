@@ -52,6 +52,7 @@ public final class AppStoreServerSandbox: Sendable {
     var delivery: Delivery?
     var notifications: [String: [(signedDate: Int64, payload: String)]] = [:]
     var faults: [Fault] = []
+    var orders: [String: [String]] = [:]
     var calls = 0
     var requests: [NotificationHistoryRequest] = []
   }
@@ -77,6 +78,11 @@ public final class AppStoreServerSandbox: Sendable {
   /// A notification Apple signed at `signedDate` (ms) in `environment`, kept for the history.
   public func keep(_ signedPayload: String, signedDate: Int64, environment: String = "Sandbox") {
     state.withLock { $0.notifications[environment, default: []].append((signedDate, signedPayload)) }
+  }
+
+  /// An order (its id on the customer's receipt e-mail) and its signed transactions.
+  public func order(_ orderId: String, signedTransactions: [String]) {
+    state.withLock { $0.orders[orderId] = signedTransactions }
   }
 
   /// The next `count` calls answer `status` (429 with `Retry-After` in ms, 5xx, 401 …).
@@ -121,6 +127,12 @@ public final class AppStoreServerSandbox: Sendable {
     if request.method == "POST", request.path.hasSuffix("/inApps/v1/notifications/test") {
       return test(
         bundleId: client.bundleId, environment: request.path.hasPrefix("/production/") ? "Production" : "Sandbox")
+    }
+    if request.method == "GET", request.path.hasPrefix("/production/inApps/v1/lookup/") {
+      let orderId = String(request.path.dropFirst("/production/inApps/v1/lookup/".count))
+      let signed = state.withLock { $0.orders[orderId] }
+      let answer: [String: Any] = signed.map { ["status": 0, "signedTransactions": $0] } ?? ["status": 1]
+      return .json(bytes: (try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
     }
     let environment: String
     if request.method == "POST", request.path.hasSuffix("/inApps/v1/notifications/history") {

@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import TollgateAPI
 import TollgateCommandLine
 import TollgateDomain
@@ -64,6 +66,48 @@ enum AppStoreCommands {
       let arrived =
         test.receivedAt.map { "arrived \($0)" } ?? (test.error.map { "not sent: \($0)" } ?? "not arrived yet")
       print("TEST notification (\(test.environment)): requested \(test.requestedAt), \(arrived)")
+    }
+  }
+
+  static func order(_ options: inout Options) throws {
+    guard let orderId = options.positional() else { throw Failure("app-store order needs an ORDER_ID") }
+    let name = try options.required("--app")
+    let databasePath = options.databasePath
+    let box = try CommandLineTool.secretsBox(&options, databasePath: databasePath)
+    try options.finish()
+    let api =
+      ProcessInfo.processInfo.environment["TOLLGATE_APP_STORE_API_URL"].flatMap(URL.init(string:)).map {
+        AppStoreServerClient(productionURL: $0)
+      } ?? AppStoreServerClient()
+    let store = try StoreLocation.open(databasePath, connections: 1).database
+    defer { store.close() }
+    guard let app = try store.app(named: name) else {
+      throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
+    }
+    let service = AppStoreServerService(database: store, secrets: box, time: SystemTimeSource(), api: api)
+    let result = Mutex<Result<AppStoreOrder, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+      do {
+        let found = try await service.lookUpOrder(appId: app.id, orderId: orderId)
+        result.withLock { $0 = .success(found) }
+      } catch {
+        result.withLock { $0 = .failure(error) }
+      }
+      done.signal()
+    }
+    done.wait()
+    let order: AppStoreOrder
+    switch result.withLock({ $0 })! {
+    case .success(let found): order = found
+    case .failure(let error as DomainError): throw Failure(error.message)
+    case .failure(let error): throw error
+    }
+    print("order \(order.orderId): \(order.transactions.count) transaction(s)")
+    for transaction in order.transactions {
+      print(
+        "  \(transaction.transactionId) (original \(transaction.originalTransactionId)) \(transaction.productId), \(transaction.purchaseDate), \(transaction.environment)\(transaction.revoked ? ", refunded" : "") — "
+          + (transaction.owners.isEmpty ? "no profile yet" : "profile " + transaction.owners.joined(separator: ", ")))
     }
   }
 

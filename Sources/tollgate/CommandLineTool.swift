@@ -115,6 +115,10 @@ enum CommandLineTool {
                                   notification recovery's window, counts, last call, failure
       app-store recover --app NAME
                                   recover missed notifications now (also after a failure was fixed)
+      app-store order --app NAME ORDER_ID
+                                  the transactions of the order id on a customer's Apple receipt
+                                  e-mail, and the profiles that own them (Apple's Look Up Order ID;
+                                  TOLLGATE_APP_STORE_API_URL points it elsewhere)
       app-store test-notification --app NAME [--environment Production|Sandbox]
                                   ask Apple for a TEST notification (a running server asks within
                                   seconds); app-store status says when it arrived
@@ -168,6 +172,7 @@ enum CommandLineTool {
       case ["app-store", "status"]: try AppStoreCommands.status(&options)
       case ["app-store", "recover"]: try AppStoreCommands.recover(&options)
       case ["app-store", "test-notification"]: try AppStoreCommands.testNotification(&options)
+      case ["app-store", "order"]: try AppStoreCommands.order(&options)
       case ["spend", "import"]: try SpendCommands.importFile(&options)
       default: return false
       }

@@ -299,6 +299,10 @@ try:
     driver.find_element(By.ID, "app-store-key-save").click()
     refused = wait.until(lambda d: d.find_element(By.ID, "app-store-message").text)
     check("server_api" in refused, "App Store: the upload is refused with the reason: " + refused[:120])
+    driver.find_element(By.ID, "app-store-order").send_keys("MQ5LTJ8KW2")
+    driver.find_element(By.ID, "app-store-order-find").click()
+    said = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#app-store-order-result .error").text)
+    check("key" in said.lower(), "App Store: an order lookup without a key says why: " + said[:120])
     shoot("app-store")
 
     # Apple Ads: by campaign, then by keyword, with the demo's imported spend (Sandbox money).

@@ -43,10 +43,13 @@ extension AppleAdsSpendService {
 extension AppStoreServerService {
   /// The In-App Purchase key and the recoveries' status of `database` (no recovery runs in
   /// this process: a running server picks up what is due).
-  public convenience init(database: any Database, secrets: SecretBox?, time: any TimeSource) {
+  public convenience init(
+    database: any Database, secrets: SecretBox?, time: any TimeSource,
+    api: any AppStoreServerAPI = AppStoreServerClient(), verifier: SignedDataVerifier = SignedDataVerifier()
+  ) {
     self.init(
       apps: database, store: database,
       configs: ConfigCache(apps: database, documents: database, savedLists: database), secrets: secrets, recovery: nil,
-      time: time)
+      time: time, api: api, verifier: verifier, purchases: database)
   }
 }

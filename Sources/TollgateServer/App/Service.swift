@@ -154,7 +154,8 @@ public final class Service: Sendable {
       auth: auth,
       server: AppStoreServerService(
         apps: database, store: database, configs: configs, secrets: configuration.secrets, recovery: recovery,
-        time: time)
+        time: time, api: configuration.appStoreServerAPI, verifier: configuration.appStoreVerifier,
+        purchases: database), errors: errors
     ).register(on: &router)
 
     var middleware: [any Middleware] = [MetricsMiddleware(metrics: metrics, logger: logger)]

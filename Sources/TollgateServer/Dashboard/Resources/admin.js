@@ -335,6 +335,35 @@ function paywallCredit(transaction, known) {
   return el("span", {}, credited, el("br"), el("small", {}, "SDK named: " + name(transaction.sdk_variation_id)));
 }
 
+// Support: a customer by the order id on their Apple receipt e-mail → the transactions and the
+// profiles that own them.
+function orderSearch() {
+  const input = el("input", { id: "app-store-order", placeholder: "MQ5LTJ8KW2", autocomplete: "off", spellcheck: "false" });
+  const result = el("div", { id: "app-store-order-result", role: "status" });
+  const find = el("button", { type: "button", id: "app-store-order-find" }, "Find order");
+  const lookUp = async () => {
+    const id = input.value.trim();
+    if (!id) return;
+    find.disabled = true;
+    result.replaceChildren(el("p", { class: "loading" }, "Asking Apple…"));
+    try {
+      const order = await api("/v1/admin/app-store/orders/" + encodeURIComponent(id));
+      result.replaceChildren(table("Order " + order.order_id, [["Transaction"], ["Original"], ["Product"], ["Purchased"], ["Store"], ["Refunded"], ["Owned by"]],
+        order.transactions.map((t) => [t.transaction_id, t.original_transaction_id, t.product_id, when(t.purchase_date), t.environment,
+          t.revoked ? "yes" : "no", t.owners.length ? t.owners.join(", ") : "no profile yet"]), { id: "app-store-order-table" }));
+    } catch (error) {
+      result.replaceChildren(el("p", { class: "error" }, error.message));
+    }
+    find.disabled = false;
+  };
+  find.addEventListener("click", lookUp);
+  input.addEventListener("keydown", (event) => { if (event.key === "Enter") lookUp(); });
+  return el("section", { class: "card", id: "app-store-orders", "aria-label": "Find a customer by order id" },
+    el("h2", {}, "Find a customer by order id"),
+    el("p", { class: "hint" }, "The order id is on the customer's Apple receipt e-mail; Apple answers with the order's purchases."),
+    el("label", { for: "app-store-order" }, "Order id"), el("div", { class: "controls" }, input, find), result);
+}
+
 // The App Store Server API: the key (write-only), each environment's notification recovery, the
 // setup check (a TEST notification), and the actions an operator takes on them.
 pages["app-store"] = async (view) => {
@@ -385,6 +414,7 @@ pages["app-store"] = async (view) => {
         action("app-store-recover", "Recover now", "/v1/admin/app-store/recover", null, Boolean(status.credentials)),
         action("app-store-test", "Send a TEST notification", "/v1/admin/app-store/test-notification", null, Boolean(status.credentials))),
       el("p", { id: "app-store-test-status" }, testLine), message),
+    orderSearch(),
     el("h2", { class: "section" }, "Notification recovery"),
     rows.length
       ? table("Notification recovery", [["Environment"], ["Status"], ["Window covered"], ["Recovered", "num"], ["Already known", "num"],

@@ -17,6 +17,22 @@ public protocol AppStoreServerAPI: Sendable {
   /// Asks Apple to send a TEST notification to the app's notification URL
   /// (`POST /inApps/v1/notifications/test`); returns Apple's `testNotificationToken`.
   func requestTestNotification(environment: String, token: String) async throws(AppStoreServerAPIError) -> String
+
+  /// Look Up Order ID (`GET /inApps/v1/lookup/{orderId}`, Production only): Apple's `status`
+  /// (0 valid, 1 invalid) and the order's signed transactions.
+  func lookUpOrder(_ orderId: String, token: String) async throws(AppStoreServerAPIError) -> OrderLookupAnswer
+}
+
+/// What Look Up Order ID answers.
+public struct OrderLookupAnswer: Decodable, Sendable, Hashable {
+  /// 0: valid; 1: invalid.
+  public var status: Int
+  public var signedTransactions: [String]?
+
+  public init(status: Int, signedTransactions: [String]?) {
+    self.status = status
+    self.signedTransactions = signedTransactions
+  }
 }
 
 /// Apple's App Store Server API over HTTPS: the Production or Sandbox host by environment.
@@ -75,6 +91,20 @@ public struct AppStoreServerClient: AppStoreServerAPI {
       throw .unexpected("Request a Test Notification answered 200 without a testNotificationToken")
     }
     return answer.testNotificationToken
+  }
+
+  public func lookUpOrder(_ orderId: String, token: String) async throws(AppStoreServerAPIError)
+    -> OrderLookupAnswer
+  {
+    let path = "inApps/v1/lookup/" + (orderId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? orderId)
+    var request = URLRequest(url: productionURL.appendingPathComponent(path))
+    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    let (status, headers, data) = try await send(request)
+    guard status == 200 else { throw Self.failure(status: status, headers: headers, data: data) }
+    guard let answer = try? JSONDecoder().decode(OrderLookupAnswer.self, from: data) else {
+      throw .unexpected("Look Up Order ID answered 200 without a status")
+    }
+    return answer
   }
 
   private func send(_ request: URLRequest) async throws(AppStoreServerAPIError) -> (Int, [String: String], Data) {

@@ -7,10 +7,12 @@ import TollgateSupport
 
 /// `POST`/`DELETE /v1/admin/app-store/credentials`, `GET /v1/admin/app-store/status`,
 /// `POST /v1/admin/app-store/recover` (run the notification recovery now),
-/// `POST /v1/admin/app-store/test-notification` (the setup check).
+/// `POST /v1/admin/app-store/test-notification` (the setup check),
+/// `GET /v1/admin/app-store/orders/{orderId}` (a customer by the order id on their receipt).
 struct AppStoreServerController: Sendable {
   let auth: Authenticator
   let server: AppStoreServerService
+  let errors: ErrorMapping
 
   /// The credentials body: the In-App Purchase key's `.p8` text.
   struct CredentialsBody: Decodable {
@@ -45,6 +47,22 @@ struct AppStoreServerController: Sendable {
       return .json(
         try server.requestTestNotification(appId: caller.appId, environment: environment, by: caller.keyId),
         status: 202)
+    }
+    router.add("GET", "/v1/admin/app-store/orders/{orderId}") { request in
+      let appId = try auth.appId(for: request, needs: .secretKey)
+      let orderId = try request.parameter("orderId")
+      // Answered when Apple has: the connection waits without a thread.
+      let deferred = DeferredResponse()
+      let (server, errors) = (server, errors)
+      Task {
+        do {
+          let order = try await server.lookUpOrder(appId: appId, orderId: orderId)
+          _ = deferred.complete(.json(order))
+        } catch {
+          _ = deferred.complete(errors.answer { throw error })
+        }
+      }
+      return .deferred(deferred)
     }
     router.add("POST", "/v1/admin/app-store/recover") { request in
       let caller = try auth.caller(for: request, needs: .secretKey)

@@ -86,6 +86,38 @@ public struct AppStoreServerStatus: Codable, Sendable, Hashable {
   }
 }
 
+/// An order as Apple knows it (Look Up Order ID), with the profiles that own its purchases.
+public struct AppStoreOrder: Codable, Sendable, Hashable {
+  /// One transaction of the order.
+  public struct Transaction: Codable, Sendable, Hashable {
+    public var transactionId: String
+    public var originalTransactionId: String
+    public var productId: String
+    public var purchaseDate: String
+    public var environment: String
+    /// Refunded or revoked.
+    public var revoked: Bool
+    /// The profiles that own its subscription or purchase (none: no device of it used Tollgate yet).
+    public var owners: [String]
+
+    enum CodingKeys: String, CodingKey {
+      case environment, revoked, owners
+      case transactionId = "transaction_id"
+      case originalTransactionId = "original_transaction_id"
+      case productId = "product_id"
+      case purchaseDate = "purchase_date"
+    }
+  }
+
+  public var orderId: String
+  public var transactions: [Transaction]
+
+  enum CodingKeys: String, CodingKey {
+    case transactions
+    case orderId = "order_id"
+  }
+}
+
 /// What an operator does with the App Store Server API: uploads the In-App Purchase key
 /// (sealed at once, never shown again), removes it, reads the status, asks for a recovery now.
 /// Each change is audited.
@@ -96,11 +128,16 @@ public final class AppStoreServerService: Sendable {
   let secrets: SecretBox?
   let recovery: NotificationRecovery?
   let time: any TimeSource
+  /// What order lookups call and check Apple's answers with.
+  let api: any AppStoreServerAPI
+  let verifier: SignedDataVerifier
+  let purchases: any PurchaseRepository
 
   /// A service; `recovery` (nil in the command line) hears about new keys and requests.
   package init(
     apps: any AppRepository, store: any AppStoreServerRepository, configs: ConfigCache, secrets: SecretBox?,
-    recovery: NotificationRecovery?, time: any TimeSource
+    recovery: NotificationRecovery?, time: any TimeSource, api: any AppStoreServerAPI,
+    verifier: SignedDataVerifier, purchases: any PurchaseRepository
   ) {
     self.apps = apps
     self.store = store
@@ -108,6 +145,64 @@ public final class AppStoreServerService: Sendable {
     self.secrets = secrets
     self.recovery = recovery
     self.time = time
+    self.api = api
+    self.verifier = verifier
+    self.purchases = purchases
+  }
+
+  /// The transactions of the order id on a customer's Apple receipt e-mail, verified, with the
+  /// profiles that own them (Production only, as Apple's API). 404 `order_not_found` when
+  /// Apple knows no such order; 502 `app_store_api_failed` when Apple refuses or fails.
+  public func lookUpOrder(appId: Int64, orderId: String) async throws -> AppStoreOrder {
+    guard orderId.range(of: "^[A-Za-z0-9]{1,64}$", options: .regularExpression) != nil else {
+      throw DomainError(.badParameter, "An order id is the letters and digits on the Apple receipt e-mail.")
+    }
+    let opened: AppStoreServerKeys.Opened
+    let settings = try configs.entry(appId: appId)?.config.appStore
+    do throws(AppStoreServerKeys.Failure) {
+      opened = try AppStoreServerKeys(store: store, secrets: secrets).open(appId: appId, settings: settings)
+    } catch {
+      switch error {
+      case .notConfigured:
+        throw DomainError(
+          .appStoreServerAPINotConfigured,
+          "Add app_store.server_api {issuer_id, key_id} to the app's configuration and upload its In-App Purchase key first."
+        )
+      case .credentials(let message):
+        throw DomainError.notFound(.credentialsNotFound, "In-App Purchase key: \(message).")
+      }
+    }
+    let answer: OrderLookupAnswer
+    do {
+      answer = try await api.lookUpOrder(orderId, token: try opened.token(now: time.now()))
+    } catch let error as AppStoreServerAPIError {
+      throw DomainError(.appStoreAPIFailed, "Look Up Order ID: \(error)")
+    }
+    let signed = answer.signedTransactions ?? []
+    guard answer.status == 0, !signed.isEmpty else {
+      throw DomainError.notFound(.orderNotFound, "Apple knows no order \(orderId) for this app.")
+    }
+    let payloads = try signed.map { jws in
+      do {
+        return try verifier.transaction(jws, for: opened.settings)
+      } catch {
+        throw DomainError(.appStoreAPIFailed, "Apple's answer holds a transaction that does not verify: \(error)")
+      }
+    }
+    let originals = Array(Set(payloads.map(\.originalTransactionId))).sorted()
+    let owners = try purchases.purchases(appId: appId) { rows in
+      try Dictionary(uniqueKeysWithValues: originals.map { ($0, try rows.owners(of: $0)) })
+    }
+    return AppStoreOrder(
+      orderId: orderId,
+      transactions: payloads.map { payload in
+        .init(
+          transactionId: payload.transactionId, originalTransactionId: payload.originalTransactionId,
+          productId: payload.productId,
+          purchaseDate: Timestamp.string(Date(timeIntervalSince1970: Double(payload.purchaseDate) / 1000)),
+          environment: payload.environment, revoked: payload.revocationDate != nil,
+          owners: owners[payload.originalTransactionId] ?? [])
+      })
   }
 
   /// The environments the recovery runs in: the configured ones Apple's API serves.

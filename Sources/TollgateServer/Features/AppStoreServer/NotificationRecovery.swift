@@ -117,8 +117,7 @@ public final class NotificationRecovery: Sendable {
       var token: String?
       var failure: String?
       do {
-        let (settings, api, key) = try credentials(appId: request.appId)
-        let bearer = try AppStoreServerToken.make(settings: api, bundleId: settings.bundleId, key: key, now: time.now())
+        let bearer = try credentials(appId: request.appId).token(now: time.now())
         token = try await self.api.requestTestNotification(environment: request.environment, token: bearer)
         logger.info("app store: app \(request.appId): Apple accepted a TEST notification (\(request.environment))")
       } catch let stop as Stop {
@@ -134,22 +133,14 @@ public final class NotificationRecovery: Sendable {
   }
 
   /// The app's settings, its `server_api` and its In-App Purchase key, opened.
-  private func credentials(appId: Int64) throws -> (AppStoreSettings, AppStoreServerAPISettings, ECKey) {
-    guard let settings = settings(appId), let api = settings.serverAPI else {
-      throw Stop(
-        failure: "not_configured",
-        message: "the configuration has no app_store.server_api {issuer_id, key_id}")
-    }
-    guard let stored = try store.appStoreCredentials(appId: appId) else {
-      throw Stop(failure: "credentials", message: "no In-App Purchase key was uploaded")
-    }
-    guard let secrets else {
-      throw Stop(failure: "credentials", message: "the server has no secrets key to open the In-App Purchase key with")
-    }
+  private func credentials(appId: Int64) throws -> AppStoreServerKeys.Opened {
     do {
-      return (settings, api, try ECKey(privatePEM: try secrets.open(stored.sealedKey)))
+      return try AppStoreServerKeys(store: store, secrets: secrets).open(appId: appId, settings: settings(appId))
     } catch {
-      throw Stop(failure: "credentials", message: "the stored In-App Purchase key cannot be opened: \(error)")
+      switch error {
+      case .notConfigured(let message): throw Stop(failure: "not_configured", message: message)
+      case .credentials(let message): throw Stop(failure: "credentials", message: message)
+      }
     }
   }
 
@@ -207,7 +198,7 @@ public final class NotificationRecovery: Sendable {
 
   /// Pages the job's window, applying each notification; returns the window covered.
   private func recover(_ job: RecoveryJob) async throws -> (Date, Date) {
-    let (settings, api, key) = try credentials(appId: job.appId)
+    let opened = try credentials(appId: job.appId)
     let now = time.now()
     let (from, to) = try window(job, now: now)
     guard
@@ -218,8 +209,7 @@ public final class NotificationRecovery: Sendable {
       startDate: Int64(from.timeIntervalSince1970 * 1000), endDate: Int64(to.timeIntervalSince1970 * 1000))
     var pageToken = job.pageToken
     while true {
-      let token = try AppStoreServerToken.make(
-        settings: api, bundleId: settings.bundleId, key: key, now: time.now())
+      let token = try opened.token(now: time.now())
       let page = try await self.api.notificationHistory(
         environment: job.environment, token: token, request: request, paginationToken: pageToken)
       var counts = RecoveryPageCounts()

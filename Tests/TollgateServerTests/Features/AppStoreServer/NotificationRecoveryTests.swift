@@ -280,4 +280,45 @@ struct NotificationRecoveryTests {
       "POST", "/v1/admin/app-store/test-notification", json: #"{"environment": "Production"}"#)
     #expect(production.status == 422 && production.errorPaths == ["$.environment"], "only Sandbox is configured")
   }
+
+  @Test(
+    "an order id from a receipt e-mail finds the transactions and the profile that owns them; unknown is 404, Apple's refusal 502"
+  )
+  func orderLookup() async throws {
+    let harness = try await Harness()
+    defer { harness.stop() }
+    let id = try await harness.server.createProfile()
+    let bought = F.transaction("4000", original: "4000", purchased: 0, expires: 30, token: id)
+    try await harness.notification(
+      F.notification("SUBSCRIBED", subtype: "INITIAL_BUY", signed: 0, transaction: bought), day: 0, delivered: true)
+    let coins = F.transaction("4100", original: "4100", product: "coins_100", purchased: 0, type: "Consumable")
+    harness.apple.order(
+      "MQ5LTJ8KW2",
+      signedTransactions: [
+        try harness.signer.sign(json: F.object(bought)), try harness.signer.sign(json: F.object(coins)),
+      ])
+    let found = try await harness.server.admin("GET", "/v1/admin/app-store/orders/MQ5LTJ8KW2")
+    #expect(found.status == 200)
+    let order = try found.decode(AppStoreOrder.self)
+    #expect(order.transactions.map(\.transactionId) == ["4000", "4100"])
+    #expect(order.transactions.map(\.owners) == [[id], []], "the consumable no profile has yet")
+    #expect(
+      try await harness.server.admin("GET", "/v1/admin/app-store/orders/UNKNOWN123").errorCode == "order_not_found")
+    #expect(try await harness.server.admin("GET", "/v1/admin/app-store/orders/not-an-id").errorCode == "bad_parameter")
+    harness.apple.fail(status: 401)
+    let refused = try await harness.server.admin("GET", "/v1/admin/app-store/orders/MQ5LTJ8KW2")
+    #expect(refused.status == 502 && refused.errorCode == "app_store_api_failed")
+    // A transaction that does not verify inside Apple's answer is refused, never shown.
+    let other = try StoreKitSigner(appleNames: false)
+    harness.apple.order("FORGED0001", signedTransactions: [try other.sign(json: F.object(bought))])
+    #expect(try await harness.server.admin("GET", "/v1/admin/app-store/orders/FORGED0001").status == 502)
+  }
+
+  @Test("without a key an order lookup says so (404 credentials_not_found)")
+  func orderLookupWithoutKey() async throws {
+    let harness = try await Harness(upload: false)
+    defer { harness.stop() }
+    let answer = try await harness.server.admin("GET", "/v1/admin/app-store/orders/MQ5LTJ8KW2")
+    #expect(answer.status == 404 && answer.errorCode == "credentials_not_found")
+  }
 }
