@@ -78,6 +78,7 @@ public enum AdaptyUI {
 
   /// `activate(configuration:)` with a completion handler (callable where `await` is not,
   /// as `AdaptyUI.activate()` at launch); the error is an `AdaptyUIError` as an `AdaptyError`.
+  @_disfavoredOverload
   public static func activate(configuration: Configuration = .default, _ completion: AdaptyErrorCompletion? = nil) {
     AdaptyCallbacks.run(completion) { () async throws(AdaptyError) in
       do { try await activate(configuration: configuration) } catch { throw AdaptyError.wrapping(error) }

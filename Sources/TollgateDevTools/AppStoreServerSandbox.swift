@@ -53,6 +53,7 @@ public final class AppStoreServerSandbox: Sendable {
     var notifications: [String: [(signedDate: Int64, payload: String)]] = [:]
     var faults: [Fault] = []
     var orders: [String: [String]] = [:]
+    var statuses: [String: (status: Int, signedTransaction: String)] = [:]
     var calls = 0
     var requests: [NotificationHistoryRequest] = []
   }
@@ -78,6 +79,11 @@ public final class AppStoreServerSandbox: Sendable {
   /// A notification Apple signed at `signedDate` (ms) in `environment`, kept for the history.
   public func keep(_ signedPayload: String, signedDate: Int64, environment: String = "Sandbox") {
     state.withLock { $0.notifications[environment, default: []].append((signedDate, signedPayload)) }
+  }
+
+  /// What Get All Subscription Statuses answers for a subscription: its last transaction.
+  public func subscription(_ original: String, status: Int, lastTransaction signedTransaction: String) {
+    state.withLock { $0.statuses[original] = (status, signedTransaction) }
   }
 
   /// An order (its id on the customer's receipt e-mail) and its signed transactions.
@@ -132,6 +138,27 @@ public final class AppStoreServerSandbox: Sendable {
       let orderId = String(request.path.dropFirst("/production/inApps/v1/lookup/".count))
       let signed = state.withLock { $0.orders[orderId] }
       let answer: [String: Any] = signed.map { ["status": 0, "signedTransactions": $0] } ?? ["status": 1]
+      return .json(bytes: (try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
+    }
+    if request.method == "GET", let range = request.path.range(of: "/inApps/v1/subscriptions/") {
+      let original = String(request.path[range.upperBound...])
+      guard let last = state.withLock({ $0.statuses[original] }) else {
+        return error(404, code: 4040010, "transaction id not found")
+      }
+      let answer: [String: Any] = [
+        "environment": request.path.hasPrefix("/production/") ? "Production" : "Sandbox", "bundleId": client.bundleId,
+        "data": [
+          [
+            "subscriptionGroupIdentifier": "pro",
+            "lastTransactions": [
+              [
+                "originalTransactionId": original, "status": last.status,
+                "signedTransactionInfo": last.signedTransaction,
+              ]
+            ],
+          ]
+        ],
+      ]
       return .json(bytes: (try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
     }
     let environment: String

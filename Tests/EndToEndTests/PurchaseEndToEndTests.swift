@@ -323,3 +323,31 @@ extension EndToEndTests {
     await quitApp()
   }
 }
+
+extension EndToEndTests {
+  @Test(
+    "the completion-handler activate starts at once: a call right after waits for it; the handler hears nil, a second activation activateOnceError"
+  )
+  func completionActivate() async throws {
+    let live = try LiveServer()
+    defer { live.stop() }
+    let queue = DispatchQueue(label: "callbacks")
+    let configuration = live.builder().with(callbackDispatchQueue: queue).build()
+    let (first, answered) = AsyncStream<Int?>.makeStream()
+    Adapty.activate(with: configuration) { error in
+      answered.yield(error?.errorCode)
+      answered.finish()
+    }
+    // No await between: the flow request waits for the activation the handler form began.
+    let flow = try await Adapty.getFlow(placementId: "settings_upgrade")
+    #expect(flow.placement.id == "settings_upgrade")
+    let second = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+      Adapty.activate(with: configuration) { error in continuation.resume(returning: error?.errorCode) }
+    }
+    #expect(second == 3005)
+    var heard = first.makeAsyncIterator()
+    let firstAnswer = await heard.next()
+    #expect(firstAnswer == .some(nil), "the first activation's handler hears no error")
+    await quitApp()
+  }
+}

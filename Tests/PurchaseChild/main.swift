@@ -39,9 +39,14 @@ let builder = AdaptyConfiguration.builder(withAPIKey: arguments[2])
   .with(purchaseSource: store)
   .with(attributionTokenProvider: nil)
 builder.dependencies.transport = AnswerWithholdingTransport(inner: URLSessionTransport(baseURL: baseURL))
-try await Adapty.activate(with: builder.build())
-let flow = try await Adapty.getFlow(placementId: "settings_upgrade")
-let products = try await Adapty.getPaywallProducts(paywall: flow)
-_ = try await Adapty.makePurchase(product: products[0])
+/// The app's launch and purchase. In a function: in top-level code Swift prefers the
+/// completion-handler form of `activate` (which also works: it starts activating at once).
+func launchAndBuy(_ configuration: AdaptyConfiguration) async throws {
+  try await Adapty.activate(with: configuration)
+  let flow = try await Adapty.getFlow(placementId: "settings_upgrade")
+  let products = try await Adapty.getPaywallProducts(paywall: flow)
+  _ = try await Adapty.makePurchase(product: products[0])
+}
+try await launchAndBuy(builder.build())
 FileHandle.standardError.write(Data("the purchase returned: the transport did not withhold the answer\n".utf8))
 exit(1)

@@ -29,6 +29,13 @@ final class Facade: Sendable {
 
   /// Activates once; a second call throws `activateOnceError`.
   func activate(_ configuration: AdaptyConfiguration) async throws(AdaptyError) {
+    await finish(try start(configuration), configuration)
+  }
+
+  /// Starts activating, at once and synchronously: from here on every call waits for this
+  /// activation (the completion-handler form returns before it ends). A second activation
+  /// throws `activateOnceError`.
+  func start(_ configuration: AdaptyConfiguration) throws(AdaptyError) -> Task<AdaptyRuntime, Never> {
     let task: Task<AdaptyRuntime, Never>? = guarded.withLock { guarded in
       guard case .idle = guarded.state else { return nil }
       let (fallback, delegates) = (self.fallback, self.delegates)
@@ -39,6 +46,11 @@ final class Facade: Sendable {
     guard let task else { throw AdaptyError.activateOnce() }
     if let level = configuration.logLevel { SDKLogger.shared.level = level }
     AdaptyCallbacks.use(configuration.callbackDispatchQueue)
+    return task
+  }
+
+  /// Ends an activation `start` began: the runtime is active, waiting streams attached.
+  func finish(_ task: Task<AdaptyRuntime, Never>, _ configuration: AdaptyConfiguration) async {
     let runtime = await task.value
     let streams = guarded.withLock { guarded in
       guarded.state = .active(runtime)

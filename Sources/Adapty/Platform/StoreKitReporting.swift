@@ -29,6 +29,7 @@
     }
 
     /// `reportTransaction` of StoreKit's signed transaction with a completion handler.
+    @_disfavoredOverload
     public nonisolated static func reportTransaction(
       _ signedTransaction: VerificationResult<Transaction>, withVariationId variationId: String? = nil,
       _ completion: AdaptyErrorCompletion? = nil

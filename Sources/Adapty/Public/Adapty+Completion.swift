@@ -58,14 +58,24 @@ extension Result where Failure == AdaptyError {
 // outcome handed to `completion` on the configuration's `callbackDispatchQueue`.
 extension Adapty {
   /// `activate(with:)` with a completion handler (callable where `await` is not).
+  @_disfavoredOverload
   public nonisolated static func activate(
     with configuration: AdaptyConfiguration, _ completion: AdaptyErrorCompletion? = nil
   ) {
-    AdaptyCallbacks.use(configuration.callbackDispatchQueue)
-    AdaptyCallbacks.run(completion) { () async throws(AdaptyError) in try await activate(with: configuration) }
+    // Started before this returns: a call made right after waits for this activation.
+    let task: Task<AdaptyRuntime, Never>
+    do throws(AdaptyError) {
+      task = try Facade.shared.start(configuration)
+    } catch {
+      AdaptyCallbacks.use(configuration.callbackDispatchQueue)
+      AdaptyCallbacks.run(completion) { () async throws(AdaptyError) in throw error }
+      return
+    }
+    AdaptyCallbacks.run(completion) { () async throws(AdaptyError) in await Facade.shared.finish(task, configuration) }
   }
 
   /// `activate(_:observerMode:customerUserId:)` with a completion handler.
+  @_disfavoredOverload
   public nonisolated static func activate(
     _ apiKey: String, observerMode: Bool = false, customerUserId: String? = nil,
     _ completion: AdaptyErrorCompletion? = nil
@@ -76,6 +86,7 @@ extension Adapty {
   }
 
   /// `reportTransaction(_:withVariationId:)` with a completion handler.
+  @_disfavoredOverload
   public nonisolated static func reportTransaction(
     _ transaction: AdaptyStoreTransaction, withVariationId variationId: String? = nil,
     _ completion: AdaptyErrorCompletion? = nil
@@ -91,6 +102,7 @@ extension Adapty {
   }
 
   /// `updateProfile(params:)` with a completion handler.
+  @_disfavoredOverload
   public nonisolated static func updateProfile(
     params: AdaptyProfileParameters, _ completion: AdaptyErrorCompletion? = nil
   ) {
@@ -98,11 +110,13 @@ extension Adapty {
   }
 
   /// `identify(_:)` with a completion handler.
+  @_disfavoredOverload
   public nonisolated static func identify(_ customerUserId: String, _ completion: AdaptyErrorCompletion? = nil) {
     AdaptyCallbacks.run(completion) { () async throws(AdaptyError) in try await identify(customerUserId) }
   }
 
   /// `logout()` with a completion handler.
+  @_disfavoredOverload
   public nonisolated static func logout(_ completion: AdaptyErrorCompletion? = nil) {
     AdaptyCallbacks.run(completion) { () async throws(AdaptyError) in try await logout() }
   }
@@ -146,17 +160,20 @@ extension Adapty {
   }
 
   /// `setFallback(fileURL:)` with a completion handler.
+  @_disfavoredOverload
   public nonisolated static func setFallback(fileURL url: URL, _ completion: AdaptyErrorCompletion? = nil) {
     AdaptyCallbacks.run(completion) { () async throws(AdaptyError) in try await setFallback(fileURL: url) }
   }
 
   /// `logShowFlow(_:)` with a completion handler.
+  @_disfavoredOverload
   public nonisolated static func logShowFlow(_ flow: AdaptyFlow, _ completion: AdaptyErrorCompletion? = nil) {
     AdaptyCallbacks.run(completion) { () async throws(AdaptyError) in try await logShowFlow(flow) }
   }
 
   /// The 3.x name of `logShowFlow(_:_:)`.
   @available(*, deprecated, renamed: "logShowFlow(_:_:)")
+  @_disfavoredOverload
   public nonisolated static func logShowPaywall(_ paywall: AdaptyFlow, _ completion: AdaptyErrorCompletion? = nil) {
     logShowFlow(paywall, completion)
   }

@@ -36,6 +36,8 @@ public struct RecoveryJob: Sendable, Hashable {
   public var lastSuccessAt: Double?
   public var lastError: String?
   public var failure: String?
+  /// Subscriptions reconciliation found changed (a renewal, expiry or refund never notified).
+  public var reconciled: Int64
 }
 
 /// How a recovery run ended.

@@ -134,6 +134,16 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     try Store.write(pending, db, appId: appId)
   }
 
+  func noteSubscriptionEnd(_ original: String, environment: String, periodEnd: Date) throws {
+    try db.query(
+      """
+      INSERT INTO app_store_subscription_ends (app_id, original_transaction_id, environment, period_end)
+      VALUES (?, ?, ?, ?) ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET
+      period_end = CASE WHEN excluded.period_end > app_store_subscription_ends.period_end
+        THEN excluded.period_end ELSE app_store_subscription_ends.period_end END
+      """, [.integer(appId), .text(original), .text(environment), .real(periodEnd.timeIntervalSince1970)])
+  }
+
   func unownedSubscriptions(token: String) throws -> [String] {
     try db.query(
       """

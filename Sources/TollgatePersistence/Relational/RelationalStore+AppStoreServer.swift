@@ -6,7 +6,8 @@ extension RelationalStore {
   static var recoveryColumns: String {
     """
     app_id, environment, status, next_run_at, lease_owner, lease_until, run_start, run_end, page_token, covered_from,
-    covered_to, recovered, already_known, refused, attempts, last_call_at, last_success_at, last_error, failure
+    covered_to, recovered, already_known, refused, attempts, last_call_at, last_success_at, last_error, failure,
+    reconciled
     """
   }
 
@@ -20,7 +21,8 @@ extension RelationalStore {
       recovered: try row.decode("recovered"), alreadyKnown: try row.decode("already_known"),
       refused: try row.decode("refused"), attempts: try row.decode("attempts"),
       lastCallAt: try row.decode("last_call_at"), lastSuccessAt: try row.decode("last_success_at"),
-      lastError: try row.decode("last_error"), failure: try row.decode("failure"))
+      lastError: try row.decode("last_error"), failure: try row.decode("failure"),
+      reconciled: try row.decode("reconciled"))
   }
 
   public func saveAppStoreCredentials(
@@ -263,6 +265,37 @@ extension RelationalStore {
         appId: try row.decode("app_id"), environment: try row.decode("environment"), requestedAt: requested,
         sentAt: try row.decode("sent_at"), token: try row.decode("token"), error: try row.decode("error"),
         receivedAt: received)
+    }
+  }
+
+  public func subscriptionsToReconcile(appId: Int64, environment: String, endedBefore: Date, limit: Int) throws
+    -> [String]
+  {
+    try with { db in
+      try db.query(
+        """
+        SELECT original_transaction_id FROM app_store_subscription_ends WHERE app_id = ? AND environment = ?
+        AND period_end < ? AND (checked_at IS NULL OR checked_at < period_end) ORDER BY period_end LIMIT ?
+        """,
+        [.integer(appId), .text(environment), .real(endedBefore.timeIntervalSince1970), .integer(Int64(limit))]
+      ).map { try $0.decode("original_transaction_id") }
+    }
+  }
+
+  public func markReconciled(appId: Int64, original: String, at: Date) throws {
+    try with { db in
+      try db.query(
+        "UPDATE app_store_subscription_ends SET checked_at = ? WHERE app_id = ? AND original_transaction_id = ?",
+        [.real(at.timeIntervalSince1970), .integer(appId), .text(original)])
+    }
+  }
+
+  public func addReconciled(appId: Int64, environment: String, count: Int) throws {
+    guard count > 0 else { return }
+    try with { db in
+      try db.query(
+        "UPDATE app_store_recoveries SET reconciled = reconciled + ? WHERE app_id = ? AND environment = ?",
+        [.integer(Int64(count)), .integer(appId), .text(environment)])
     }
   }
 }

@@ -33,6 +33,13 @@ public protocol AppStoreServerRepository: Sendable {
   func recoveries(appId: Int64) throws -> [RecoveryJob]
   /// When the latest App Store notification for the app was received, if any.
   func latestNotificationReceived(appId: Int64) throws -> Date?
+  /// Subscriptions of `environment` whose latest period ended before `endedBefore` with no
+  /// check by Apple since: reconciliation asks Apple about them (oldest first).
+  func subscriptionsToReconcile(appId: Int64, environment: String, endedBefore: Date, limit: Int) throws -> [String]
+  /// Notes that Apple was asked about a subscription.
+  func markReconciled(appId: Int64, original: String, at: Date) throws
+  /// Adds to the count of subscriptions reconciliation found changed.
+  func addReconciled(appId: Int64, environment: String, count: Int) throws
   /// Records a request for Apple's TEST notification (replacing an earlier one).
   func requestTestNotification(appId: Int64, environment: String, at: Date) throws
   /// Requests Apple has not been asked for yet.

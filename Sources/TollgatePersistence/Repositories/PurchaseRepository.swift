@@ -51,6 +51,8 @@ public protocol PurchaseUnitOfWork {
   func rollTransaction(old: TransactionPayload?, new: TransactionPayload, credit: PurchaseAttribution) throws
   /// Recomputes the trial, subscription-series and cohort rows of these subscriptions.
   func rollSubscriptions(_ originals: [String]) throws
+  /// Notes the end of a subscription's period (the latest one wins), for reconciliation.
+  func noteSubscriptionEnd(_ original: String, environment: String, periodEnd: Date) throws
   /// Subscriptions bought under an appAccountToken that no profile owns yet.
   func unownedSubscriptions(token: String) throws -> [String]
   /// Removes one owner of a subscription.

@@ -39,6 +39,7 @@ enum Migrations {
     Migration(version: 15, name: "0015_spend_import_skips_and_heartbeat", sql: sqliteTypes(spendImportSkips)),
     Migration(version: 16, name: "0016_app_store_server_api", sql: sqliteTypes(appStoreServerAPI)),
     Migration(version: 17, name: "0017_app_store_test_notifications", sql: sqliteTypes(appStoreTests)),
+    Migration(version: 18, name: "0018_subscription_ends", sql: sqliteTypes(subscriptionEnds)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -62,6 +63,7 @@ enum Migrations {
     Migration(version: 15, name: "0015_spend_import_skips_and_heartbeat", sql: postgresTypes(spendImportSkips)),
     Migration(version: 16, name: "0016_app_store_server_api", sql: postgresTypes(appStoreServerAPI)),
     Migration(version: 17, name: "0017_app_store_test_notifications", sql: postgresTypes(appStoreTests)),
+    Migration(version: 18, name: "0018_subscription_ends", sql: postgresTypes(subscriptionEnds)),
   ]
 
   static let sqliteInitial = """
@@ -700,6 +702,21 @@ enum Migrations {
       token TEXT,
       error TEXT
     );
+    """
+
+  /// Reconciliation: each subscription's latest period end, and when Apple was last asked about
+  /// it after that end (a period that ended with no fact since is checked once).
+  static let subscriptionEnds = """
+    CREATE TABLE app_store_subscription_ends (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      original_transaction_id TEXT NOT NULL,
+      environment TEXT NOT NULL,
+      period_end {REAL} NOT NULL,
+      checked_at {REAL},
+      PRIMARY KEY (app_id, original_transaction_id)
+    );
+    CREATE INDEX app_store_subscription_ends_due ON app_store_subscription_ends (app_id, environment, period_end);
+    ALTER TABLE app_store_recoveries ADD COLUMN reconciled {INT} NOT NULL DEFAULT 0;
     """
 
   /// Raw flow views can expire (`--events-retention-days`); what reports need from them for good

@@ -86,6 +86,12 @@ public final class Service: Sendable {
         }
         let ack = try purchases.record(AppStoreNotificationRequest(signedPayload: signedPayload), app: app)
         return ack.duplicate ? .known : .applied
+      },
+      reconcile: { appId, signedTransaction in
+        guard let app = try database.app(id: appId) else {
+          throw DomainError.notFound(.appNotFound, "No app with id \(appId).")
+        }
+        return try purchases.record(reconciled: signedTransaction, app: app)
       })
 
     // The HTTP edge, one controller per resource.

@@ -394,7 +394,7 @@ pages["app-store"] = async (view) => {
   const rows = status.recoveries.map((recovery) => [recovery.environment,
     recovery.status === "failed" ? "stopped (" + recovery.failure + ")" : recovery.status,
     recovery.covered_to ? when(recovery.covered_from) + " … " + when(recovery.covered_to) : "—",
-    count(recovery.recovered), count(recovery.already_known), count(recovery.refused),
+    count(recovery.recovered), count(recovery.already_known), count(recovery.refused), count(recovery.reconciled),
     when(recovery.last_success_at), recovery.next_run_at ? when(recovery.next_run_at) : "—", recovery.last_error || ""]);
   const test = status.test_notification;
   const testLine = test
@@ -418,6 +418,6 @@ pages["app-store"] = async (view) => {
     el("h2", { class: "section" }, "Notification recovery"),
     rows.length
       ? table("Notification recovery", [["Environment"], ["Status"], ["Window covered"], ["Recovered", "num"], ["Already known", "num"],
-        ["Refused", "num"], ["Last success"], ["Next run"], ["Last error"]], rows, { id: "app-store-recoveries" })
+        ["Refused", "num"], ["Reconciled", "num"], ["Last success"], ["Next run"], ["Last error"]], rows, { id: "app-store-recoveries" })
       : empty("No recovery runs yet: it starts once the key is uploaded."));
 };

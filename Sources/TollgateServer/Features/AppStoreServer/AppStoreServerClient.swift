@@ -21,6 +21,31 @@ public protocol AppStoreServerAPI: Sendable {
   /// Look Up Order ID (`GET /inApps/v1/lookup/{orderId}`, Production only): Apple's `status`
   /// (0 valid, 1 invalid) and the order's signed transactions.
   func lookUpOrder(_ orderId: String, token: String) async throws(AppStoreServerAPIError) -> OrderLookupAnswer
+
+  /// Get All Subscription Statuses (`GET /inApps/v1/subscriptions/{transactionId}`): the last
+  /// transaction of each subscription in the customer's groups.
+  func subscriptionStatuses(environment: String, transactionId: String, token: String)
+    async throws(AppStoreServerAPIError) -> SubscriptionStatusesAnswer
+}
+
+/// What Get All Subscription Statuses answers.
+public struct SubscriptionStatusesAnswer: Decodable, Sendable, Hashable {
+  /// One subscription's last transaction: status 1 active, 2 expired, 3 billing retry, 4 grace
+  /// period, 5 revoked.
+  public struct LastTransaction: Decodable, Sendable, Hashable {
+    public var originalTransactionId: String
+    public var status: Int
+    public var signedTransactionInfo: String
+    public var signedRenewalInfo: String?
+  }
+
+  /// One subscription group.
+  public struct Group: Decodable, Sendable, Hashable {
+    public var subscriptionGroupIdentifier: String?
+    public var lastTransactions: [LastTransaction]
+  }
+
+  public var data: [Group]
 }
 
 /// What Look Up Order ID answers.
@@ -105,6 +130,21 @@ public struct AppStoreServerClient: AppStoreServerAPI {
       throw .unexpected("Look Up Order ID answered 200 without a status")
     }
     return answer
+  }
+
+  public func subscriptionStatuses(environment: String, transactionId: String, token: String)
+    async throws(AppStoreServerAPIError) -> SubscriptionStatusesAnswer
+  {
+    let base = environment == "Production" ? productionURL : sandboxURL
+    var request = URLRequest(url: base.appendingPathComponent("inApps/v1/subscriptions/" + transactionId))
+    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    let (status, headers, data) = try await send(request)
+    guard status == 200 else { throw Self.failure(status: status, headers: headers, data: data) }
+    do {
+      return try JSONDecoder().decode(SubscriptionStatusesAnswer.self, from: data)
+    } catch {
+      throw .unexpected("Get All Subscription Statuses answered 200 with a body that is not one: \(error)")
+    }
   }
 
   private func send(_ request: URLRequest) async throws(AppStoreServerAPIError) -> (Int, [String: String], Data) {

@@ -32,13 +32,15 @@ public struct AppStoreServerStatus: Codable, Sendable, Hashable {
     public var recovered: Int64
     public var alreadyKnown: Int64
     public var refused: Int64
+    /// Subscriptions reconciliation found changed without a notification.
+    public var reconciled: Int64
     public var lastCallAt: String?
     public var lastSuccessAt: String?
     public var lastError: String?
     public var failure: String?
 
     enum CodingKeys: String, CodingKey {
-      case environment, status, recovered, refused, failure
+      case environment, status, recovered, refused, failure, reconciled
       case nextRunAt = "next_run_at"
       case coveredFrom = "covered_from"
       case coveredTo = "covered_to"
@@ -164,8 +166,9 @@ public final class AppStoreServerService: Sendable {
     } catch {
       switch error {
       case .notConfigured:
-        throw DomainError(
-          .appStoreServerAPINotConfigured,
+        // The app has no way to call Apple yet: like a missing key (a GET has nothing to fix).
+        throw DomainError.notFound(
+          .credentialsNotFound,
           "Add app_store.server_api {issuer_id, key_id} to the app's configuration and upload its In-App Purchase key first."
         )
       case .credentials(let message):
@@ -308,7 +311,8 @@ public final class AppStoreServerService: Sendable {
           status: job.status == "scheduled" && job.leaseUntil > now ? "running" : job.status,
           nextRunAt: job.status == "scheduled" ? iso(job.nextRunAt) : nil, coveredFrom: iso(job.coveredFrom),
           coveredTo: iso(job.coveredTo), recovered: job.recovered, alreadyKnown: job.alreadyKnown,
-          refused: job.refused, lastCallAt: iso(job.lastCallAt), lastSuccessAt: iso(job.lastSuccessAt),
+          refused: job.refused, reconciled: job.reconciled, lastCallAt: iso(job.lastCallAt),
+          lastSuccessAt: iso(job.lastSuccessAt),
           lastError: job.lastError, failure: job.failure)
       },
       testNotification: try store.testNotification(appId: appId).map {

@@ -15,6 +15,11 @@ public struct RecoveryPolicy: Sendable, Hashable {
   public var margin: TimeInterval = 3_600
   /// A first run of an app that never received a notification looks this far back.
   public var firstLookBack: TimeInterval = 30 * 86_400
+  /// How long after a subscription's period ended without a fact reconciliation asks Apple
+  /// about it (a renewal, an expiry or a refund nobody was told of).
+  public var reconcileAfter: TimeInterval = 6 * 3_600
+  /// Subscriptions asked about per run.
+  public var reconcileBatch = 50
   /// The first back-off after a 5xx or a lost connection; it doubles up to `maximumRetry`.
   public var firstRetry: TimeInterval = 60
   public var maximumRetry: TimeInterval = 3_600
@@ -46,6 +51,8 @@ public final class NotificationRecovery: Sendable {
   let policy: RecoveryPolicy
   let settings: @Sendable (Int64) -> AppStoreSettings?
   let apply: @Sendable (Int64, String) throws -> RecoveredNotification
+  /// Records a signed transaction Apple's API answered; true when a profile changed.
+  let reconcile: @Sendable (Int64, String) throws -> Bool
   /// This process's name on the leases it takes.
   let owner = "recovery-" + Digest.hex(Digest.randomBytes(6))
   private let loop = BackgroundPasses()
@@ -62,8 +69,10 @@ public final class NotificationRecovery: Sendable {
     store: any AppStoreServerRepository, api: any AppStoreServerAPI, secrets: SecretBox?, time: any TimeSource,
     logger: Logger, policy: RecoveryPolicy = RecoveryPolicy(),
     settings: @escaping @Sendable (Int64) -> AppStoreSettings?,
-    apply: @escaping @Sendable (Int64, String) throws -> RecoveredNotification
+    apply: @escaping @Sendable (Int64, String) throws -> RecoveredNotification,
+    reconcile: @escaping @Sendable (Int64, String) throws -> Bool = { _, _ in false }
   ) {
+    self.reconcile = reconcile
     self.store = store
     self.api = api
     self.secrets = secrets
@@ -237,8 +246,39 @@ public final class NotificationRecovery: Sendable {
           "app store recovery: app \(job.appId) \(job.environment): recovered \(counts.recovered) notification(s) Apple had not delivered"
         )
       }
-      guard let next else { return (from, to) }
+      guard let next else { break }
       pageToken = next
+    }
+    try await reconcileEnded(job, opened)
+    return (from, to)
+  }
+
+  /// Asks Apple about subscriptions whose period ended `reconcileAfter` ago with no fact since
+  /// (Get All Subscription Statuses); what Apple answers is recorded like a notified
+  /// transaction: a renewal, a refund or an upgrade nobody was told of.
+  private func reconcileEnded(_ job: RecoveryJob, _ opened: AppStoreServerKeys.Opened) async throws {
+    let now = time.now()
+    let due = try store.subscriptionsToReconcile(
+      appId: job.appId, environment: job.environment, endedBefore: now.addingTimeInterval(-policy.reconcileAfter),
+      limit: policy.reconcileBatch)
+    var changed = 0
+    for original in due {
+      let answer = try await api.subscriptionStatuses(
+        environment: job.environment, transactionId: original, token: try opened.token(now: time.now()))
+      for last in answer.data.flatMap(\.lastTransactions) where last.originalTransactionId == original {
+        do {
+          if try reconcile(job.appId, last.signedTransactionInfo) { changed += 1 }
+        } catch let refused as DomainError {
+          logger.warn("app store reconciliation: app \(job.appId): a transaction was refused: \(refused.message)")
+        }
+      }
+      try store.markReconciled(appId: job.appId, original: original, at: time.now())
+    }
+    try store.addReconciled(appId: job.appId, environment: job.environment, count: changed)
+    if changed > 0 {
+      logger.info(
+        "app store reconciliation: app \(job.appId) \(job.environment): \(changed) subscription(s) had changed without a notification"
+      )
     }
   }
 

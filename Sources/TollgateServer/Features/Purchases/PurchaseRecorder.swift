@@ -103,6 +103,12 @@ package struct PurchaseRecorder {
     -> [PendingWebhookEvent]
   {
     let payload = stored.payload
+    if let expires = payload.expiresDate {
+      // Reconciliation asks Apple about a subscription whose period ended with no fact since.
+      try rows.noteSubscriptionEnd(
+        payload.originalTransactionId, environment: payload.environment,
+        periodEnd: Date(timeIntervalSince1970: Double(expires) / 1000))
+    }
     let credit = try PurchaseCredit.of(
       payload, namedVariation: stored.variationId, owned: stored.owned, buyer: buyer,
       subscription: try rows.subscriptionCredit(of: payload.originalTransactionId, excluding: payload.transactionId),

@@ -128,6 +128,21 @@ final class PurchaseService: Sendable {
     return AppStoreNotificationAck(notificationUUID: notification.notificationUUID, duplicate: outcome.duplicate)
   }
 
+  /// A transaction the App Store Server API answered (reconciliation): verified and recorded
+  /// as one a notification carries would be; true when a profile's purchases changed.
+  func record(reconciled jws: String, app: AppRecord) throws -> Bool {
+    let config = try appStoreConfig(appId: app.id)
+    let transaction = try verified { try verifier.transaction(jws, for: config.settings) }
+    let outcome = try purchases.record(
+      appId: app.id,
+      AppStoreFacts(
+        transactions: [StoredTransaction(payload: transaction, jws: jws)], webhooks: config.compiled.webhooks),
+      at: time.now(), derive: profiles.derivation(config.compiled))
+    profiles.changed(outcome.changed, app.id)
+    if !config.compiled.webhooks.isEmpty { webhooks.kick() }
+    return !outcome.changed.isEmpty
+  }
+
   /// The app's App Store settings, else 422 `app_store_not_configured`.
   private func appStoreConfig(appId: Int64) throws -> (settings: AppStoreSettings, compiled: CompiledConfig) {
     guard let config = try configs.entry(appId: appId)?.config, let settings = config.appStore else {

@@ -321,4 +321,34 @@ struct NotificationRecoveryTests {
     let answer = try await harness.server.admin("GET", "/v1/admin/app-store/orders/MQ5LTJ8KW2")
     #expect(answer.status == 404 && answer.errorCode == "credentials_not_found")
   }
+
+  @Test("a renewal Apple never notified is found by reconciliation once the period ended, and asked about once")
+  func reconciliation() async throws {
+    let harness = try await Harness()
+    defer { harness.stop() }
+    let id = try await harness.server.createProfile()
+    let bought = F.transaction("5000", original: "5000", purchased: 0, expires: 30, token: id)
+    try await harness.notification(
+      F.notification("SUBSCRIBED", subtype: "INITIAL_BUY", signed: 0, transaction: bought), day: 0, delivered: true)
+    // Apple renewed it on day 30 and told nobody (no notification, none in the history).
+    let renewed = F.transaction("5001", original: "5000", purchased: 30, expires: 60, token: id)
+    harness.apple.subscription("5000", status: 1, lastTransaction: try harness.signer.sign(json: F.object(renewed)))
+    // Within the reconciliation delay after the period's end: not asked yet.
+    harness.server.time.advance(days: 30.1)
+    await harness.recover()
+    #expect(try await harness.status().recoveries.first?.reconciled == 0)
+    #expect(try await harness.profile(id).accessLevels["premium"]?.isActive != true, "expired by the clock")
+    harness.server.time.advance(days: 0.3)
+    await harness.recover()
+    #expect(try await harness.status().recoveries.first?.reconciled == 1)
+    let profile = try await harness.profile(id)
+    #expect(profile.accessLevels["premium"]?.isActive == true)
+    #expect(profile.subscriptions["pro_monthly"]?.vendorTransactionId == "5001")
+    // The new period has not ended: not asked again.
+    let calls = harness.apple.calls
+    harness.server.time.advance(days: 1)
+    await harness.recover()
+    #expect(harness.apple.calls == calls + 1, "only the history page")
+    #expect(try await harness.status().recoveries.first?.reconciled == 1)
+  }
 }
