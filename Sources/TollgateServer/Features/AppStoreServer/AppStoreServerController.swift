@@ -50,7 +50,7 @@ struct AppStoreServerController: Sendable {
     }
     router.add("GET", "/v1/admin/app-store/orders/{orderId}") { request in
       let appId = try auth.appId(for: request, needs: .secretKey)
-      let orderId = try request.parameter("orderId")
+      let orderId = request.parameter("orderId")
       // Answered when Apple has: the connection waits without a thread.
       let deferred = DeferredResponse()
       let (server, errors) = (server, errors)
