@@ -18,7 +18,8 @@ public struct Options {
     if let first = arguments.first, !first.hasPrefix("-") {
       command = [first]
       index = 1
-      if ["keys", "report", "rollups", "config", "apple-ads", "spend", "lists"].contains(first), arguments.count > 1,
+      if ["keys", "report", "rollups", "config", "apple-ads", "app-store", "spend", "lists"].contains(first),
+        arguments.count > 1,
         !arguments[1].hasPrefix("-")
       {
         command.append(arguments[1])

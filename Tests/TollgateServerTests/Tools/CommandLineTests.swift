@@ -152,6 +152,40 @@ struct CommandLineTests {
     #expect(try cli.run(["import", bad.path, "--app", "nobody"]).status == 1)
   }
 
+  @Test("app-store credentials, status, recover, test-notification and order from the command line")
+  func appStore() throws {
+    let directory = temporaryDirectory()
+    let cli = CLI(database: directory.appendingPathComponent("cli.sqlite").path)
+    #expect(try cli.run(["keys", "create", "--app", "shop"]).status == 0)
+    var document =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json")))
+      as! [String: Any]
+    document["app_store"] = [
+      "bundle_id": "com.example.tollgate", "environments": ["Sandbox"],
+      "server_api": ["issuer_id": "6d2c9b1e-3f4a-4b5c-8d7e-9f0a1b2c3d4e", "key_id": "ABCDE12345"],
+    ]
+    let config = directory.appendingPathComponent("config.json")
+    try JSONSerialization.data(withJSONObject: document).write(to: config)
+    #expect(try cli.run(["import", config.path, "--app", "shop"]).status == 0)
+    let before = try cli.run(["app-store", "status", "--app", "shop"])
+    #expect(before.status == 0 && before.stdout.contains("In-App Purchase key: none"), "\(before.stderr)")
+    let recoverWithoutKey = try cli.run(["app-store", "recover", "--app", "shop"])
+    #expect(recoverWithoutKey.status != 0 && recoverWithoutKey.stderr.contains("In-App Purchase key"))
+    let key = directory.appendingPathComponent("key.p8")
+    try ECKey.generateP256().privatePEM.write(to: key, atomically: true, encoding: .utf8)
+    let saved = try cli.run(["app-store", "credentials", "--app", "shop", "--key", key.path])
+    #expect(saved.status == 0 && saved.stdout.contains("sealed the In-App Purchase key"), "\(saved.stderr)")
+    let after = try cli.run(["app-store", "status", "--app", "shop"])
+    #expect(after.stdout.contains("notification recovery, Sandbox: scheduled"), "\(after.stdout)")
+    #expect(try cli.run(["app-store", "recover", "--app", "shop"]).status == 0)
+    let test = try cli.run(["app-store", "test-notification", "--app", "shop"])
+    #expect(test.status == 0 && test.stdout.contains("(Sandbox)"), "\(test.stdout) \(test.stderr)")
+    #expect(try cli.run(["app-store", "status", "--app", "shop"]).stdout.contains("TEST notification (Sandbox)"))
+    let order = try cli.run(["app-store", "order", "--app", "shop", "not-an-id!"])
+    #expect(order.status != 0 && order.stderr.contains("order id"), "\(order.stderr)")
+  }
+
   @Test("usage errors exit 2 with a message")
   func usageErrors() throws {
     let cli = CLI(database: temporaryDirectory().appendingPathComponent("cli.sqlite").path)
