@@ -72,6 +72,12 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   case credentialsNotFound = "credentials_not_found"
   /// Apple knows no order with this id for the app (Look Up Order ID answered invalid or empty).
   case orderNotFound = "order_not_found"
+  /// No access level with this id in the app's configuration.
+  case accessLevelNotFound = "access_level_not_found"
+  /// The profile has no standing hand-given grant of this access level.
+  case grantNotFound = "grant_not_found"
+  /// The profile owns no App Store transaction Apple's history could be asked by.
+  case noAppStoreTransactions = "no_app_store_transactions"
   /// Apple's App Store Server API refused or failed the call; the message says what it answered.
   case appStoreAPIFailed = "app_store_api_failed"
   /// Signed App Store data arrived for an app whose configuration has no `app_store`.
@@ -107,10 +113,10 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case .forbidden: 403
     case .routeNotFound, .profileNotFound, .placementNotFound, .configNotFound, .appNotFound, .keyNotFound,
       .revisionNotFound, .webhookNotFound, .deliveryNotFound, .chartNotInstalled, .credentialsNotFound,
-      .assetNotFound, .listNotFound, .orderNotFound:
+      .assetNotFound, .listNotFound, .orderNotFound, .accessLevelNotFound, .grantNotFound:
       404
     case .methodNotAllowed: 405
-    case .customerUserIdTaken, .lastSecretKey, .listInUse: 409
+    case .customerUserIdTaken, .lastSecretKey, .listInUse, .noAppStoreTransactions: 409
     case .payloadTooLarge: 413
     case .unsupportedMediaType: 415
     case .validationFailed, .invalidConfig, .secretsKeyMissing, .appStoreNotConfigured, .appleAdsNotConfigured,

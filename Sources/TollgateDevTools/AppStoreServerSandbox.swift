@@ -9,8 +9,9 @@ import TollgateSupport
   import FoundationNetworking
 #endif
 
-/// A stand-in for Apple's App Store Server API (Get Notification History so far), for tests
-/// and demos: it checks the bearer token as Apple does (ES256 with the registered key; `kid`,
+/// A stand-in for Apple's App Store Server API (notification history, TEST notifications,
+/// order lookup, subscription statuses, transaction history, consumption information), for
+/// tests and demos: it checks the bearer token as Apple does (ES256 with the registered key; `kid`,
 /// `typ`, `iss`, `aud`, `bid`, `exp` at most 60 minutes after `iat`), keeps the notifications
 /// "Apple sent" by environment, pages them 20 at a time (or `pageSize`), and fails on request.
 public final class AppStoreServerSandbox: Sendable {
@@ -54,6 +55,8 @@ public final class AppStoreServerSandbox: Sendable {
     var faults: [Fault] = []
     var orders: [String: [String]] = [:]
     var statuses: [String: (status: Int, signedTransaction: String)] = [:]
+    var histories: [String: [String]] = [:]
+    var consumption: [(transactionId: String, body: Data)] = []
     var calls = 0
     var requests: [NotificationHistoryRequest] = []
   }
@@ -84,6 +87,21 @@ public final class AppStoreServerSandbox: Sendable {
   /// What Get All Subscription Statuses answers for a subscription: its last transaction.
   public func subscription(_ original: String, status: Int, lastTransaction signedTransaction: String) {
     state.withLock { $0.statuses[original] = (status, signedTransaction) }
+  }
+
+  /// A customer's signed transactions, as Get Transaction History answers them from any of
+  /// `transactionIds` (in this order: ascending by modification).
+  public func history(_ signedTransactions: [String], for transactionIds: [String]) {
+    state.withLock { state in
+      for id in transactionIds { state.histories[id] = signedTransactions }
+    }
+  }
+
+  /// The Send Consumption Information bodies received, in order, by transaction id.
+  public var consumptionAnswers: [(transactionId: String, body: [String: Any])] {
+    state.withLock { $0.consumption }.map { answer in
+      (answer.transactionId, (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]) ?? [:])
+    }
   }
 
   /// An order (its id on the customer's receipt e-mail) and its signed transactions.
@@ -160,6 +178,37 @@ public final class AppStoreServerSandbox: Sendable {
         ],
       ]
       return .json(bytes: (try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
+    }
+    if request.method == "GET", let range = request.path.range(of: "/inApps/v2/history/") {
+      let transactionId = String(request.path[range.upperBound...])
+      guard let all = state.withLock({ $0.histories[transactionId] }) else {
+        return error(404, code: 4040010, "transaction id not found")
+      }
+      let offset: Int
+      if let revision = request.query["revision"] {
+        guard revision.hasPrefix("rev-"), let value = Int(revision.dropFirst(4)) else {
+          return error(400, code: 4000005, "invalid revision")
+        }
+        offset = value
+      } else {
+        offset = 0
+      }
+      let page = Array(all.dropFirst(offset).prefix(pageSize))
+      let answer: [String: Any] = [
+        "revision": "rev-\(offset + page.count)", "hasMore": offset + page.count < all.count,
+        "bundleId": client.bundleId, "environment": request.path.hasPrefix("/production/") ? "Production" : "Sandbox",
+        "signedTransactions": page,
+      ]
+      return .json(bytes: (try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
+    }
+    if request.method == "PUT", let range = request.path.range(of: "/inApps/v2/transactions/consumption/") {
+      let transactionId = String(request.path[range.upperBound...])
+      guard let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
+        body["customerConsented"] as? Bool == true, body["deliveryStatus"] is String,
+        body["sampleContentProvided"] is Bool
+      else { return error(400, code: 4000023, "invalid request body") }
+      state.withLock { $0.consumption.append((transactionId, request.body)) }
+      return Response(status: 202)
     }
     let environment: String
     if request.method == "POST", request.path.hasSuffix("/inApps/v1/notifications/history") {

@@ -11,7 +11,7 @@ public enum PurchaseDerivation {
     -> ProfilePurchases
   {
     var result = ProfilePurchases()
-    if !history.transactions.isEmpty { result.levelsKey = key(levels) }
+    if !history.transactions.isEmpty || !history.grants.isEmpty { result.levelsKey = key(levels) }
     let nowMilliseconds = Int64(now.timeIntervalSince1970 * 1000)
     let groups = Dictionary(grouping: history.transactions, by: \.originalTransactionId)
     var subscriptions: [SubscriptionPayload] = []
@@ -82,11 +82,22 @@ public enum PurchaseDerivation {
         // Lifetime beats any subscription; then the later expiry.
         candidates.append((access, (active ? (lifetime ? 3 : 2) : 0, expires.map(iso) ?? "~")))
       }
+      // A grant by hand ranks as a purchase would: lifetime first, then the later end. A
+      // revoked one stays visible (inactive) only while nothing else names the level.
+      for grant in history.grants where grant.accessLevel == level.id {
+        let active = grant.isActive(at: now)
+        let ends = grant.expiresAt.map { Timestamp.string($0) }
+        candidates.append(
+          (grant.accessLevel(now: now), (active ? (ends == nil ? 3 : 2) : 0, active ? ends ?? "~" : "")))
+      }
       if let best = candidates.max(by: { $0.rank < $1.rank }) {
         result.payload.accessLevels[level.id] = best.0
       }
     }
     lapses += nonRenewing.compactMap { $0.revocationDate == nil ? $0.expiresDate : nil }.filter { $0 > nowMilliseconds }
+    lapses += history.grants.compactMap { grant in
+      grant.isActive(at: now) ? grant.expiresAt.map { Int64($0.timeIntervalSince1970 * 1000) } : nil
+    }
     result.nextChangeAt = lapses.min().map { Date(timeIntervalSince1970: Double($0) / 1000) }
     return result
   }

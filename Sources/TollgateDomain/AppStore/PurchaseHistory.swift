@@ -34,10 +34,15 @@ public struct PurchaseHistory: Sendable, Hashable {
   public var transactions: [TransactionPayload]
   /// Every notification about those original transactions.
   public var notifications: [NotificationFact]
+  /// Access levels given by hand (revoked ones too: they say when access ended).
+  public var grants: [AccessGrant]
 
-  public init(transactions: [TransactionPayload] = [], notifications: [NotificationFact] = []) {
+  public init(
+    transactions: [TransactionPayload] = [], notifications: [NotificationFact] = [], grants: [AccessGrant] = []
+  ) {
     self.transactions = transactions
     self.notifications = notifications
+    self.grants = grants
   }
 }
 

@@ -73,6 +73,8 @@ public struct NotificationPayload: Codable, Sendable, Hashable {
     public var signedTransactionInfo: String?
     public var signedRenewalInfo: String?
     public var status: Int?
+    /// A `CONSUMPTION_REQUEST`'s reason (`UNINTENDED_PURCHASE`, `FULFILLMENT_ISSUE`, …).
+    public var consumptionRequestReason: String?
   }
 
   public var notificationType: String
@@ -93,14 +95,18 @@ public struct AppStoreSettings: Sendable, Hashable {
   public var environments: Set<String>
   /// Who signs the App Store Server API's tokens (`server_api`), when the app uses it.
   public var serverAPI: AppStoreServerAPISettings?
+  /// Whether and how Apple's refund requests are answered (`refund_requests`).
+  public var refundRequests: RefundRequestSettings?
 
   public init(
-    bundleId: String, appAppleId: Int64? = nil, environments: Set<String>, serverAPI: AppStoreServerAPISettings? = nil
+    bundleId: String, appAppleId: Int64? = nil, environments: Set<String>, serverAPI: AppStoreServerAPISettings? = nil,
+    refundRequests: RefundRequestSettings? = nil
   ) {
     self.bundleId = bundleId
     self.appAppleId = appAppleId
     self.environments = environments
     self.serverAPI = serverAPI
+    self.refundRequests = refundRequests
   }
 }
 

@@ -16,6 +16,10 @@ public enum WebhookEventType: String, Sendable, CaseIterable, Codable {
   case attributionApplied = "attribution_applied"
   /// The Apple Ads spend importer stopped (bad credentials, no access to the organization).
   case appleAdsImportFailed = "apple_ads.import_failed"
+  /// An operator gave a profile an access level by hand.
+  case accessLevelGranted = "access_level.granted"
+  /// An operator took a hand-given access level back.
+  case accessLevelRevoked = "access_level.revoked"
 }
 
 /// A webhook of the configuration (`webhooks`).
@@ -169,6 +173,19 @@ package enum WebhookData {
       data["variation_id"] = .string(credit.variationId)
     }
     return .object(data)
+  }
+
+  /// The `data` of `access_level.granted` / `access_level.revoked`.
+  package static func grant(_ grant: AccessGrant) -> JSONValue {
+    var fields: [String: JSONValue] = [
+      "access_level_id": .string(grant.accessLevel), "grant_id": .int(grant.id), "reason": .string(grant.reason),
+      "granted_at": .string(Timestamp.string(grant.grantedAt)), "granted_by": .string(grant.grantedBy),
+      "is_lifetime": .bool(grant.expiresAt == nil),
+    ]
+    if let expires = grant.expiresAt { fields["expires_at"] = .string(Timestamp.string(expires)) }
+    if let revoked = grant.revokedAt { fields["revoked_at"] = .string(Timestamp.string(revoked)) }
+    if let by = grant.revokedBy { fields["revoked_by"] = .string(by) }
+    return .object(fields)
   }
 
   /// Events a change of a profile's purchases means.

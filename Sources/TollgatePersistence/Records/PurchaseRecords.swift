@@ -37,12 +37,15 @@ public struct StoredNotification: Sendable, Hashable {
   /// The decoded notification, as JSON.
   public var payload: Data
   public var jws: String
+  /// `delivered` (Apple posted it) or `recovered` (found in Apple's notification history).
+  public var origin: String
 
-  public init(uuid: String, fact: NotificationFact, payload: Data, jws: String) {
+  public init(uuid: String, fact: NotificationFact, payload: Data, jws: String, origin: String = "delivered") {
     self.uuid = uuid
     self.fact = fact
     self.payload = payload
     self.jws = jws
+    self.origin = origin
   }
 }
 
@@ -58,6 +61,8 @@ public struct AppStoreFacts: Sendable {
   public var sharing: AccessLevelSharing = .transfer
   /// The app's webhooks: the changes' events go to their outbox in the same transaction.
   public var webhooks: [WebhookConfig] = []
+  /// The refund request a `CONSUMPTION_REQUEST` notification carries.
+  public var refundRequest: StoredRefundRequest?
 
   public init(
     transactions: [StoredTransaction] = [], notification: StoredNotification? = nil, claimant: String? = nil,

@@ -21,8 +21,8 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     try db.query(
       """
       INSERT INTO app_store_notifications (app_id, notification_uuid, notification_type, subtype,
-      original_transaction_id, signed_at, fact, payload, jws, received_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+      original_transaction_id, signed_at, fact, payload, jws, received_at, origin)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
       """,
       [
         .integer(appId), .text(notification.uuid), .text(notification.fact.type),
@@ -30,7 +30,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
         notification.fact.originalTransactionId.map(SQLValue.text) ?? .null,
         .real(Double(notification.fact.signedDate) / 1000), Store.json(notification.fact),
         .text(String(decoding: notification.payload, as: UTF8.self)), .text(notification.jws),
-        .real(at.timeIntervalSince1970),
+        .real(at.timeIntervalSince1970), .text(notification.origin),
       ])
     return db.changes == 1
   }
@@ -192,7 +192,11 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
       (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?)
       """, key
     ).map { try decoder.decode(NotificationFact.self, from: try $0.decode("fact")) }
-    return PurchaseHistory(transactions: transactions, notifications: notifications)
+    let grants = try db.query(
+      "SELECT \(Store.grantColumns) FROM access_grants WHERE app_id = ? AND profile_id = ? ORDER BY id",
+      [.integer(appId), .text(profileId)]
+    ).map(Store.grant)
+    return PurchaseHistory(transactions: transactions, notifications: notifications, grants: grants)
   }
 
   func save(_ profile: ProfileRecord) throws {
@@ -202,6 +206,61 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
 
   func enqueue(_ events: [PendingWebhookEvent], to webhooks: [WebhookConfig], at: Date) throws {
     try Store.enqueueWebhookEvents(db, appId: appId, events, to: webhooks, at: at)
+  }
+
+  func insertGrant(
+    profileId: String, accessLevel: String, expiresAt: Date?, reason: String, by actor: String, at: Date
+  ) throws -> AccessGrant {
+    let rows = try db.query(
+      """
+      INSERT INTO access_grants (app_id, profile_id, access_level, granted_at, expires_at, reason, granted_by)
+      VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING \(Store.grantColumns)
+      """,
+      [
+        .integer(appId), .text(profileId), .text(accessLevel), .real(at.timeIntervalSince1970),
+        expiresAt.map { .real($0.timeIntervalSince1970) } ?? .null, .text(reason), .text(actor),
+      ])
+    guard let row = rows.first else { throw StoreError.database("INSERT … RETURNING answered no row") }
+    return try Store.grant(row)
+  }
+
+  func revokeGrants(profileId: String, accessLevel: String, by actor: String, at: Date) throws -> [AccessGrant] {
+    try db.query(
+      """
+      UPDATE access_grants SET revoked_at = ?, revoked_by = ?
+      WHERE app_id = ? AND profile_id = ? AND access_level = ? AND revoked_at IS NULL
+      AND (expires_at IS NULL OR expires_at > ?) RETURNING \(Store.grantColumns)
+      """,
+      [
+        .real(at.timeIntervalSince1970), .text(actor), .integer(appId), .text(profileId), .text(accessLevel),
+        .real(at.timeIntervalSince1970),
+      ]
+    ).map(Store.grant)
+  }
+
+  func insert(_ request: StoredRefundRequest) throws -> Bool {
+    try db.query(
+      """
+      INSERT INTO app_store_refund_requests (app_id, notification_uuid, transaction_id, original_transaction_id,
+      product_id, product_type, environment, reason, requested_at, received_at, status, next_try_at, last_error)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+      """,
+      [
+        .integer(appId), .text(request.notificationUUID), .text(request.transactionId),
+        .text(request.originalTransactionId), .text(request.productId), .text(request.productType),
+        .text(request.environment), request.reason.map(SQLValue.text) ?? .null, .real(request.requestedAt),
+        .real(request.receivedAt), .text(request.status), .real(request.nextTryAt),
+        request.lastError.map(SQLValue.text) ?? .null,
+      ])
+    return db.changes == 1
+  }
+
+  func closeRefundRequests(transactionId: String, outcome: String, at: Date) throws {
+    try db.query(
+      """
+      UPDATE app_store_refund_requests SET outcome = ?, closed_at = ?
+      WHERE app_id = ? AND transaction_id = ? AND outcome IS NULL
+      """, [.text(outcome), .real(at.timeIntervalSince1970), .integer(appId), .text(transactionId)])
   }
 
   private static func credit(_ row: SQLRow) throws -> PurchaseAttribution {

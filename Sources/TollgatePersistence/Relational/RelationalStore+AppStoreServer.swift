@@ -298,4 +298,160 @@ extension RelationalStore {
         [.integer(Int64(count)), .integer(appId), .text(environment)])
     }
   }
+
+  static var refreshColumns: String {
+    """
+    app_id, profile_id, status, requested_at, requested_by, finished_at, transactions, changed, refused,
+    production_revision, sandbox_revision, error
+    """
+  }
+
+  static func historyRefresh(_ row: SQLRow) throws -> HistoryRefreshRecord {
+    HistoryRefreshRecord(
+      appId: try row.decode("app_id"), profileId: try row.decode("profile_id"), status: try row.decode("status"),
+      requestedAt: try row.decode("requested_at"), requestedBy: try row.decode("requested_by"),
+      finishedAt: try row.decode("finished_at"), transactions: try row.decode("transactions"),
+      changed: try row.decode("changed"), refused: try row.decode("refused"),
+      productionRevision: try row.decode("production_revision"), sandboxRevision: try row.decode("sandbox_revision"),
+      error: try row.decode("error"))
+  }
+
+  public func requestHistoryRefresh(appId: Int64, profileId: String, by actor: String, running: Bool, at: Date)
+    throws
+  {
+    try with { db in
+      try db.query(
+        """
+        INSERT INTO app_store_history_refreshes (app_id, profile_id, status, requested_at, requested_by)
+        VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_id, profile_id) DO UPDATE SET status = excluded.status,
+        requested_at = excluded.requested_at, requested_by = excluded.requested_by, finished_at = NULL,
+        transactions = 0, changed = 0, refused = 0, error = NULL
+        """,
+        [
+          .integer(appId), .text(profileId), .text(running ? "running" : "requested"), .real(at.timeIntervalSince1970),
+          .text(actor),
+        ])
+    }
+  }
+
+  public func claimRequestedRefreshes(limit: Int) throws -> [HistoryRefreshRecord] {
+    try with { db in
+      try db.transaction {
+        let due = try db.query(
+          """
+          SELECT app_id, profile_id FROM app_store_history_refreshes WHERE status = 'requested'
+          ORDER BY requested_at LIMIT ?\(dialect.skipLocked)
+          """, [.integer(Int64(limit))])
+        return try due.compactMap { row in
+          try db.query(
+            """
+            UPDATE app_store_history_refreshes SET status = 'running' WHERE app_id = ? AND profile_id = ?
+            AND status = 'requested' RETURNING \(Self.refreshColumns)
+            """, [.integer(try row.decode("app_id")), .text(try row.decode("profile_id"))]
+          ).first.map(Self.historyRefresh)
+        }
+      }
+    }
+  }
+
+  public func finishHistoryRefresh(_ record: HistoryRefreshRecord) throws {
+    try with { db in
+      try db.query(
+        """
+        UPDATE app_store_history_refreshes SET status = ?, finished_at = ?, transactions = ?, changed = ?, refused = ?,
+        production_revision = COALESCE(?, production_revision), sandbox_revision = COALESCE(?, sandbox_revision),
+        error = ? WHERE app_id = ? AND profile_id = ?
+        """,
+        [
+          .text(record.status), record.finishedAt.map(SQLValue.real) ?? .null, .integer(record.transactions),
+          .integer(record.changed), .integer(record.refused),
+          record.productionRevision.map(SQLValue.text) ?? .null, record.sandboxRevision.map(SQLValue.text) ?? .null,
+          record.error.map(SQLValue.text) ?? .null, .integer(record.appId), .text(record.profileId),
+        ])
+    }
+  }
+
+  public func historyRefresh(appId: Int64, profileId: String) throws -> HistoryRefreshRecord? {
+    try with { db in
+      try db.query(
+        "SELECT \(Self.refreshColumns) FROM app_store_history_refreshes WHERE app_id = ? AND profile_id = ?",
+        [.integer(appId), .text(profileId)]
+      ).first.map(Self.historyRefresh)
+    }
+  }
+
+  public func claimRefundRequest(now: Date, leaseUntil: Date) throws -> StoredRefundRequest? {
+    let at = SQLValue.real(now.timeIntervalSince1970)
+    return try with { db in
+      try db.transaction {
+        guard
+          let due = try db.query(
+            """
+            SELECT app_id, notification_uuid FROM app_store_refund_requests WHERE status = 'pending'
+            AND next_try_at <= ? AND lease_until <= ? ORDER BY next_try_at LIMIT 1\(dialect.skipLocked)
+            """, [at, at]
+          ).first
+        else { return nil }
+        return try db.query(
+          """
+          UPDATE app_store_refund_requests SET lease_until = ?, attempts = attempts + 1
+          WHERE app_id = ? AND notification_uuid = ? AND lease_until <= ? RETURNING \(Self.refundRequestColumns)
+          """,
+          [
+            .real(leaseUntil.timeIntervalSince1970), .integer(try due.decode("app_id")),
+            .text(try due.decode("notification_uuid")), at,
+          ]
+        ).first.map(Self.refundRequest)
+      }
+    }
+  }
+
+  public func finishRefundRequest(appId: Int64, notificationUUID: String, _ outcome: RefundAnswerOutcome, at: Date)
+    throws
+  {
+    let key: [SQLValue] = [.integer(appId), .text(notificationUUID)]
+    try with { db in
+      switch outcome {
+      case .answered(let body):
+        try db.query(
+          """
+          UPDATE app_store_refund_requests SET status = 'answered', answer = ?, answered_at = ?, last_error = NULL,
+          lease_until = 0 WHERE app_id = ? AND notification_uuid = ?
+          """, [.text(body), .real(at.timeIntervalSince1970)] + key)
+      case .retry(let next, let error):
+        try db.query(
+          """
+          UPDATE app_store_refund_requests SET next_try_at = ?, last_error = ?, lease_until = 0
+          WHERE app_id = ? AND notification_uuid = ?
+          """, [.real(next.timeIntervalSince1970), .text(error)] + key)
+      case .stopped(let status, let error):
+        try db.query(
+          """
+          UPDATE app_store_refund_requests SET status = ?, last_error = ?, lease_until = 0
+          WHERE app_id = ? AND notification_uuid = ?
+          """, [.text(status), .text(error)] + key)
+      }
+    }
+  }
+
+  public func refundRequests(appId: Int64, from: Date, to: Date) throws -> [StoredRefundRequest] {
+    try with { db in
+      let requests = try db.query(
+        """
+        SELECT \(Self.refundRequestColumns) FROM app_store_refund_requests WHERE app_id = ? AND requested_at >= ?
+        AND requested_at < ? ORDER BY requested_at, notification_uuid
+        """, [.integer(appId), .real(from.timeIntervalSince1970), .real(to.timeIntervalSince1970)]
+      ).map(Self.refundRequest)
+      return try requests.map { request in
+        var request = request
+        request.owners = try db.query(
+          """
+          SELECT profile_id FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ?
+          ORDER BY profile_id
+          """, [.integer(appId), .text(request.originalTransactionId)]
+        ).map { try $0.decode("profile_id") }
+        return request
+      }
+    }
+  }
 }

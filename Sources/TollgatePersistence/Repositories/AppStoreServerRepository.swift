@@ -48,4 +48,19 @@ public protocol AppStoreServerRepository: Sendable {
   func recordTestNotification(appId: Int64, requestedAt: Double, token: String?, error: String?, at: Date) throws
   /// The app's latest request, with when its TEST notification arrived.
   func testNotification(appId: Int64) throws -> TestNotificationRequest?
+  /// Records an operator's request to refresh a customer's history from Apple (replacing an
+  /// earlier one), `requested`, or `running` when this process does it at once.
+  func requestHistoryRefresh(appId: Int64, profileId: String, by actor: String, running: Bool, at: Date) throws
+  /// Takes the requested refreshes (marking them `running`) for this process to do.
+  func claimRequestedRefreshes(limit: Int) throws -> [HistoryRefreshRecord]
+  /// Records how a refresh ended.
+  func finishHistoryRefresh(_ record: HistoryRefreshRecord) throws
+  /// A profile's latest refresh.
+  func historyRefresh(appId: Int64, profileId: String) throws -> HistoryRefreshRecord?
+  /// Takes one refund request due for an answer, leased until `leaseUntil`.
+  func claimRefundRequest(now: Date, leaseUntil: Date) throws -> StoredRefundRequest?
+  /// Records an attempt to answer a refund request.
+  func finishRefundRequest(appId: Int64, notificationUUID: String, _ outcome: RefundAnswerOutcome, at: Date) throws
+  /// Refund requests Apple signed in `[from, to)`, oldest first, with the profiles owning each purchase.
+  func refundRequests(appId: Int64, from: Date, to: Date) throws -> [StoredRefundRequest]
 }

@@ -13,6 +13,15 @@ public protocol PurchaseRepository: Sendable {
 
   /// A profile's stored transactions, newest first (admin lookups).
   func transactions(appId: Int64, profileId: String) throws -> [StoredTransaction]
+
+  /// The notifications about the subscriptions and purchases a profile owns, oldest first.
+  func notifications(appId: Int64, profileId: String) throws -> [NotificationLine]
+
+  /// Every access level given to a profile by hand, revoked ones too, oldest first.
+  func grants(appId: Int64, profileId: String) throws -> [AccessGrant]
+
+  /// Apple's refund requests about what a profile owns, oldest first.
+  func refundRequests(appId: Int64, profileId: String) throws -> [StoredRefundRequest]
 }
 
 /// A transaction stored before, as read (and locked) inside a unit of work.
@@ -69,4 +78,14 @@ public protocol PurchaseUnitOfWork {
   func save(_ profile: ProfileRecord) throws
   /// Puts events in the outbox of every webhook subscribed to them.
   func enqueue(_ events: [PendingWebhookEvent], to webhooks: [WebhookConfig], at: Date) throws
+  /// Stores an access level given by hand; returns it with its number.
+  func insertGrant(
+    profileId: String, accessLevel: String, expiresAt: Date?, reason: String, by actor: String, at: Date
+  ) throws -> AccessGrant
+  /// Takes back every standing grant of `accessLevel` to a profile; returns those taken back.
+  func revokeGrants(profileId: String, accessLevel: String, by actor: String, at: Date) throws -> [AccessGrant]
+  /// Records a refund request; false when its notification was recorded before.
+  func insert(_ request: StoredRefundRequest) throws -> Bool
+  /// Closes the open refund requests of a transaction (`refunded`, `declined`).
+  func closeRefundRequests(transactionId: String, outcome: String, at: Date) throws
 }

@@ -40,6 +40,7 @@ enum Migrations {
     Migration(version: 16, name: "0016_app_store_server_api", sql: sqliteTypes(appStoreServerAPI)),
     Migration(version: 17, name: "0017_app_store_test_notifications", sql: sqliteTypes(appStoreTests)),
     Migration(version: 18, name: "0018_subscription_ends", sql: sqliteTypes(subscriptionEnds)),
+    Migration(version: 19, name: "0019_support_tools", sql: sqliteTypes(supportTools)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -64,6 +65,7 @@ enum Migrations {
     Migration(version: 16, name: "0016_app_store_server_api", sql: postgresTypes(appStoreServerAPI)),
     Migration(version: 17, name: "0017_app_store_test_notifications", sql: postgresTypes(appStoreTests)),
     Migration(version: 18, name: "0018_subscription_ends", sql: postgresTypes(subscriptionEnds)),
+    Migration(version: 19, name: "0019_support_tools", sql: postgresTypes(supportTools)),
   ]
 
   static let sqliteInitial = """
@@ -796,6 +798,66 @@ enum Migrations {
     CREATE INDEX events_by_placement ON events(app_id, placement_id);
     CREATE INDEX events_by_profile ON events(app_id, profile_id, received_at);
     CREATE INDEX events_by_time ON events(received_at);
+    """
+
+  /// Support tools: whether a notification was delivered or recovered; a customer's history
+  /// refreshed from Apple (requested by an operator, the revision Apple answered kept); access
+  /// levels granted by hand (kept apart from Apple's facts, part of the derivation); Apple's
+  /// refund requests, the consumption information sent, and how each request closed.
+  static let supportTools = """
+    ALTER TABLE app_store_notifications ADD COLUMN origin TEXT NOT NULL DEFAULT 'delivered';
+    CREATE TABLE app_store_history_refreshes (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      status TEXT NOT NULL,
+      requested_at {REAL} NOT NULL,
+      requested_by TEXT NOT NULL,
+      finished_at {REAL},
+      transactions {INT} NOT NULL DEFAULT 0,
+      changed {INT} NOT NULL DEFAULT 0,
+      refused {INT} NOT NULL DEFAULT 0,
+      production_revision TEXT,
+      sandbox_revision TEXT,
+      error TEXT,
+      PRIMARY KEY (app_id, profile_id)
+    );
+    CREATE TABLE access_grants (
+      id {SERIAL},
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      access_level TEXT NOT NULL,
+      granted_at {REAL} NOT NULL,
+      expires_at {REAL},
+      reason TEXT NOT NULL,
+      granted_by TEXT NOT NULL,
+      revoked_at {REAL},
+      revoked_by TEXT
+    );
+    CREATE INDEX access_grants_by_profile ON access_grants(app_id, profile_id);
+    CREATE TABLE app_store_refund_requests (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      notification_uuid TEXT NOT NULL,
+      transaction_id TEXT NOT NULL,
+      original_transaction_id TEXT NOT NULL,
+      product_id TEXT NOT NULL,
+      product_type TEXT NOT NULL,
+      environment TEXT NOT NULL,
+      reason TEXT,
+      requested_at {REAL} NOT NULL,
+      received_at {REAL} NOT NULL,
+      status TEXT NOT NULL,
+      next_try_at {REAL} NOT NULL,
+      lease_until {REAL} NOT NULL DEFAULT 0,
+      attempts {INT} NOT NULL DEFAULT 0,
+      answer TEXT,
+      answered_at {REAL},
+      last_error TEXT,
+      outcome TEXT,
+      closed_at {REAL},
+      PRIMARY KEY (app_id, notification_uuid)
+    );
+    CREATE INDEX app_store_refund_requests_by_transaction ON app_store_refund_requests(app_id, transaction_id);
+    CREATE INDEX app_store_refund_requests_due ON app_store_refund_requests(status, next_try_at);
     """
 
   static func sqliteTypes(_ step: String) -> String {

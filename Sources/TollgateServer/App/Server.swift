@@ -108,6 +108,8 @@ public final class Server: Sendable {
     if let recoveryInterval {
       service.recovery.start(interval: recoveryInterval)
       service.recovery.kick()
+      service.refundAnswers.start(interval: recoveryInterval)
+      service.refundAnswers.kick()
     }
     if let retention = service.eventRetention, let interval = eventsRetentionInterval {
       retention.start(interval: interval)
@@ -127,6 +129,7 @@ public final class Server: Sendable {
     service.webhooks.stop()
     service.spendImporter.stop()
     service.recovery.stop()
+    service.refundAnswers.stop()
     service.eventRetention?.stop()
     service.finishWaits()
     http.shutdown()

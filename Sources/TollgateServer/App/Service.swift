@@ -24,6 +24,8 @@ public final class Service: Sendable {
   public let spendImporter: SpendImporter
   /// Recovers App Store notifications Apple could not deliver, in the background.
   public let recovery: NotificationRecovery
+  /// Answers Apple's refund requests, in the background.
+  public let refundAnswers: RefundRequestAnswerer
   /// Deletes raw flow views past the retention (nil: kept forever).
   public let eventRetention: EventRetention?
   /// Long polls waiting for a profile to change.
@@ -72,10 +74,22 @@ public final class Service: Sendable {
       time: time)
     let placements = PlacementService(
       assignments: store.assignments, assetFiles: database, configs: configs, time: time, logger: logger)
+    let refundAnswers = RefundRequestAnswerer(
+      store: database, purchases: database, api: configuration.appStoreServerAPI, secrets: configuration.secrets,
+      time: time, logger: logger, settings: { currentConfig($0)?.appStore })
     let purchases = PurchaseService(
       apps: database, purchases: database, configs: configs, verifier: configuration.appStoreVerifier,
       profiles: profiles,
-      webhooks: webhooks, time: time, logger: logger)
+      webhooks: webhooks, time: time, logger: logger, refundAnswers: refundAnswers)
+    let recorded: @Sendable (Int64, String) throws -> Bool = { appId, signedTransaction in
+      guard let app = try database.app(id: appId) else {
+        throw DomainError.notFound(.appNotFound, "No app with id \(appId).")
+      }
+      return try purchases.record(reconciled: signedTransaction, app: app)
+    }
+    let refresher = HistoryRefresher(
+      store: database, purchases: database, api: configuration.appStoreServerAPI, secrets: configuration.secrets,
+      time: time, logger: logger, settings: { currentConfig($0)?.appStore }, record: recorded)
     let events = EventService(eventLog: database, configs: configs, profiles: profiles, time: time)
     let recovery = NotificationRecovery(
       store: database, api: configuration.appStoreServerAPI, secrets: configuration.secrets, time: time,
@@ -84,15 +98,11 @@ public final class Service: Sendable {
         guard let app = try database.app(id: appId) else {
           throw DomainError.notFound(.appNotFound, "No app with id \(appId).")
         }
-        let ack = try purchases.record(AppStoreNotificationRequest(signedPayload: signedPayload), app: app)
+        let ack = try purchases.record(
+          AppStoreNotificationRequest(signedPayload: signedPayload), app: app, origin: "recovered")
         return ack.duplicate ? .known : .applied
       },
-      reconcile: { appId, signedTransaction in
-        guard let app = try database.app(id: appId) else {
-          throw DomainError.notFound(.appNotFound, "No app with id \(appId).")
-        }
-        return try purchases.record(reconciled: signedTransaction, app: app)
-      })
+      reconcile: recorded, refresher: refresher)
 
     // The HTTP edge, one controller per resource.
     var router = Router()
@@ -161,7 +171,12 @@ public final class Service: Sendable {
       server: AppStoreServerService(
         apps: database, store: database, configs: configs, secrets: configuration.secrets, recovery: recovery,
         time: time, api: configuration.appStoreServerAPI, verifier: configuration.appStoreVerifier,
-        purchases: database), errors: errors
+        purchases: database, refresher: refresher), errors: errors
+    ).register(on: &router)
+    AccessGrantsController(
+      auth: auth,
+      grants: AccessGrantService(
+        apps: database, purchases: database, configs: configs, profiles: profiles, webhooks: webhooks, time: time)
     ).register(on: &router)
 
     var middleware: [any Middleware] = [MetricsMiddleware(metrics: metrics, logger: logger)]
@@ -178,6 +193,7 @@ public final class Service: Sendable {
     self.webhooks = webhooks
     self.spendImporter = spendImporter
     self.recovery = recovery
+    self.refundAnswers = refundAnswers
     self.eventRetention = configuration.eventsRetentionDays.map {
       EventRetention(eventLog: database, days: $0, time: time, logger: logger)
     }

@@ -9,7 +9,8 @@ extension ConfigValidator.Validation {
     let path = "$.app_store"
     guard
       let object = object(
-        json, at: path, required: ["bundle_id"], optional: ["app_apple_id", "environments", "server_api"])
+        json, at: path, required: ["bundle_id"],
+        optional: ["app_apple_id", "environments", "server_api", "refund_requests"])
     else { return nil }
     var serverAPI: AppStoreServerAPISettings?
     if let value = object["server_api"],
@@ -25,6 +26,7 @@ extension ConfigValidator.Validation {
       }
       serverAPI = AppStoreServerAPISettings(issuerId: issuer.lowercased(), keyId: key)
     }
+    let refundRequests = object["refund_requests"].flatMap { refundRequestSettings($0, at: "\(path).refund_requests") }
     let bundleId = string(object["bundle_id"], at: "\(path).bundle_id")
     if let bundleId, bundleId.isEmpty { fail("\(path).bundle_id", "must not be empty") }
     var appAppleId: Int64?
@@ -51,6 +53,36 @@ extension ConfigValidator.Validation {
     }
     guard let bundleId, !bundleId.isEmpty else { return nil }
     return AppStoreSettings(
-      bundleId: bundleId, appAppleId: appAppleId, environments: environments, serverAPI: serverAPI)
+      bundleId: bundleId, appAppleId: appAppleId, environments: environments, serverAPI: serverAPI,
+      refundRequests: refundRequests)
+  }
+
+  /// `app_store.refund_requests`: `answer` and `customer_consent` (both required, so the
+  /// choice is written down), `sample_content_provided`, `preference`.
+  mutating func refundRequestSettings(_ json: JSONValue, at path: String) -> RefundRequestSettings? {
+    guard
+      let object = object(
+        json, at: path, required: ["answer", "customer_consent"], optional: ["sample_content_provided", "preference"])
+    else { return nil }
+    func flag(_ key: String) -> Bool? {
+      guard let value = object[key] else { return nil }
+      guard case .bool(let flag) = value else {
+        fail("\(path).\(key)", "must be true or false")
+        return nil
+      }
+      return flag
+    }
+    var preference: String?
+    switch object["preference"] {
+    case nil, .null?: break
+    case .string(let value)? where RefundRequestSettings.preferences[value] != nil: preference = value
+    default:
+      fail(
+        "\(path).preference",
+        "one of \(RefundRequestSettings.preferences.keys.sorted().joined(separator: ", ")), or null for none")
+    }
+    return RefundRequestSettings(
+      answer: flag("answer") ?? false, customerConsent: flag("customer_consent") ?? false,
+      sampleContentProvided: flag("sample_content_provided") ?? false, preference: preference)
   }
 }

@@ -26,6 +26,31 @@ public protocol AppStoreServerAPI: Sendable {
   /// transaction of each subscription in the customer's groups.
   func subscriptionStatuses(environment: String, transactionId: String, token: String)
     async throws(AppStoreServerAPIError) -> SubscriptionStatusesAnswer
+
+  /// One page of Get Transaction History (`GET /inApps/v2/history/{transactionId}`, ascending):
+  /// the customer's transactions, from `revision` when given.
+  func transactionHistory(environment: String, transactionId: String, revision: String?, token: String)
+    async throws(AppStoreServerAPIError) -> TransactionHistoryPage
+
+  /// Send Consumption Information (`PUT /inApps/v2/transactions/consumption/{transactionId}`):
+  /// the answer to a refund request; Apple answers 202.
+  func sendConsumptionInformation(
+    environment: String, transactionId: String, _ body: ConsumptionInformation, token: String
+  ) async throws(AppStoreServerAPIError)
+}
+
+/// One page of Get Transaction History.
+public struct TransactionHistoryPage: Decodable, Sendable, Hashable {
+  /// Where the next page (or, once `hasMore` is false, the next changes) start.
+  public var revision: String
+  public var hasMore: Bool
+  public var signedTransactions: [String]?
+
+  public init(revision: String, hasMore: Bool, signedTransactions: [String]?) {
+    self.revision = revision
+    self.hasMore = hasMore
+    self.signedTransactions = signedTransactions
+  }
 }
 
 /// What Get All Subscription Statuses answers.
@@ -145,6 +170,39 @@ public struct AppStoreServerClient: AppStoreServerAPI {
     } catch {
       throw .unexpected("Get All Subscription Statuses answered 200 with a body that is not one: \(error)")
     }
+  }
+
+  public func transactionHistory(environment: String, transactionId: String, revision: String?, token: String)
+    async throws(AppStoreServerAPIError) -> TransactionHistoryPage
+  {
+    let base = environment == "Production" ? productionURL : sandboxURL
+    var components = URLComponents(
+      url: base.appendingPathComponent("inApps/v2/history/" + transactionId), resolvingAgainstBaseURL: false)!
+    components.queryItems =
+      [URLQueryItem(name: "sort", value: "ASCENDING")]
+      + (revision.map { [URLQueryItem(name: "revision", value: $0)] } ?? [])
+    var request = URLRequest(url: components.url!)
+    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    let (status, headers, data) = try await send(request)
+    guard status == 200 else { throw Self.failure(status: status, headers: headers, data: data) }
+    do {
+      return try JSONDecoder().decode(TransactionHistoryPage.self, from: data)
+    } catch {
+      throw .unexpected("Get Transaction History answered 200 with a body that is not a page: \(error)")
+    }
+  }
+
+  public func sendConsumptionInformation(
+    environment: String, transactionId: String, _ body: ConsumptionInformation, token: String
+  ) async throws(AppStoreServerAPIError) {
+    let base = environment == "Production" ? productionURL : sandboxURL
+    var request = URLRequest(url: base.appendingPathComponent("inApps/v2/transactions/consumption/" + transactionId))
+    request.httpMethod = "PUT"
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    request.httpBody = try? JSONEncoder().encode(body)
+    let (status, headers, data) = try await send(request)
+    guard (200..<300).contains(status) else { throw Self.failure(status: status, headers: headers, data: data) }
   }
 
   private func send(_ request: URLRequest) async throws(AppStoreServerAPIError) -> (Int, [String: String], Data) {

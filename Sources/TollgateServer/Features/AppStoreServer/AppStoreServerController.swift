@@ -8,7 +8,9 @@ import TollgateSupport
 /// `POST`/`DELETE /v1/admin/app-store/credentials`, `GET /v1/admin/app-store/status`,
 /// `POST /v1/admin/app-store/recover` (run the notification recovery now),
 /// `POST /v1/admin/app-store/test-notification` (the setup check),
-/// `GET /v1/admin/app-store/orders/{orderId}` (a customer by the order id on their receipt).
+/// `GET /v1/admin/app-store/orders/{orderId}` (a customer by the order id on their receipt),
+/// `POST /v1/admin/profiles/{profileId}/app-store/refresh` (a customer's history from Apple),
+/// `GET /v1/admin/app-store/refund-requests` (Apple's refund requests and their answers).
 struct AppStoreServerController: Sendable {
   let auth: Authenticator
   let server: AppStoreServerService
@@ -64,9 +66,45 @@ struct AppStoreServerController: Sendable {
       }
       return .deferred(deferred)
     }
+    router.add("POST", "/v1/admin/profiles/{profileId}/app-store/refresh") { request in
+      let caller = try auth.caller(for: request, needs: .secretKey)
+      let profileId = request.parameter("profileId")
+      let deferred = DeferredResponse()
+      let (server, errors) = (server, errors)
+      Task {
+        do {
+          let refresh = try await server.refreshHistory(appId: caller.appId, profileId: profileId, by: caller.keyId)
+          _ = deferred.complete(.json(refresh))
+        } catch {
+          _ = deferred.complete(errors.answer { throw error })
+        }
+      }
+      return .deferred(deferred)
+    }
+    router.add("GET", "/v1/admin/app-store/refund-requests") { request in
+      let appId = try auth.appId(for: request, needs: .secretKey)
+      let (from, to) = try Self.window(request)
+      return .json(try server.refundRequests(appId: appId, from: from, to: to))
+    }
     router.add("POST", "/v1/admin/app-store/recover") { request in
       let caller = try auth.caller(for: request, needs: .secretKey)
       return .json(try server.recoverNow(appId: caller.appId, by: caller.keyId), status: 202)
     }
+  }
+
+  /// `from` and `to` (`YYYY-MM-DD`, UTC, `to` included); the last 30 days by default.
+  static func window(_ request: Request) throws -> (Date?, Date?) {
+    func day(_ name: String) throws -> Date? {
+      guard let text = request.query[name] else { return nil }
+      let formatter = DateFormatter()
+      formatter.locale = Locale(identifier: "en_US_POSIX")
+      formatter.timeZone = TimeZone(identifier: "UTC")
+      formatter.dateFormat = "yyyy-MM-dd"
+      guard text.count == 10, let date = formatter.date(from: text) else {
+        throw DomainError(.badParameter, "\(name) is a day, YYYY-MM-DD.")
+      }
+      return date
+    }
+    return (try day("from"), try day("to").map { $0.addingTimeInterval(86_400) })
   }
 }

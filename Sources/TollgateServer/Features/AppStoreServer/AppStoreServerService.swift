@@ -134,13 +134,16 @@ public final class AppStoreServerService: Sendable {
   let api: any AppStoreServerAPI
   let verifier: SignedDataVerifier
   let purchases: any PurchaseRepository
+  /// Refreshes a customer's history at once (nil in the command line: a server does it).
+  let refresher: HistoryRefresher?
 
   /// A service; `recovery` (nil in the command line) hears about new keys and requests.
   package init(
     apps: any AppRepository, store: any AppStoreServerRepository, configs: ConfigCache, secrets: SecretBox?,
     recovery: NotificationRecovery?, time: any TimeSource, api: any AppStoreServerAPI,
-    verifier: SignedDataVerifier, purchases: any PurchaseRepository
+    verifier: SignedDataVerifier, purchases: any PurchaseRepository, refresher: HistoryRefresher? = nil
   ) {
+    self.refresher = refresher
     self.apps = apps
     self.store = store
     self.configs = configs
@@ -206,6 +209,57 @@ public final class AppStoreServerService: Sendable {
           environment: payload.environment, revoked: payload.revocationDate != nil,
           owners: owners[payload.originalTransactionId] ?? [])
       })
+  }
+
+  /// Pulls a customer's whole history from Apple now and records it (the route). 404
+  /// `profile_not_found`, 409 `no_app_store_transactions`, 404 `credentials_not_found`, 502
+  /// `app_store_api_failed` (the refresh is kept as `failed` with Apple's answer).
+  func refreshHistory(appId: Int64, profileId: String, by actor: String) async throws -> HistoryRefresh {
+    guard let refresher else { return try requestHistoryRefresh(appId: appId, profileId: profileId, by: actor) }
+    let refresh = try await refresher.refresh(appId: appId, profileId: profileId, by: actor)
+    try apps.audit(
+      appId: appId,
+      AuditRecord(
+        at: time.now(), actor: actor, action: "app_store.history_refreshed",
+        detail: AuditDetail.json([
+          "profile_id": .string(profileId), "transactions": .int(refresh.transactions),
+          "changed": .int(refresh.changed),
+        ])))
+    return refresh
+  }
+
+  /// Leaves a request to refresh a customer's history, which a running server takes within
+  /// seconds (the command line: the server's caches see what it records).
+  public func requestHistoryRefresh(appId: Int64, profileId: String, by actor: String) throws -> HistoryRefresh {
+    _ = try HistoryRefresher.sources(
+      purchases: purchases, appId: appId, profileId: profileId,
+      settings: try configs.entry(appId: appId)?.config.appStore)
+    try store.requestHistoryRefresh(appId: appId, profileId: profileId, by: actor, running: false, at: time.now())
+    try apps.audit(
+      appId: appId,
+      AuditRecord(
+        at: time.now(), actor: actor, action: "app_store.history_refresh_requested",
+        detail: AuditDetail.json(["profile_id": .string(profileId)])))
+    recovery?.kick()
+    guard let record = try store.historyRefresh(appId: appId, profileId: profileId) else {
+      throw StoreError.database("the refresh request of \(profileId) vanished")
+    }
+    return HistoryRefresh(record)
+  }
+
+  /// A profile's latest history refresh, when there was one.
+  public func historyRefresh(appId: Int64, profileId: String) throws -> HistoryRefresh? {
+    try store.historyRefresh(appId: appId, profileId: profileId).map(HistoryRefresh.init)
+  }
+
+  /// Apple's refund requests signed in `[from, to)`; by default the 30 days up to now.
+  public func refundRequests(appId: Int64, from: Date? = nil, to: Date? = nil) throws -> RefundRequestReport {
+    let to = to ?? time.now().addingTimeInterval(1)
+    let from = from ?? to.addingTimeInterval(-30 * 86_400)
+    guard from < to, to.timeIntervalSince(from) <= 3_660 * 86_400 else {
+      throw DomainError(.badParameter, "from must be before to, at most ten years apart.")
+    }
+    return RefundRequestReport(from: from, to: to, try store.refundRequests(appId: appId, from: from, to: to))
   }
 
   /// The environments the recovery runs in: the configured ones Apple's API serves.

@@ -53,6 +53,8 @@ public final class NotificationRecovery: Sendable {
   let apply: @Sendable (Int64, String) throws -> RecoveredNotification
   /// Records a signed transaction Apple's API answered; true when a profile changed.
   let reconcile: @Sendable (Int64, String) throws -> Bool
+  /// Does the history refreshes the command line requested, at each pass.
+  let refresher: HistoryRefresher?
   /// This process's name on the leases it takes.
   let owner = "recovery-" + Digest.hex(Digest.randomBytes(6))
   private let loop = BackgroundPasses()
@@ -70,8 +72,10 @@ public final class NotificationRecovery: Sendable {
     logger: Logger, policy: RecoveryPolicy = RecoveryPolicy(),
     settings: @escaping @Sendable (Int64) -> AppStoreSettings?,
     apply: @escaping @Sendable (Int64, String) throws -> RecoveredNotification,
-    reconcile: @escaping @Sendable (Int64, String) throws -> Bool = { _, _ in false }
+    reconcile: @escaping @Sendable (Int64, String) throws -> Bool = { _, _ in false },
+    refresher: HistoryRefresher? = nil
   ) {
+    self.refresher = refresher
     self.reconcile = reconcile
     self.store = store
     self.api = api
@@ -100,6 +104,7 @@ public final class NotificationRecovery: Sendable {
   /// due job, one after the other. Returns how much it did.
   @discardableResult
   public func processDue() async -> Int {
+    await refresher?.runRequested()
     var ran = await sendTests()
     while ran < 16 {
       let now = time.now()

@@ -80,7 +80,9 @@ final class ProfileService: Sendable {
   func existing(appId: Int64, id: String) throws -> ProfileRecord {
     guard let canonical = ProfileId.canonical(id), let profile = try profileRecords.profile(appId: appId, id: canonical)
     else { throw Self.notFound(id) }
-    let config = profile.purchases.hasPurchases ? try configs.entry(appId: appId)?.config : nil
+    // Purchases or hand-given grants were derived under access levels (`levelsKey`).
+    let derived = profile.purchases.hasPurchases || profile.purchases.levelsKey != nil
+    let config = derived ? try configs.entry(appId: appId)?.config : nil
     let lapsed = profile.purchases.nextChangeAt.map { $0 <= time.now() } ?? false
     // Access levels reconfigured since these purchases were derived: derive them again.
     let reconfigured = config.map { profile.purchases.levelsKey != PurchaseDerivation.key($0.accessLevels) } ?? false
@@ -136,7 +138,10 @@ final class ProfileService: Sendable {
     return ProfileActivity(
       profile: profile, transactions: try purchases.transactions(appId: appId, profileId: profile.id),
       assignments: try assignments.assignments(appId: appId, profileId: profile.id),
-      events: try eventLog.recentEvents(appId: appId, profileId: profile.id, limit: 50))
+      events: try eventLog.recentEvents(appId: appId, profileId: profile.id, limit: 50),
+      notifications: try purchases.notifications(appId: appId, profileId: profile.id),
+      grants: try purchases.grants(appId: appId, profileId: profile.id),
+      refundRequests: try purchases.refundRequests(appId: appId, profileId: profile.id), now: time.now())
   }
 
   /// How purchases are derived under `config` now.
@@ -164,6 +169,10 @@ struct ProfileActivity: Sendable {
   let transactions: [StoredTransaction]
   let assignments: [AssignmentRow]
   let events: [EventRow]
+  let notifications: [NotificationLine]
+  let grants: [AccessGrant]
+  let refundRequests: [StoredRefundRequest]
+  let now: Date
 }
 
 extension InstallMeta {

@@ -29,6 +29,14 @@ package struct PurchaseRecorder {
         outcome.duplicate = true
         return outcome
       }
+      if let request = facts.refundRequest { _ = try rows.insert(request) }
+      // Apple's answer to a refund request closes it.
+      let closing = ["REFUND": "refunded", "REFUND_DECLINED": "declined"]
+      if let type = facts.notification?.fact.type, let outcome = closing[type] {
+        for stored in facts.transactions {
+          try rows.closeRefundRequests(transactionId: stored.payload.transactionId, outcome: outcome, at: at)
+        }
+      }
       var originals: [String] = []
       var events: [PendingWebhookEvent] = []
       for stored in facts.transactions {
@@ -94,6 +102,53 @@ package struct PurchaseRecorder {
       try rows.enqueue(
         WebhookData.changes(profileId: profileId, from: before, to: changed.purchases), to: webhooks, at: at)
       return changed
+    }
+  }
+
+  /// Gives a profile an access level by hand and derives its purchases again; the grant's
+  /// `access_level.granted` event and the change's events go to the outbox with it. Nil when
+  /// the profile does not exist.
+  package func grant(
+    appId: Int64, profileId: String, accessLevel: String, expiresAt: Date?, reason: String, by actor: String,
+    at: Date, webhooks: [WebhookConfig], derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> (AccessGrant, ProfileRecord)? {
+    try purchases.purchases(appId: appId) { rows in
+      guard let locked = try rows.lockedProfile(profileId) else { return nil }
+      let grant = try rows.insertGrant(
+        profileId: profileId, accessLevel: accessLevel, expiresAt: expiresAt, reason: reason, by: actor, at: at)
+      var events = [
+        PendingWebhookEvent(type: .accessLevelGranted, profileId: profileId, data: WebhookData.grant(grant))
+      ]
+      var profile = locked
+      if let (before, changed) = try Self.rederive(profileId, rows, at: at, derive: derive) {
+        events += WebhookData.changes(profileId: profileId, from: before, to: changed.purchases)
+        profile = changed
+      }
+      try rows.enqueue(events, to: webhooks, at: at)
+      return (grant, profile)
+    }
+  }
+
+  /// Takes back the standing hand-given grants of an access level; purchases keep it if they
+  /// unlock it. Nil when the profile does not exist; no grants when none stood.
+  package func revoke(
+    appId: Int64, profileId: String, accessLevel: String, by actor: String, at: Date, webhooks: [WebhookConfig],
+    derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> ([AccessGrant], ProfileRecord)? {
+    try purchases.purchases(appId: appId) { rows in
+      guard let locked = try rows.lockedProfile(profileId) else { return nil }
+      let revoked = try rows.revokeGrants(profileId: profileId, accessLevel: accessLevel, by: actor, at: at)
+      guard !revoked.isEmpty else { return ([], locked) }
+      var events = revoked.map {
+        PendingWebhookEvent(type: .accessLevelRevoked, profileId: profileId, data: WebhookData.grant($0))
+      }
+      var profile = locked
+      if let (before, changed) = try Self.rederive(profileId, rows, at: at, derive: derive) {
+        events += WebhookData.changes(profileId: profileId, from: before, to: changed.purchases)
+        profile = changed
+      }
+      try rows.enqueue(events, to: webhooks, at: at)
+      return (revoked, profile)
     }
   }
 

@@ -20,12 +20,15 @@ final class PurchaseService: Sendable {
   let webhooks: WebhookWorker
   let time: any TimeSource
   let logger: Logger
+  /// Told when a refund request waits for an answer (nil: none are sent from this process).
+  let refundAnswers: RefundRequestAnswerer?
 
   init(
     apps: any AppRepository, purchases: any PurchaseRepository, configs: ConfigCache, verifier: SignedDataVerifier,
     profiles: ProfileService,
-    webhooks: WebhookWorker, time: any TimeSource, logger: Logger
+    webhooks: WebhookWorker, time: any TimeSource, logger: Logger, refundAnswers: RefundRequestAnswerer? = nil
   ) {
+    self.refundAnswers = refundAnswers
     self.apps = apps
     self.purchases = PurchaseRecorder(purchases)
     self.configs = configs
@@ -88,8 +91,10 @@ final class PurchaseService: Sendable {
   }
 
   /// An App Store Server Notification V2 for `app`; the JWS is the only proof. Recorded once
-  /// per `notificationUUID`.
-  func record(_ body: AppStoreNotificationRequest, app: AppRecord) throws -> AppStoreNotificationAck {
+  /// per `notificationUUID`; `origin` says whether Apple delivered it or the recovery found it.
+  func record(_ body: AppStoreNotificationRequest, app: AppRecord, origin: String = "delivered") throws
+    -> AppStoreNotificationAck
+  {
     let name = app.name
     try Self.checkSignedDataLength(body.signedPayload, path: "$.signedPayload")
     let config = try appStoreConfig(appId: app.id)
@@ -104,13 +109,16 @@ final class PurchaseService: Sendable {
     let fact = NotificationFact(
       type: notification.notificationType, subtype: notification.subtype, signedDate: notification.signedDate,
       originalTransactionId: transaction?.originalTransactionId ?? renewal?.originalTransactionId, renewal: renewal)
-    let facts = AppStoreFacts(
+    var facts = AppStoreFacts(
       transactions: zip([transaction], [notification.data?.signedTransactionInfo]).compactMap { payload, jws in
         payload.flatMap { payload in jws.map { StoredTransaction(payload: payload, jws: $0) } }
       },
       notification: StoredNotification(
         uuid: notification.notificationUUID, fact: fact, payload: WireCoding.encode(notification),
-        jws: body.signedPayload), webhooks: config.compiled.webhooks)
+        jws: body.signedPayload, origin: origin), webhooks: config.compiled.webhooks)
+    if notification.notificationType == "CONSUMPTION_REQUEST", let transaction {
+      facts.refundRequest = refundRequest(notification, transaction, settings: settings, appId: app.id)
+    }
     let outcome = try purchases.record(
       appId: app.id, facts, at: time.now(), derive: profiles.derivation(config.compiled))
     profiles.changed(outcome.changed, app.id)
@@ -125,7 +133,26 @@ final class PurchaseService: Sendable {
         "App Store notification \(label) for app \(name): \(outcome.changed.count) profile(s) changed"
           + (outcome.unowned.isEmpty ? "" : ", kept for a later owner: \(outcome.unowned.joined(separator: ", "))"))
     }
+    if facts.refundRequest?.status == "pending", !outcome.duplicate { refundAnswers?.kick() }
     return AppStoreNotificationAck(notificationUUID: notification.notificationUUID, duplicate: outcome.duplicate)
+  }
+
+  /// Apple's refund request as recorded: `pending` when the configuration answers it (with
+  /// the customer's consent), else `not_sent` with why.
+  private func refundRequest(
+    _ notification: NotificationPayload, _ transaction: TransactionPayload, settings: AppStoreSettings, appId: Int64
+  ) -> StoredRefundRequest {
+    let decision = RefundRequestAnswer.decide(
+      settings: settings.refundRequests, productType: transaction.type, delivered: true)
+    let reasonNotSent: String? =
+      if case .notSent(let why) = decision { why } else { nil }
+    return StoredRefundRequest(
+      appId: appId, notificationUUID: notification.notificationUUID, transactionId: transaction.transactionId,
+      originalTransactionId: transaction.originalTransactionId, productId: transaction.productId,
+      productType: transaction.type, environment: transaction.environment,
+      reason: notification.data?.consumptionRequestReason, requestedAt: Double(notification.signedDate) / 1000,
+      receivedAt: time.now().timeIntervalSince1970, status: reasonNotSent == nil ? "pending" : "not_sent",
+      nextTryAt: time.now().timeIntervalSince1970, lastError: reasonNotSent)
   }
 
   /// A transaction the App Store Server API answered (reconciliation): verified and recorded

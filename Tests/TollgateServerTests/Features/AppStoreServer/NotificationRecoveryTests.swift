@@ -26,7 +26,7 @@ struct NotificationRecoveryTests {
     let server: TestServer
     let key: ECKey
 
-    init(upload: Bool = true) async throws {
+    init(upload: Bool = true, appStore extra: [String: Any] = [:], webhook: String? = nil) async throws {
       signer = try StoreKitSigner(appleNames: false)
       let time = ManualTime()
       apple = AppStoreServerSandbox(pageSize: 2, clock: { time.now() })
@@ -41,7 +41,8 @@ struct NotificationRecoveryTests {
       document["app_store"] = [
         "bundle_id": F.bundleId, "environments": ["Sandbox"],
         "server_api": ["issuer_id": NotificationRecoveryTests.issuer, "key_id": NotificationRecoveryTests.keyId],
-      ]
+      ].merging(extra) { _, new in new }
+      if let webhook { document["webhooks"] = [["id": "support", "url": webhook, "events": ["*"]]] }
       let applied = try await server.admin(
         "PUT", "/v1/admin/config",
         json: String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self))
@@ -141,6 +142,12 @@ struct NotificationRecoveryTests {
     let profile = try await harness.profile(id)
     #expect(profile.accessLevels["premium"]?.isActive != true)
     #expect(profile.subscriptions["pro_monthly"]?.isRefund == true)
+    // The profile's timeline tells the delivered notification from the recovered ones.
+    let activity = try await harness.server.admin("GET", "/v1/admin/profiles/\(id)/activity")
+    let origins = (activity.json?.objectValue?["notifications"]?.arrayValue ?? []).compactMap {
+      $0.objectValue?["origin"]?.stringValue
+    }
+    #expect(origins == ["delivered", "recovered", "recovered", "recovered"], "\(origins)")
     // The window of a later run overlaps by the margin: nothing is applied twice.
     harness.server.time.advance(days: 600 / 86_400)
     #expect(await harness.recover() == 1)

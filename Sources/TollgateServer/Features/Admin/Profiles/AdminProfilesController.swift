@@ -82,9 +82,35 @@ struct ProfileActivityPayload: Codable, Sendable {
   var assignments: [AssignmentRow]
   var transactions: [Transaction]
   var events: [EventRow]
+  /// App Store notifications about what the profile owns: delivered by Apple or recovered.
+  var notifications: [Notification]
+  /// Access levels given by hand (revoked ones too).
+  var grants: [AccessGrantPayload]
+  /// Apple's refund requests about what the profile owns, with what was answered.
+  var refundRequests: [RefundRequestReport.Request]
+
+  struct Notification: Codable, Sendable {
+    var notificationUUID: String
+    var type: String
+    var subtype: String?
+    var originalTransactionId: String?
+    var signedAt: String
+    var receivedAt: String
+    /// `delivered` or `recovered`.
+    var origin: String
+
+    enum CodingKeys: String, CodingKey {
+      case type, subtype, origin
+      case notificationUUID = "notification_uuid"
+      case originalTransactionId = "original_transaction_id"
+      case signedAt = "signed_at"
+      case receivedAt = "received_at"
+    }
+  }
 
   enum CodingKeys: String, CodingKey {
-    case assignments, transactions, events
+    case assignments, transactions, events, notifications, grants
+    case refundRequests = "refund_requests"
     case profileId = "profile_id"
     case attributionStatus = "attribution_status"
     case appleAds = "apple_ads"
@@ -113,7 +139,17 @@ extension ProfileActivityPayload {
           environment: payload.environment, variationId: stored.creditedVariationId,
           sdkVariationId: stored.variationId == stored.creditedVariationId ? nil : stored.variationId)
       },
-      events: activity.events)
+      events: activity.events,
+      notifications: activity.notifications.map {
+        Notification(
+          notificationUUID: $0.uuid, type: $0.type, subtype: $0.subtype,
+          originalTransactionId: $0.originalTransactionId,
+          signedAt: Timestamp.string(Date(timeIntervalSince1970: $0.signedAt)),
+          receivedAt: Timestamp.string(Date(timeIntervalSince1970: $0.receivedAt)), origin: $0.origin)
+      },
+      grants: activity.grants.map { AccessGrantPayload($0, now: activity.now) },
+      refundRequests: RefundRequestReport(from: activity.now, to: activity.now, activity.refundRequests).requests
+        .reversed())
   }
 
   static func time(milliseconds: Int64) -> String {
