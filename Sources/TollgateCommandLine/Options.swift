@@ -9,7 +9,7 @@ public struct Options {
   private var positionals: [String] = []
   private var flags: Set<String> = []
   /// Options that take no value.
-  public static let valueless: Set<String> = ["--no-dashboard", "--accept-expired"]
+  public static let valueless: Set<String> = ["--no-dashboard", "--accept-expired", "--lifetime"]
 
   /// Parses the arguments after the program's name.
   public init(_ arguments: [String]) throws {
@@ -18,7 +18,7 @@ public struct Options {
     if let first = arguments.first, !first.hasPrefix("-") {
       command = [first]
       index = 1
-      if ["keys", "report", "rollups", "config", "apple-ads", "app-store", "spend", "lists"].contains(first),
+      if ["keys", "report", "rollups", "config", "apple-ads", "app-store", "spend", "lists", "access"].contains(first),
         arguments.count > 1,
         !arguments[1].hasPrefix("-")
       {

@@ -208,7 +208,8 @@ public enum ReportTables {
       ? "\"\(text.replacingOccurrences(of: "\"", with: "\"\""))\"" : text
   }
 
-  static func grid(_ rows: [[String]], title: String) -> String {
+  /// Rows (the first is the header) in aligned columns under a title.
+  public static func grid(_ rows: [[String]], title: String) -> String {
     let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
     let render = { (row: [String]) in
       zip(row, widths).map { cell, width in cell.padding(toLength: width, withPad: " ", startingAt: 0) }

@@ -129,4 +129,75 @@ enum AppStoreCommands {
     _ = try service.recoverNow(appId: app.id, by: "cli")
     print("the notification recovery of \(app.name) is due now: a running server starts it within seconds")
   }
+
+  static func refresh(_ options: inout Options) throws {
+    let profile = try options.required("--profile")
+    let waitText = options.value("--wait", env: nil) ?? "30"
+    guard let wait = Double(waitText), wait >= 0 else { throw Failure("--wait takes a number of seconds") }
+    let (store, app, service) = try open(&options)
+    defer { store.close() }
+    try options.finish()
+    var refresh: HistoryRefresh
+    do { refresh = try service.requestHistoryRefresh(appId: app.id, profileId: profile, by: "cli") } catch let error
+      as DomainError
+    {
+      throw Failure(error.message)
+    }
+    print("asked for the history of \(profile) (a running server asks Apple within seconds)")
+    let deadline = Date().addingTimeInterval(wait)
+    while ["requested", "running"].contains(refresh.status), Date() < deadline {
+      Thread.sleep(forTimeInterval: 0.5)
+      refresh = try service.historyRefresh(appId: app.id, profileId: profile) ?? refresh
+    }
+    switch refresh.status {
+    case "done":
+      print(
+        "done: \(refresh.transactions) transaction(s) from Apple, \(refresh.changed) changed the profile, \(refresh.refused) refused"
+          + refresh.revisions.sorted { $0.key < $1.key }.map { "; revision \($0.key): \($0.value)" }.joined())
+    case "failed":
+      throw Failure("the refresh failed: \(refresh.error ?? "")")
+    default:
+      print(
+        "still \(refresh.status) after \(Int(wait)) s: is a server running on this database? See the console's profile page"
+      )
+    }
+  }
+
+  static func refundRequests(_ options: inout Options) throws {
+    let from = options.value("--from", env: nil)
+    let to = options.value("--to", env: nil)
+    let format = options.value("--format", env: nil) ?? "table"
+    guard ["table", "json"].contains(format) else { throw Failure("--format is table or json") }
+    let (store, app, service) = try open(&options)
+    defer { store.close() }
+    try options.finish()
+    let report: RefundRequestReport
+    do { report = try service.refundRequests(appId: app.id, from: from, to: to) } catch let error as DomainError {
+      throw Failure(error.message)
+    }
+    if format == "json" {
+      print(String(decoding: WireCoding.encode(report), as: UTF8.self))
+      return
+    }
+    print("refund requests of \(app.name), \(report.from) … \(report.to)")
+    let header = [
+      "", "requests", "answered", "not sent", "pending", "expired", "failed", "refunded", "declined", "open",
+    ]
+    func row(_ name: String, _ counts: RefundRequestReport.Counts) -> [String] {
+      [name]
+        + [
+          counts.requests, counts.answered, counts.notSent, counts.pending, counts.expired, counts.failed,
+          counts.refunded, counts.declined, counts.open,
+        ].map(String.init)
+    }
+    var rows = [row("all", report.totals)]
+    rows += report.byReason.map { row("reason " + ($0.key ?? ""), $0) }
+    rows += report.byProduct.map { row("product " + ($0.key ?? ""), $0) }
+    print(ReportTables.grid([header] + rows, title: "by reason and product"))
+    for request in report.requests.prefix(20) {
+      print(
+        "  \(request.requestedAt) \(request.transactionId) \(request.productId) \(request.reason ?? "-"): \(request.status)"
+          + (request.lastError.map { " (\($0))" } ?? "") + (request.outcome.map { ", \($0)" } ?? ", open"))
+    }
+  }
 }

@@ -122,6 +122,19 @@ enum CommandLineTool {
       app-store test-notification --app NAME [--environment Production|Sandbox]
                                   ask Apple for a TEST notification (a running server asks within
                                   seconds); app-store status says when it arrived
+      app-store refresh --app NAME --profile ID [--wait SECONDS]
+                                  pull a customer's whole history from Apple (Get Transaction
+                                  History): a running server does it within seconds; waits up to
+                                  SECONDS (30) for the result
+      app-store refund-requests --app NAME [--from DAY] [--to DAY] [--format table|json]
+                                  Apple's refund requests: answered, not sent, refunded, declined,
+                                  by reason and product, and the latest requests
+      access grant PROFILE_ID LEVEL --reason TEXT (--expires TIME | --lifetime)
+                                  give an access level by hand (ISO 8601 TIME), through the running
+                                  server (--server URL, TOLLGATE_SERVER_URL, default
+                                  http://127.0.0.1:8080; --key or TOLLGATE_SECRET_KEY: a secret key)
+      access revoke PROFILE_ID LEVEL
+                                  take hand-given grants of LEVEL back (same --server and --key)
       spend import FILE.csv --app NAME
                                   upsert spend rows from a CSV file (day, campaign_id, campaign_name,
                                   ad_group_id, ad_group_name, keyword_id, keyword, spend, currency,
@@ -173,6 +186,10 @@ enum CommandLineTool {
       case ["app-store", "recover"]: try AppStoreCommands.recover(&options)
       case ["app-store", "test-notification"]: try AppStoreCommands.testNotification(&options)
       case ["app-store", "order"]: try AppStoreCommands.order(&options)
+      case ["app-store", "refresh"]: try AppStoreCommands.refresh(&options)
+      case ["app-store", "refund-requests"]: try AppStoreCommands.refundRequests(&options)
+      case ["access", "grant"]: try AccessCommands.grant(&options)
+      case ["access", "revoke"]: try AccessCommands.revoke(&options)
       case ["spend", "import"]: try SpendCommands.importFile(&options)
       default: return false
       }

@@ -44,6 +44,81 @@ struct StoreConformanceTests {
   }
 
   @Test(
+    "support rows: grants derived and revoked, a refund request recorded once, leased, answered and closed, refreshes claimed once",
+    arguments: StoreFactory.available)
+  func supportRows(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    _ = try store.insertProfile(appId: app.id, ProfileRecord(id: "p1", createdAt: now, updatedAt: now))
+    let derive: (PurchaseHistory) -> ProfilePurchases = {
+      PurchaseDerivation.derive($0, levels: StoreKitFixtures.levels, now: self.now)
+    }
+    let recorder = PurchaseRecorder(store)
+    let granted = try #require(
+      try recorder.grant(
+        appId: app.id, profileId: "p1", accessLevel: "premium", expiresAt: now + 86_400, reason: "ticket", by: "k",
+        at: now, webhooks: [], derive: derive))
+    #expect(granted.1.purchases.payload.accessLevels["premium"]?.isActive == true)
+    #expect(granted.1.version == 2)
+    #expect(try store.grants(appId: app.id, profileId: "p1").map(\.id) == [granted.0.id])
+    #expect(
+      try recorder.grant(
+        appId: app.id, profileId: "nobody", accessLevel: "premium", expiresAt: nil, reason: "x", by: "k", at: now,
+        webhooks: [], derive: derive) == nil)
+    let revoked = try #require(
+      try recorder.revoke(
+        appId: app.id, profileId: "p1", accessLevel: "premium", by: "k", at: now + 60, webhooks: [], derive: derive))
+    #expect(
+      revoked.0.map(\.id) == [granted.0.id] && revoked.1.purchases.payload.accessLevels["premium"]?.isActive == false)
+    #expect(
+      try recorder.revoke(
+        appId: app.id, profileId: "p1", accessLevel: "premium", by: "k", at: now + 60, webhooks: [], derive: derive)?.0
+        .isEmpty == true)
+    // A refund request: recorded once with its notification, leased, answered, closed.
+    let bought = StoreKitFixtures.transaction("1000", purchased: 0, expires: 30)
+    var facts = AppStoreFacts(
+      transactions: [StoredTransaction(payload: bought, jws: "jws")], claimant: "p1")
+    _ = try recorder.record(appId: app.id, facts, at: now, derive: derive)
+    let request = StoredRefundRequest(
+      appId: app.id, notificationUUID: "n1", transactionId: "1000", originalTransactionId: "1000",
+      productId: "pro_monthly", productType: bought.type, environment: "Sandbox", reason: "OTHER",
+      requestedAt: now.timeIntervalSince1970, receivedAt: now.timeIntervalSince1970, status: "pending",
+      nextTryAt: now.timeIntervalSince1970)
+    facts = AppStoreFacts(
+      notification: StoredNotification(
+        uuid: "n1", fact: NotificationFact(type: "CONSUMPTION_REQUEST", signedDate: 0, originalTransactionId: "1000"),
+        payload: Data("{}".utf8), jws: "jws"))
+    facts.refundRequest = request
+    _ = try recorder.record(appId: app.id, facts, at: now, derive: derive)
+    #expect(try recorder.record(appId: app.id, facts, at: now, derive: derive).duplicate)
+    let claimed = try #require(try store.claimRefundRequest(now: now, leaseUntil: now + 120))
+    #expect(claimed.attempts == 1 && claimed.reason == "OTHER")
+    #expect(try store.claimRefundRequest(now: now, leaseUntil: now + 120) == nil, "leased")
+    try store.finishRefundRequest(appId: app.id, notificationUUID: "n1", .retry(next: now + 60, error: "503"), at: now)
+    #expect(try store.claimRefundRequest(now: now + 30, leaseUntil: now + 150) == nil, "not due yet")
+    _ = try #require(try store.claimRefundRequest(now: now + 60, leaseUntil: now + 180))
+    try store.finishRefundRequest(appId: app.id, notificationUUID: "n1", .answered(body: "{}"), at: now + 61)
+    try store.purchases(appId: app.id) {
+      try $0.closeRefundRequests(transactionId: "1000", outcome: "refunded", at: now + 90)
+    }
+    let listed = try store.refundRequests(appId: app.id, from: now - 1, to: now + 1)
+    #expect(
+      listed.map(\.status) == ["answered"] && listed.first?.outcome == "refunded" && listed.first?.owners == ["p1"])
+    #expect(try store.refundRequests(appId: app.id, profileId: "p1").count == 1)
+    // History refreshes: a request is claimed by one pass only.
+    try store.requestHistoryRefresh(appId: app.id, profileId: "p1", by: "cli", running: false, at: now)
+    #expect(try store.claimRequestedRefreshes(limit: 8).map(\.profileId) == ["p1"])
+    #expect(try store.claimRequestedRefreshes(limit: 8).isEmpty)
+    var done = try #require(try store.historyRefresh(appId: app.id, profileId: "p1"))
+    done.status = "done"
+    done.transactions = 3
+    done.sandboxRevision = "rev-3"
+    try store.finishHistoryRefresh(done)
+    #expect(try store.historyRefresh(appId: app.id, profileId: "p1")?.sandboxRevision == "rev-3")
+  }
+
+  @Test(
     "notification recovery: one lease at a time, the page reached survives a lost run, outcomes free the job",
     arguments: StoreFactory.available)
   func recoveries(factory: StoreFactory) throws {

@@ -186,6 +186,60 @@ struct CommandLineTests {
     #expect(order.status != 0 && order.stderr.contains("order id"), "\(order.stderr)")
   }
 
+  @Test("access grant/revoke go through the running server; app-store refresh and refund-requests read the database")
+  func supportCommands() async throws {
+    let directory = temporaryDirectory()
+    let database = directory.appendingPathComponent("support.sqlite").path
+    let cli = CLI(database: database)
+    let keys = try cli.run(["keys", "create", "--app", "shop"])
+    let publicKey = try #require(keys.stdout.firstMatch(of: /tg_pub_[0-9a-f]+/).map { String($0.0) })
+    let secretKey = try #require(keys.stdout.firstMatch(of: /tg_sec_[0-9a-f]+/).map { String($0.0) })
+    var document =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json")))
+      as! [String: Any]
+    document["app_store"] = ["bundle_id": "com.example.tollgate", "environments": ["Sandbox"]]
+    let config = directory.appendingPathComponent("config.json")
+    try JSONSerialization.data(withJSONObject: document).write(to: config)
+    #expect(try cli.run(["import", config.path, "--app", "shop"]).status == 0)
+    let server = try ServeProcess(["--database", database])
+    defer { _ = server.stop() }
+    let url = "http://127.0.0.1:\(server.port)"
+    let id = UUID().uuidString.lowercased()
+    var create = URLRequest(url: URL(string: url + "/v1/sdk/profiles")!)
+    create.httpMethod = "POST"
+    create.setValue("Api-Key \(publicKey)", forHTTPHeaderField: "Authorization")
+    create.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    create.httpBody = Data(#"{"profile_id":"\#(id)"}"#.utf8)
+    _ = try await TestServer.session.data(for: create)
+    func premium() async throws -> Bool? {
+      var read = URLRequest(url: URL(string: url + "/v1/sdk/profiles/\(id)")!)
+      read.setValue("Api-Key \(publicKey)", forHTTPHeaderField: "Authorization")
+      let (data, _) = try await TestServer.session.data(for: read)
+      return try WireCoding.decoder.decode(ProfilePayload.self, from: data).accessLevels["premium"]?.isActive
+    }
+    #expect(try await premium() == nil)
+    let server_ = ["--server", url, "--key", secretKey]
+    let granted = try cli.runPlain(["access", "grant", id, "premium", "--lifetime", "--reason", "press"] + server_)
+    #expect(granted.status == 0 && granted.stdout.contains("for life"), "\(granted.stdout) \(granted.stderr)")
+    #expect(try await premium() == true, "the running server's cache saw it")
+    let unknown = try cli.runPlain(["access", "grant", id, "gold", "--lifetime", "--reason", "x"] + server_)
+    #expect(unknown.status != 0 && unknown.stderr.contains("access_level_not_found"), "\(unknown.stderr)")
+    let both = try cli.runPlain(["access", "grant", id, "premium", "--reason", "x"] + server_)
+    #expect(both.status != 0 && both.stderr.contains("--expires"))
+    let revoked = try cli.runPlain(["access", "revoke", id, "premium"] + server_)
+    #expect(revoked.status == 0 && revoked.stdout.contains("took back 1"), "\(revoked.stderr)")
+    #expect(try await premium() == false)
+    let nowhere = try cli.runPlain(["access", "revoke", id, "premium", "--server", "http://127.0.0.1:1", "--key", "k"])
+    #expect(nowhere.status != 0 && nowhere.stderr.contains("no Tollgate server answers"), "\(nowhere.stderr)")
+    let refresh = try cli.run(["app-store", "refresh", "--app", "shop", "--profile", id])
+    #expect(refresh.status != 0 && refresh.stderr.contains("owns no App Store transaction"), "\(refresh.stderr)")
+    let refunds = try cli.run(["app-store", "refund-requests", "--app", "shop"])
+    #expect(refunds.status == 0 && refunds.stdout.contains("refund requests of shop"), "\(refunds.stderr)")
+    let badDay = try cli.run(["app-store", "refund-requests", "--app", "shop", "--from", "yesterday"])
+    #expect(badDay.status != 0 && badDay.stderr.contains("UTC day"))
+  }
+
   @Test("usage errors exit 2 with a message")
   func usageErrors() throws {
     let cli = CLI(database: temporaryDirectory().appendingPathComponent("cli.sqlite").path)

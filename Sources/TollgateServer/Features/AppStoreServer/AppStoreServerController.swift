@@ -83,28 +83,11 @@ struct AppStoreServerController: Sendable {
     }
     router.add("GET", "/v1/admin/app-store/refund-requests") { request in
       let appId = try auth.appId(for: request, needs: .secretKey)
-      let (from, to) = try Self.window(request)
-      return .json(try server.refundRequests(appId: appId, from: from, to: to))
+      return .json(try server.refundRequests(appId: appId, from: request.query["from"], to: request.query["to"]))
     }
     router.add("POST", "/v1/admin/app-store/recover") { request in
       let caller = try auth.caller(for: request, needs: .secretKey)
       return .json(try server.recoverNow(appId: caller.appId, by: caller.keyId), status: 202)
     }
-  }
-
-  /// `from` and `to` (`YYYY-MM-DD`, UTC, `to` included); the last 30 days by default.
-  static func window(_ request: Request) throws -> (Date?, Date?) {
-    func day(_ name: String) throws -> Date? {
-      guard let text = request.query[name] else { return nil }
-      let formatter = DateFormatter()
-      formatter.locale = Locale(identifier: "en_US_POSIX")
-      formatter.timeZone = TimeZone(identifier: "UTC")
-      formatter.dateFormat = "yyyy-MM-dd"
-      guard text.count == 10, let date = formatter.date(from: text) else {
-        throw DomainError(.badParameter, "\(name) is a day, YYYY-MM-DD.")
-      }
-      return date
-    }
-    return (try day("from"), try day("to").map { $0.addingTimeInterval(86_400) })
   }
 }

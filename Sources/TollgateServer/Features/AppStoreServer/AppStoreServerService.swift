@@ -252,10 +252,20 @@ public final class AppStoreServerService: Sendable {
     try store.historyRefresh(appId: appId, profileId: profileId).map(HistoryRefresh.init)
   }
 
-  /// Apple's refund requests signed in `[from, to)`; by default the 30 days up to now.
-  public func refundRequests(appId: Int64, from: Date? = nil, to: Date? = nil) throws -> RefundRequestReport {
-    let to = to ?? time.now().addingTimeInterval(1)
-    let from = from ?? to.addingTimeInterval(-30 * 86_400)
+  /// Apple's refund requests signed from day `from` through day `to` (`YYYY-MM-DD`, UTC); by
+  /// default the 30 days up to now. 400 `bad_parameter` for another form.
+  public func refundRequests(appId: Int64, from fromDay: String? = nil, to toDay: String? = nil) throws
+    -> RefundRequestReport
+  {
+    func day(_ text: String?, _ name: String) throws -> Date? {
+      guard let text else { return nil }
+      guard let day = StatsDay.parseISODay(text) else {
+        throw DomainError(.badParameter, "\(name) is a UTC day such as 2026-11-29.")
+      }
+      return Date(timeIntervalSince1970: Double(day) * 86_400)
+    }
+    let to = try day(toDay, "to")?.addingTimeInterval(86_400) ?? time.now().addingTimeInterval(1)
+    let from = try day(fromDay, "from") ?? to.addingTimeInterval(-30 * 86_400)
     guard from < to, to.timeIntervalSince(from) <= 3_660 * 86_400 else {
       throw DomainError(.badParameter, "from must be before to, at most ten years apart.")
     }
