@@ -19,7 +19,13 @@ fi
 
 work=$(mktemp -d /tmp/tollgate-dashboard.XXXXXX)
 server=""
-cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
+apple=""
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null
+  [ -n "$apple" ] && kill "$apple" 2>/dev/null
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
 trap cleanup EXIT
 database="$work/dashboard.sqlite"
 echo "== seeding: tollgate-dev demo --installs 1600 --keep $database"
@@ -30,9 +36,17 @@ secret=$(awk '/^secret key:/ { print $3 }' "$work/demo.log")
 sample=$("$BIN" keys create --app sample --database "$database" | awk '/secret key:/ { print $3 }')
 "$BIN" import examples/sample-config.json --app sample --database "$database" >/dev/null
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$BIN" serve --port "$port" --database "$database" --log-level error --apple-ads-url "http://127.0.0.1:9/" &
+# Apple's App Store Server API as the demo left it (its In-App Purchase key, history, an order).
+apple_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$BIN-dev" app-store-api-sandbox --state "$work/app-store-api.json" --port "$apple_port" > "$work/apple.log" &
+apple=$!
+"$BIN" serve --port "$port" --database "$database" --log-level error --apple-ads-url "http://127.0.0.1:9/" \
+  --app-store-api-url "http://127.0.0.1:$apple_port/production/" \
+  --app-store-sandbox-api-url "http://127.0.0.1:$apple_port/sandbox/" \
+  --app-store-root-ca "$work/storekit-root.pem" 2> "$work/serve.log" &
 server=$!
 for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$apple_port") 2>/dev/null && break; sleep 0.1; done
 
 echo "== the console in headless Chromium"
 "$venv/bin/python" Tests/Dashboard/dashboard_test.py "http://127.0.0.1:$port" "$secret" "$public" "$sample" .build/dashboard-screenshots

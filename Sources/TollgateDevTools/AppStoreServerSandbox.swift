@@ -16,7 +16,7 @@ import TollgateSupport
 /// "Apple sent" by environment, pages them 20 at a time (or `pageSize`), and fails on request.
 public final class AppStoreServerSandbox: Sendable {
   /// The app whose tokens are accepted.
-  public struct Client: Sendable, Hashable {
+  public struct Client: Sendable, Hashable, Codable {
     public var issuerId: String
     public var keyId: String
     public var bundleId: String
@@ -87,6 +87,45 @@ public final class AppStoreServerSandbox: Sendable {
   /// What Get All Subscription Statuses answers for a subscription: its last transaction.
   public func subscription(_ original: String, status: Int, lastTransaction signedTransaction: String) {
     state.withLock { $0.statuses[original] = (status, signedTransaction) }
+  }
+
+  /// What the stand-in was told (the app, notifications, orders, histories, statuses), saved so
+  /// another process serves the same (`tollgate-dev app-store-sandbox --state FILE`).
+  public struct Fixture: Codable, Sendable {
+    public struct Kept: Codable, Sendable {
+      public var environment: String
+      public var signedDate: Int64
+      public var payload: String
+    }
+
+    public var client: Client?
+    public var notifications: [Kept]
+    public var orders: [String: [String]]
+    public var histories: [String: [String]]
+  }
+
+  /// Everything it was told, to save.
+  public func fixture() -> Fixture {
+    state.withLock { state in
+      Fixture(
+        client: state.client,
+        notifications: state.notifications.flatMap { environment, kept in
+          kept.map { Fixture.Kept(environment: environment, signedDate: $0.signedDate, payload: $0.payload) }
+        }.sorted { $0.signedDate < $1.signedDate },
+        orders: state.orders, histories: state.histories)
+    }
+  }
+
+  /// Takes what another stand-in was told.
+  public func load(_ fixture: Fixture) {
+    state.withLock { state in
+      state.client = fixture.client
+      for kept in fixture.notifications {
+        state.notifications[kept.environment, default: []].append((kept.signedDate, kept.payload))
+      }
+      state.orders.merge(fixture.orders) { _, new in new }
+      state.histories.merge(fixture.histories) { _, new in new }
+    }
   }
 
   /// A customer's signed transactions, as Get Transaction History answers them from any of

@@ -1,6 +1,7 @@
 @_spi(Demo) import Adapty
 import Foundation
 import Synchronization
+import TollgateAPI
 import TollgateCommandLine
 import TollgateDevTools
 import TollgateDomain
@@ -49,6 +50,15 @@ enum Demo {
       "org_id": adsClient.orgId, "client_id": adsClient.clientId, "team_id": adsClient.teamId,
       "key_id": adsClient.keyId, "backfill_days": Int(DemoRevenue.spreadDays),
     ]
+    // Apple's App Store Server API: a stand-in that knows the public half of an In-App Purchase key made here.
+    let appStoreKey = try ECKey.generateP256()
+    let appStoreClient = AppStoreServerSandbox.Client(
+      issuerId: "57246542-96fe-1a63-e053-0824d011072a", keyId: "2X9R4HXF34", bundleId: "com.example.tollgate",
+      publicKeyPEM: appStoreKey.publicPEM)
+    var appStore = document["app_store"] as? [String: Any] ?? ["bundle_id": appStoreClient.bundleId]
+    appStore["server_api"] = ["issuer_id": appStoreClient.issuerId, "key_id": appStoreClient.keyId]
+    appStore["refund_requests"] = ["answer": true, "customer_consent": true, "preference": "decline"]
+    document["app_store"] = appStore
     let secrets =
       try keep.map {
         try SecretBox.load(
@@ -68,6 +78,10 @@ enum Demo {
     // Purchases are signed by a local chain with Apple's OIDs: this demo server trusts it.
     let signer = try StoreKitSigner(appleNames: false)
     let time = DemoTime()
+    let appStoreAPI = AppStoreServerSandbox(clock: { time.now() })
+    appStoreAPI.register(appStoreClient)
+    let appStoreURL = try appStoreAPI.start()
+    defer { appStoreAPI.stop() }
     // Every simulated device calls from 127.0.0.1 and two weeks of installs arrive in seconds:
     // the per-address and per-key token limits would refuse the demo itself (429), so they are
     // off here; the per-profile and admin limits stay at their defaults.
@@ -80,6 +94,10 @@ enum Demo {
     serverConfiguration.campaignManagement = CampaignManagementClient(
       apiURL: campaignURL.appendingPathComponent("api/v5/"), idURL: campaignURL)
     serverConfiguration.spendImportInterval = nil
+    serverConfiguration.appStoreServerAPI = AppStoreServerClient(
+      productionURL: appStoreURL.appendingPathComponent("production/"),
+      sandboxURL: appStoreURL.appendingPathComponent("sandbox/"))
+    serverConfiguration.recoveryInterval = nil
     serverConfiguration.appStoreVerifier = try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8))
     serverConfiguration.secrets = secrets
     serverConfiguration.rateLimits.perAddress = "off"
@@ -140,6 +158,10 @@ enum Demo {
       "\n$ tollgate report apple-ads --app demo --by keyword --environment sandbox\n"
         + ReportTables.appleAdsTable(campaigns))
 
+    try await appStoreStep(
+      revenue: revenue, server: server, store: store, secrets: secrets, time: time, apple: appStoreAPI,
+      key: appStoreKey, app: keys.app)
+
     while await server.service.webhooks.processDue() > 0 {}
     let events = receiver.events
     let counts = Dictionary(grouping: events, by: \.type).map { "\($0.key) \($0.value.count)" }.sorted()
@@ -150,11 +172,98 @@ enum Demo {
       say("one of them:\n" + sample.body)
     }
     if let keep {
+      let state = URL(fileURLWithPath: keep).deletingLastPathComponent().appendingPathComponent("app-store-api.json")
+      try JSONEncoder().encode(appStoreAPI.fixture()).write(to: state)
+      // What Apple's API answers is signed by the demo's StoreKit chain: serve trusts it only when told.
+      let root = state.deletingLastPathComponent().appendingPathComponent("storekit-root.pem")
+      try Data(signer.rootPEM.utf8).write(to: root)
       say(
         "\nThe demo's data is kept in \(keep). See it in the console:\n"
           + "  tollgate serve --database \(keep)   then open /dashboard with the secret key\n"
+          + "  (Apple's App Store Server API as the demo left it: tollgate-dev app-store-api-sandbox --state \(state.path),\n"
+          + "  and serve with --app-store-root-ca \(root.path) and the URLs it prints)\n"
           + "public key: \(keys.publicKey)\nsecret key: \(keys.secretKey)")
     }
+  }
+
+  /// The App Store Server API: notifications lost in an outage recovered, a refund request
+  /// answered, a customer found by order id, an access level given by hand.
+  static func appStoreStep(
+    revenue: DemoRevenue, server: Server, store: SQLiteStore, secrets: SecretBox, time: DemoTime,
+    apple: AppStoreServerSandbox, key: ECKey, app: AppRecord
+  ) async throws {
+    let subscribers = revenue.subscribers
+    guard subscribers.count >= 4 else {
+      say("\n7. (The App Store step needs four paid subscriptions; this run sold \(subscribers.count).)")
+      return
+    }
+    say(
+      "\n7. An outage: the server was down while Apple sent two cancellations and a refund, and Apple gave up retrying"
+    )
+    let now = Int64(time.now().timeIntervalSince1970 * 1000)
+    for subscriber in subscribers.prefix(2) {
+      let product = subscriber.purchase["productId"] as? String ?? ""
+      let renewal: [String: Any] = [
+        "originalTransactionId": subscriber.purchase["originalTransactionId"] as? String ?? "",
+        "autoRenewProductId": product, "productId": product, "autoRenewStatus": 0, "environment": "Sandbox",
+      ]
+      let jws = try await revenue.notify(
+        "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", transaction: subscriber.purchase,
+        extra: ["signedRenewalInfo": renewal], delivered: false)
+      apple.keep(jws, signedDate: now)
+    }
+    var refunded = subscribers[2].purchase
+    refunded["revocationDate"] = now
+    refunded["revocationReason"] = 0
+    refunded["signedDate"] = now
+    apple.keep(try await revenue.notify("REFUND", transaction: refunded, delivered: false), signedDate: now)
+    let service = AppStoreServerService(database: store, secrets: secrets, time: time)
+    _ = try service.saveCredentials(appId: app.id, privateKey: key.privatePEM, by: "demo")
+    say(
+      "   the In-App Purchase key is sealed; the recovery pages Apple's notification history (Get Notification History)"
+    )
+    while await server.service.recovery.processDue() > 0 {}
+    let status = try service.status(appId: app.id)
+    say("$ tollgate app-store status --app demo")
+    for recovery in status.recoveries {
+      say(
+        "notification recovery, \(recovery.environment): recovered \(recovery.recovered), already known \(recovery.alreadyKnown), refused \(recovery.refused)"
+      )
+    }
+    let refundedProfile = try await revenue.admin(
+      "/v1/admin/profiles/\(subscribers[2].profile)", as: ProfilePayload.self)
+    say(
+      "   profile \(subscribers[2].profile): premium \(refundedProfile.accessLevels["premium"]?.isActive == true ? "still active" : "ended by the recovered refund")"
+    )
+
+    say("\n8. A customer asks Apple for a refund; Apple asks the app for consumption data (CONSUMPTION_REQUEST)")
+    try await revenue.notify(
+      "CONSUMPTION_REQUEST", transaction: subscribers[3].purchase,
+      extra: ["consumptionRequestReason": "UNINTENDED_PURCHASE"], delivered: true)
+    server.service.refundAnswers.waitUntilIdle()
+    while await server.service.refundAnswers.processDue() > 0 {}
+    if let sent = apple.consumptionAnswers.last {
+      let body = try JSONSerialization.data(withJSONObject: sent.body, options: [.sortedKeys])
+      say("   answered (app_store.refund_requests: decline, with consent): \(String(decoding: body, as: UTF8.self))")
+    }
+
+    say("\n9. Support: a customer quotes the order id on their Apple receipt; another gets premium by hand")
+    apple.order("MQ5LTJ8KW2", signedTransactions: [try revenue.signed(subscribers[0].purchase)])
+    let ids = subscribers.prefix(2).map { $0.purchase["transactionId"] as? String ?? "" }
+    apple.history(try subscribers.prefix(1).map { try revenue.signed($0.purchase) }, for: ids)
+    let order = try await revenue.admin("/v1/admin/app-store/orders/MQ5LTJ8KW2", as: AppStoreOrder.self)
+    say(
+      "$ tollgate app-store order --app demo MQ5LTJ8KW2\n"
+        + order.transactions.map {
+          "  \($0.transactionId) \($0.productId) — profile \($0.owners.joined(separator: ", "))"
+        }
+        .joined(separator: "\n"))
+    let grant = try await revenue.adminPost(
+      "/v1/admin/profiles/\(subscribers[2].profile)/access-levels/premium/grant",
+      ["lifetime": true, "reason": "goodwill after a refund"], as: AccessGrantAnswer.self)
+    say(
+      "$ tollgate access grant \(subscribers[2].profile) premium --lifetime --reason \"goodwill after a refund\"\n   premium \(grant.profile.accessLevels["premium"]?.isActive == true ? "active again" : "inactive") (store \(grant.profile.accessLevels["premium"]?.store ?? ""))"
+    )
   }
 
   private static func scenario(_ name: String, _ configuration: AdaptyConfiguration, fallbackFile: URL? = nil)

@@ -25,6 +25,8 @@ struct DemoRevenue {
   static let spreadDays: Double = 14
   var random = DemoRandom(seed: 20_261_129)
   var nextTransaction = 2_000_000_000
+  /// Paid subscriptions still standing after the run: (profile, the purchase as signed).
+  var subscribers: [(profile: String, purchase: [String: Any])] = []
 
   /// Who installs: Apple Ads brand campaign (two keywords and search match), a generic
   /// campaign, and organic installs.
@@ -103,6 +105,7 @@ struct DemoRevenue {
       purchase["offerDiscountType"] = "FREE_TRIAL"
     }
     try await buy(purchase, profile: profile, variation: flow.variationId)
+    if !trial { subscribers.append((profile, purchase)) }
     if trial, random.chance(0.55) {
       // The trial ends and the first paid year starts (StoreKit's Transaction.updates).
       let renewal = String(nextTransaction)
@@ -117,6 +120,7 @@ struct DemoRevenue {
       paid.removeValue(forKey: "offerDiscountType")
       try await buy(paid, profile: profile, variation: nil)
     } else if !trial, random.chance(0.06) {
+      defer { subscribers.removeLast() }
       // Apple refunds it and says so.
       var refunded = purchase
       refunded["revocationDate"] = now + 120_000
@@ -141,6 +145,36 @@ struct DemoRevenue {
   @discardableResult
   private func sdk(_ method: String, _ path: String, _ body: [String: Any]?) async throws -> Data {
     try await request(method, path, body: body, authorization: "Api-Key \(keys.publicKey)")
+  }
+
+  /// Apple's notification about a profile's purchase, signed now; delivered to the server
+  /// unless `delivered` is false (then only Apple's history has it). Returns the JWS.
+  @discardableResult
+  func notify(
+    _ type: String, subtype: String? = nil, transaction: [String: Any], extra: [String: Any] = [:], delivered: Bool
+  )
+    async throws -> String
+  {
+    var data: [String: Any] = [
+      "bundleId": "com.example.tollgate", "environment": "Sandbox", "signedTransactionInfo": transaction,
+    ]
+    data.merge(extra) { _, new in new }
+    var notification: [String: Any] = [
+      "notificationType": type, "notificationUUID": UUID().uuidString.lowercased(), "version": "2.0", "data": data,
+    ]
+    if let subtype { notification["subtype"] = subtype }
+    let jws = try signer.sign(json: notification, now: time.now())
+    if delivered { try await post("/v1/app-store/notifications/demo", body: ["signedPayload": jws], key: nil) }
+    return jws
+  }
+
+  /// A transaction signed now, as Apple's API answers it.
+  func signed(_ transaction: [String: Any]) throws -> String { try signer.sign(json: transaction, now: time.now()) }
+
+  /// POSTs to the admin API; its answer, decoded.
+  func adminPost<T: Decodable>(_ path: String, _ body: [String: Any], as type: T.Type) async throws -> T {
+    let data = try await request("POST", path, body: body, authorization: "Bearer \(keys.secretKey)")
+    return try WireCoding.decoder.decode(type, from: data)
   }
 
   private func post(_ path: String, body: [String: Any], key: String?) async throws {

@@ -36,6 +36,11 @@ enum DevCommandLine {
                                   Apple's token endpoint: checks client secrets against the
                                   public key in FILE, serves the demo campaigns' daily spend
                                   (the campaigns the attribution stand-in's demo tokens name)
+      app-store-api-sandbox --state FILE [--host 127.0.0.1] [--port 8083]
+                                  a local stand-in for Apple's App Store Server API serving what
+                                  `demo --keep` saved beside its database (app-store-api.json):
+                                  the In-App Purchase key it accepts, Apple's notification
+                                  history, orders and customers' histories
     """
 
   /// Runs a command; returns the process exit status.
@@ -50,6 +55,7 @@ enum DevCommandLine {
         try await Demo.run(configPath: config, installs: installs, keep: keep)
       case ["apple-ads-sandbox"]: try await appleAdsSandbox(&options)
       case ["apple-ads-api-sandbox"]: try await campaignSandbox(&options)
+      case ["app-store-api-sandbox"]: try await appStoreSandbox(&options)
       case ["storekit-sign"]: try storeKitSign(&options)
       default: return false
       }
@@ -65,6 +71,29 @@ enum DevCommandLine {
     let url = try sandbox.start(host: host, port: port)
     say("Apple Ads stand-in (for tests and demos only) at \(url)")
     say("start the server with: tollgate serve --apple-ads-url \(url)")
+    _ = await Signals.next([SIGINT, SIGTERM])
+    sandbox.stop()
+  }
+
+  static func appStoreSandbox(_ options: inout Options) async throws {
+    let file = try options.required("--state")
+    let host = options.value("--host", env: nil) ?? "127.0.0.1"
+    guard let port = UInt16(options.value("--port", env: nil) ?? "8083") else { throw Failure("--port takes a number") }
+    try options.finish()
+    let fixture: AppStoreServerSandbox.Fixture
+    do {
+      fixture = try JSONDecoder().decode(
+        AppStoreServerSandbox.Fixture.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+    } catch {
+      throw Failure("cannot read \(file): \(error)")
+    }
+    let sandbox = AppStoreServerSandbox()
+    sandbox.load(fixture)
+    let url = try sandbox.start(host: host, port: port)
+    say("App Store Server API stand-in (for tests and demos only) at \(url)")
+    say(
+      "start the server with: tollgate serve --app-store-api-url \(url)production/ --app-store-sandbox-api-url \(url)sandbox/"
+    )
     _ = await Signals.next([SIGINT, SIGTERM])
     sandbox.stop()
   }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TollgateDevTools
 import TollgateTestSupport
 
 @testable import TollgateDomain
@@ -52,6 +53,12 @@ struct DevToolsTests {
     #expect(outcome.stdout.contains("profile v2 delivered, applied sources [\"apple_ads\"]"))
     #expect(outcome.stdout.contains("1600 installs over the last 14 days"))
     #expect(outcome.stdout.contains("experiment \"AA price test\""))
+    // The App Store: an outage's notifications recovered once, a refund request answered, support's tools.
+    #expect(outcome.stdout.contains("notification recovery, Sandbox: recovered 3, already known 0, refused 0"))
+    #expect(outcome.stdout.contains("premium ended by the recovered refund"))
+    #expect(outcome.stdout.contains(#""refundPreference":"DECLINE""#))
+    #expect(outcome.stdout.contains("premium active again (store promotional)"))
+    #expect(outcome.stdout.contains("subscription_cancelled 2"))
     let webhooks = try #require(outcome.stdout.firstMatch(of: /(\d+) events, (\d+) with a valid Tollgate-Signature/))
     #expect(Int(webhooks.1)! > 0)
     #expect(webhooks.1 == webhooks.2)
@@ -70,6 +77,11 @@ struct DevToolsTests {
     #expect(
       FileManager.default.fileExists(
         atPath: file.deletingLastPathComponent().appendingPathComponent("secrets.key").path))
+    // What Apple's API stand-in was told, for tollgate-dev app-store-api-sandbox --state.
+    let state = try JSONDecoder().decode(
+      AppStoreServerSandbox.Fixture.self,
+      from: Data(contentsOf: file.deletingLastPathComponent().appendingPathComponent("app-store-api.json")))
+    #expect(state.client?.bundleId == "com.example.tollgate")
     let store = try SQLiteStore(path: file.path)
     defer { store.close() }
     let app = try #require(try store.app(named: "demo"))

@@ -122,7 +122,9 @@ pages.configuration = async (view) => {
 
 // The last lookup on the profiles page.
 let profileQuery = "";
-forgetOnSignIn.push(() => { profileQuery = ""; configNotice = null; justCreated = null; deliveryState.status = ""; });
+// What a support action did, shown once above the re-rendered profile.
+let profileNotice = null;
+forgetOnSignIn.push(() => { profileQuery = ""; profileNotice = null; configNotice = null; justCreated = null; deliveryState.status = ""; });
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 pages.profiles = async (view) => {
@@ -137,7 +139,9 @@ pages.profiles = async (view) => {
     route();
   });
   const results = el("div", { id: "profile-results" });
-  view.replaceChildren(el("h1", {}, "Profiles"), el("div", { class: "card narrow-left" }, form), results);
+  const notice = profileNotice ? el("p", { class: "notice", id: "profile-notice", role: "status" }, profileNotice) : "";
+  profileNotice = null;
+  view.replaceChildren(el("h1", {}, "Profiles"), el("div", { class: "card narrow-left" }, form), notice, results);
   if (!profileQuery) {
     results.append(empty("Paste a profile id (the SDK's profileId) or your app's customer user id."));
     return;
@@ -185,9 +189,13 @@ function profileCard(profile, activity, known) {
     el("h3", {}, "Access levels"),
     levels.length
       ? table("Access levels", [["Access level"], ["Active"], ["Product"], ["Activated"], ["Expires"], ["Renews"]],
-        levels.map((level) => [level.id, level.is_active ? "active" : "inactive", level.vendor_product_id, when(level.activated_at),
+        levels.map((level) => [level.id, level.is_active ? "active" : "inactive",
+          level.store === "promotional" ? "given by hand" : level.vendor_product_id, when(level.activated_at),
           level.is_lifetime ? "lifetime" : when(level.expires_at), level.will_renew ? "yes" : "no"]))
       : empty("No access levels: nothing bought yet."),
+    supportActions(profile, activity, known),
+    el("h3", {}, "Timeline"),
+    timeline(activity),
     el("h3", {}, "Transactions"),
     activity.transactions.length
       ? table("Transactions", [["Transaction"], ["Product"], ["Kind"], ["Purchased"], ["Price", "num"], ["Refunded"], ["Paywall"]],
@@ -207,6 +215,89 @@ function profileCard(profile, activity, known) {
       ? table("Recent paywall views", [["Seen"], ["Placement"], ["Audience"], ["Flow"]],
         activity.events.map((row) => [when(row.received_at), row.placement_id, known.audiences[row.audience_id] || row.audience_id, known.flows[row.flow_id] || row.flow_id]))
       : empty("No paywall views logged yet."));
+}
+
+// Support's hand on one profile: give or take back an access level, pull the history from Apple.
+function supportActions(profile, activity, known) {
+  const levels = (known.document.access_levels || []).map((level) => level.id);
+  const message = el("p", { class: "support-message", role: "status" });
+  const fail = (error) => { message.className = "support-message error"; message.textContent = error.message; };
+  const done = (text) => { message.className = "support-message"; message.textContent = text; };
+  const level = el("select", { id: "grant-level-" + profile.id, "aria-label": "Access level" }, ...levels.map((id) => el("option", { value: id }, id)));
+  const length = el("select", { id: "grant-length-" + profile.id, "aria-label": "For how long" },
+    ...[["7", "7 days"], ["30", "30 days"], ["365", "1 year"], ["lifetime", "for life"]].map(([value, label]) => el("option", { value }, label)));
+  const reason = el("input", { id: "grant-reason-" + profile.id, type: "text", maxlength: "500", placeholder: "Why (kept in the audit log)", "aria-label": "Reason" });
+  const again = (text) => { profileNotice = text; return route(); };
+  const grant = el("button", { type: "button", class: "grant" }, "Grant");
+  grant.addEventListener("click", async () => {
+    const body = { reason: reason.value };
+    if (length.value === "lifetime") body.lifetime = true;
+    else body.expires_at = new Date(Date.now() + Number(length.value) * 86400000).toISOString();
+    try {
+      await api("/v1/admin/profiles/" + profile.id + "/access-levels/" + encodeURIComponent(level.value) + "/grant", "POST", body);
+      await again("Granted " + level.value + (body.lifetime ? " for life." : " until " + when(body.expires_at) + "."));
+    } catch (error) { fail(error); }
+  });
+  const standing = (activity.grants || []).filter((item) => item.is_active);
+  const revokes = [...new Set(standing.map((item) => item.access_level_id))].map((id) => {
+    const button = el("button", { type: "button", class: "secondary revoke" }, "Revoke " + id);
+    button.addEventListener("click", async () => {
+      try {
+        await api("/v1/admin/profiles/" + profile.id + "/access-levels/" + encodeURIComponent(id) + "/revoke", "POST", {});
+        await again("Took back " + id + ".");
+      } catch (error) { fail(error); }
+    });
+    return button;
+  });
+  const refresh = el("button", { type: "button", class: "secondary refresh" }, "Refresh from Apple");
+  refresh.disabled = activity.transactions.length === 0;
+  refresh.title = refresh.disabled ? "Apple finds a customer's history by one of their transactions; this profile has none." : "";
+  refresh.addEventListener("click", async () => {
+    refresh.disabled = true;
+    done("Asking Apple…");
+    try {
+      const found = await api("/v1/admin/profiles/" + profile.id + "/app-store/refresh", "POST");
+      await again("Apple answered " + count(found.transactions) + " transaction(s); " + count(found.changed) + " changed this profile.");
+    } catch (error) {
+      fail(error);
+      refresh.disabled = false;
+    }
+  });
+  return el("div", { class: "card support" }, el("h3", {}, "Support"),
+    levels.length
+      ? el("div", { class: "controls" }, level, length, reason, grant, ...revokes)
+      : empty("The configuration has no access levels to give."),
+    el("div", { class: "controls" }, refresh), message);
+}
+
+// Everything that happened to a profile's purchases, newest first: transactions, App Store
+// notifications (delivered or recovered), refund requests and their answers, grants.
+function timeline(activity) {
+  const rows = [];
+  for (const item of activity.transactions) {
+    rows.push([item.purchased_at, "Transaction", item.product_id + " " + (item.reason || item.type).toLowerCase()
+      + (item.price === undefined ? "" : ", " + money(item.price, item.currency || "XXX")) + " (" + item.transaction_id + ")"]);
+    if (item.revoked_at) rows.push([item.revoked_at, "Refunded", item.product_id + " (" + item.transaction_id + ")"]);
+  }
+  for (const item of activity.notifications || []) {
+    rows.push([item.signed_at, "Notification", item.type + (item.subtype ? " / " + item.subtype : "")
+      + (item.origin === "recovered" ? " — recovered from Apple's history" : " — delivered")]);
+  }
+  for (const item of activity.refund_requests || []) {
+    const answer = item.answer ? "answered: " + (item.answer.refundPreference || "no preference") + ", " + item.answer.deliveryStatus
+      : item.status === "not_sent" ? "not answered (" + (item.last_error === "no_consent" ? "no consent" : "answers off") + ")" : item.status;
+    rows.push([item.requested_at, "Refund request", (item.reason || "no reason") + " for " + item.product_id + " — " + answer
+      + (item.outcome ? "; Apple " + item.outcome + " it" : "")]);
+  }
+  for (const item of activity.grants || []) {
+    rows.push([item.granted_at, "Granted", item.access_level_id + " " + (item.is_lifetime ? "for life" : "until " + when(item.expires_at))
+      + " by " + item.granted_by + ": " + item.reason]);
+    if (item.revoked_at) rows.push([item.revoked_at, "Revoked", item.access_level_id + " by " + (item.revoked_by || "")]);
+  }
+  rows.sort((a, b) => (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0));
+  return rows.length
+    ? table("Timeline", [["When"], ["What"], ["Detail"]], rows.map(([at, what, detail]) => [when(at), what, detail]))
+    : empty("Nothing yet: purchases, notifications, refund requests and grants appear here.");
 }
 
 // A key just created, shown once on the next render of the keys page.
@@ -337,6 +428,13 @@ function paywallCredit(transaction, known) {
 
 // Support: a customer by the order id on their Apple receipt e-mail → the transactions and the
 // profiles that own them.
+// A profile id that opens the profile on the profiles page.
+function profileLink(id) {
+  const link = el("a", { href: "#profiles", "data-profile-link": id }, id);
+  link.addEventListener("click", () => { profileQuery = id; });
+  return link;
+}
+
 function orderSearch() {
   const input = el("input", { id: "app-store-order", placeholder: "MQ5LTJ8KW2", autocomplete: "off", spellcheck: "false" });
   const result = el("div", { id: "app-store-order-result", role: "status" });
@@ -350,7 +448,7 @@ function orderSearch() {
       const order = await api("/v1/admin/app-store/orders/" + encodeURIComponent(id));
       result.replaceChildren(table("Order " + order.order_id, [["Transaction"], ["Original"], ["Product"], ["Purchased"], ["Store"], ["Refunded"], ["Owned by"]],
         order.transactions.map((t) => [t.transaction_id, t.original_transaction_id, t.product_id, when(t.purchase_date), t.environment,
-          t.revoked ? "yes" : "no", t.owners.length ? t.owners.join(", ") : "no profile yet"]), { id: "app-store-order-table" }));
+          t.revoked ? "yes" : "no", t.owners.length ? el("span", {}, ...t.owners.map(profileLink)) : "no profile yet"]), { id: "app-store-order-table" }));
     } catch (error) {
       result.replaceChildren(el("p", { class: "error" }, error.message));
     }
@@ -367,7 +465,7 @@ function orderSearch() {
 // The App Store Server API: the key (write-only), each environment's notification recovery, the
 // setup check (a TEST notification), and the actions an operator takes on them.
 pages["app-store"] = async (view) => {
-  const status = await api("/v1/admin/app-store/status");
+  const [status, refunds] = await Promise.all([api("/v1/admin/app-store/status"), api("/v1/admin/app-store/refund-requests")]);
   const message = el("p", { id: "app-store-message", role: "status" });
   const fail = (error) => { message.className = "error"; message.textContent = error.message; };
   const action = (id, label, path, body, enabled) => {
@@ -419,5 +517,29 @@ pages["app-store"] = async (view) => {
     rows.length
       ? table("Notification recovery", [["Environment"], ["Status"], ["Window covered"], ["Recovered", "num"], ["Already known", "num"],
         ["Refused", "num"], ["Reconciled", "num"], ["Last success"], ["Next run"], ["Last error"]], rows, { id: "app-store-recoveries" })
-      : empty("No recovery runs yet: it starts once the key is uploaded."));
+      : empty("No recovery runs yet: it starts once the key is uploaded."),
+    refundRequests(refunds));
 };
+
+// Apple's refund requests over the last 30 days: what was answered, and how Apple decided.
+function refundRequests(report) {
+  const totals = report.totals;
+  const counts = (row) => [count(row.requests), count(row.answered), count(row.not_sent), count(row.pending + row.expired + row.failed),
+    count(row.refunded), count(row.declined), count(row.open)];
+  const columns = [["Requests", "num"], ["Answered", "num"], ["Not sent", "num"], ["Unanswered", "num"], ["Refunded", "num"], ["Declined", "num"], ["Open", "num"]];
+  return el("section", { id: "app-store-refunds", "aria-label": "Refund requests" },
+    el("h2", { class: "section" }, "Refund requests (last 30 days)"),
+    el("p", { class: "hint" }, "Apple asks for consumption information when a customer requests a refund; Tollgate answers only when app_store.refund_requests enables it and the customer consented."),
+    totals.requests
+      ? el("div", {},
+        el("h3", {}, "By reason"),
+        table("Refund requests by reason", [["Reason"], ...columns], report.by_reason.map((row) => [row.key, ...counts(row)]), { id: "refund-reasons" }),
+        el("h3", {}, "By product"),
+        table("Refund requests by product", [["Product"], ...columns], report.by_product.map((row) => [row.key, ...counts(row)])),
+        el("h3", {}, "Latest requests"),
+        table("Latest refund requests", [["Requested"], ["Product"], ["Reason"], ["Answer"], ["Apple"], ["Profile"]],
+          report.requests.slice(0, 50).map((item) => [when(item.requested_at), item.product_id, item.reason || "—",
+            item.status === "answered" ? (item.answer && item.answer.refundPreference || "sent") : item.status.replace("_", " ") + (item.last_error ? " (" + item.last_error + ")" : ""),
+            item.outcome || "open", (item.owners || []).length ? el("span", {}, ...item.owners.map(profileLink)) : "—"])))
+      : empty("No refund requests in the last 30 days."));
+}
