@@ -56,6 +56,8 @@ public final class AppStoreServerSandbox: Sendable {
     var orders: [String: [String]] = [:]
     var statuses: [String: (status: Int, signedTransaction: String)] = [:]
     var histories: [String: [String]] = [:]
+    /// A notification-history page (by offset) answered only once released.
+    var held: (offset: Int, gate: DispatchSemaphore)?
     var consumption: [(transactionId: String, body: Data)] = []
     var calls = 0
     var requests: [NotificationHistoryRequest] = []
@@ -153,6 +155,20 @@ public final class AppStoreServerSandbox: Sendable {
     state.withLock {
       $0.faults += Array(
         repeating: Fault(status: status, retryAfterMs: retryAfterMs, errorCode: errorCode), count: count)
+    }
+  }
+
+  /// Holds the answer to the notification-history page starting at `offset` until `release()`
+  /// (at most a minute): a test kills the server while it waits for that page.
+  public func hold(historyPageAt offset: Int) {
+    state.withLock { $0.held = (offset, DispatchSemaphore(value: 0)) }
+  }
+
+  /// Answers a held page.
+  public func release() {
+    state.withLock { state in
+      state.held?.gate.signal()
+      state.held = nil
     }
   }
 
@@ -275,6 +291,9 @@ public final class AppStoreServerSandbox: Sendable {
       state.requests.append(body)
       return (state.notifications[environment] ?? []).filter { (body.startDate...body.endDate).contains($0.signedDate) }
         .sorted { $0.signedDate < $1.signedDate }.map(\.payload)
+    }
+    if let gate = state.withLock({ $0.held?.offset == offset ? $0.held?.gate : nil }) {
+      _ = gate.wait(timeout: .now() + 60)
     }
     let page = Array(matching.dropFirst(offset).prefix(pageSize))
     let more = offset + page.count < matching.count

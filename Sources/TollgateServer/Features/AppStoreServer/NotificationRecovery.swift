@@ -268,8 +268,18 @@ public final class NotificationRecovery: Sendable {
       limit: policy.reconcileBatch)
     var changed = 0
     for original in due {
-      let answer = try await api.subscriptionStatuses(
-        environment: job.environment, transactionId: original, token: try opened.token(now: time.now()))
+      let answer: SubscriptionStatusesAnswer
+      do {
+        answer = try await api.subscriptionStatuses(
+          environment: job.environment, transactionId: original, token: try opened.token(now: time.now()))
+      } catch let error as AppStoreServerAPIError {
+        guard case .rejected(_, let message) = error else { throw error }
+        // Apple does not know this one (a purged Sandbox purchase, another app's id): asked,
+        // noted, and the run goes on — one such subscription must not stall the recovery.
+        logger.warn("app store reconciliation: app \(job.appId): subscription \(original): \(message)")
+        try store.markReconciled(appId: job.appId, original: original, at: time.now())
+        continue
+      }
       for last in answer.data.flatMap(\.lastTransactions) where last.originalTransactionId == original {
         do {
           if try reconcile(job.appId, last.signedTransactionInfo) { changed += 1 }

@@ -321,6 +321,32 @@ struct NotificationRecoveryTests {
     #expect(try await harness.server.admin("GET", "/v1/admin/app-store/orders/FORGED0001").status == 502)
   }
 
+  @Test(
+    "after a silence longer than Apple keeps notifications (180 days) the window starts at Apple's limit, not before")
+  func windowOlderThanApple() async throws {
+    let harness = try await Harness(upload: false)
+    defer { harness.stop() }
+    let id = try await harness.server.createProfile()
+    let bought = F.transaction("2500", original: "2500", purchased: 0, expires: 30, token: id)
+    try await harness.notification(
+      F.notification("SUBSCRIBED", subtype: "INITIAL_BUY", signed: 0, transaction: bought), day: 0, delivered: true)
+    harness.server.time.advance(days: 200)
+    try await harness.upload()
+    let first = try #require(harness.apple.requests.first)
+    let now = Int64(harness.server.time.now().timeIntervalSince1970 * 1000)
+    #expect(first.startDate == now - Int64(NotificationHistoryRequest.retention * 1000) + 3_600_000, "\(first)")
+    let status = try #require(try await harness.status().recoveries.first)
+    #expect(status.status == "scheduled")
+    // The subscription's period ended long ago and Apple's stand-in does not know it (404):
+    // reconciliation notes that and the run completes (it used to restart the window forever).
+    #expect(status.lastError == nil)
+    #expect(status.coveredTo != nil)
+    let calls = harness.apple.calls
+    harness.server.time.advance(days: 1)
+    await harness.recover()
+    #expect(harness.apple.calls == calls + 1, "the unknown subscription is not asked about again")
+  }
+
   @Test("without a key an order lookup says so (404 credentials_not_found)")
   func orderLookupWithoutKey() async throws {
     let harness = try await Harness(upload: false)
@@ -357,5 +383,100 @@ struct NotificationRecoveryTests {
     await harness.recover()
     #expect(harness.apple.calls == calls + 1, "only the history page")
     #expect(try await harness.status().recoveries.first?.reconciled == 1)
+  }
+
+  @Test(
+    "a server killed (SIGKILL) while Apple's next history page is on its way resumes at that page: every notification applied once",
+    .enabled(if: FileManager.default.fileExists(atPath: ServeProcess.executable.path)))
+  func killedMidPage() async throws {
+    let directory = temporaryDirectory()
+    let path = directory.appendingPathComponent("killed.sqlite").path
+    let signer = try StoreKitSigner(appleNames: false)
+    let root = directory.appendingPathComponent("root.pem")
+    try Data(signer.rootPEM.utf8).write(to: root)
+    let secretsFile = directory.appendingPathComponent("secrets.key")
+    try Data(String(repeating: "07", count: 32).utf8).write(to: secretsFile)
+    // The child serves with the real clock; the stand-in and the resumed server run a little
+    // later, past the dead child's lease.
+    let later: TimeInterval = 300
+    let apple = AppStoreServerSandbox(pageSize: 1, clock: { Date().addingTimeInterval(later) })
+    let url = try apple.start()
+    defer { apple.stop() }
+    let key = try ECKey.generateP256()
+    apple.register(.init(issuerId: Self.issuer, keyId: Self.keyId, bundleId: F.bundleId, publicKeyPEM: key.publicPEM))
+    // The app, its configuration and its key, as the command line leaves them.
+    do {
+      let store = try SQLiteStore(path: path)
+      defer { store.close() }
+      let app = try KeyIssuer(apps: store).issue(appName: "alpha").app
+      var document =
+        try JSONSerialization.jsonObject(
+          with: Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json")))
+        as! [String: Any]
+      document["app_store"] = [
+        "bundle_id": F.bundleId, "environments": ["Sandbox"],
+        "server_api": ["issuer_id": Self.issuer, "key_id": Self.keyId],
+      ]
+      let secrets = try SecretBox(key: Array(repeating: 7, count: 32))
+      _ = try ConfigImporter(database: store, secrets: secrets).applyReturningSecrets(
+        JSONSerialization.data(withJSONObject: document), appId: app.id)
+      _ = try AppStoreServerService(database: store, secrets: secrets, time: SystemTimeSource()).saveCredentials(
+        appId: app.id, privateKey: key.privatePEM, by: "test")
+    }
+    // Apple signed three notifications yesterday that never arrived: three pages of one.
+    let yesterday = Date().addingTimeInterval(-86_400).timeIntervalSince1970
+    var uuids: [String] = []
+    for index in 0..<3 {
+      let uuid = UUID().uuidString.lowercased()
+      uuids.append(uuid)
+      var transaction = F.transaction("90\(index)", original: "90\(index)", purchased: 0, expires: 30)
+      transaction.purchaseDate = Int64(yesterday * 1000)
+      transaction.expiresDate = Int64((yesterday + 30 * 86_400) * 1000)
+      transaction.signedDate = Int64(yesterday * 1000)
+      var payload = F.notification(
+        "SUBSCRIBED", subtype: "INITIAL_BUY", uuid: uuid, signed: 0, transaction: transaction)
+      payload["signedDate"] = Int64((yesterday + Double(index)) * 1000)
+      apple.keep(try signer.sign(json: payload), signedDate: Int64((yesterday + Double(index)) * 1000))
+    }
+    apple.hold(historyPageAt: 1)
+    let child = try ServeProcess([
+      "--database", path, "--secrets-key", secretsFile.path, "--app-store-root-ca", root.path,
+      "--app-store-api-url", url.appendingPathComponent("production/").absoluteString,
+      "--app-store-sandbox-api-url", url.appendingPathComponent("sandbox/").absoluteString,
+    ])
+    // The first page is applied; the second is asked for and held: the server dies waiting.
+    var asked = 0
+    for _ in 0..<300 where asked < 2 {
+      asked = apple.requests.count
+      if asked < 2 { try await Task.sleep(nanoseconds: 50_000_000) }
+    }
+    #expect(asked == 2, "the child asked for the second page")
+    #expect(child.kill(SIGKILL) == .signal(SIGKILL))
+    apple.release()
+    let store = try SQLiteStore(path: path)
+    let app = try #require(try store.app(named: "alpha"))
+    let left = try #require(try store.recoveries(appId: app.id).first)
+    #expect(left.pageToken == "page-1" && left.recovered == 1 && left.runStart != nil, "\(left)")
+    // A server started after the lease ran out resumes at the stored page.
+    let server = try TestServer(
+      time: ManualTime(Date().addingTimeInterval(later)), store: OpenedStore(store),
+      appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)), mode: .inProcess,
+      appStoreAPI: url)
+    defer { server.stop() }
+    await server.server.service.recovery.processDue()
+    let resumed = apple.requests.dropFirst(2).first
+    #expect(resumed?.startDate == apple.requests[0].startDate, "the same window")
+    let done = try #require(try store.recoveries(appId: app.id).first)
+    #expect(done.recovered == 3 && done.alreadyKnown == 0 && done.pageToken == nil, "\(done)")
+    // Each notification is stored once.
+    let stored = try uuids.map { uuid in
+      try store.purchases(appId: app.id) { rows in
+        try rows.insert(
+          StoredNotification(
+            uuid: uuid, fact: NotificationFact(type: "PROBE", signedDate: 0), payload: Data("{}".utf8), jws: "x"),
+          at: Date())
+      }
+    }
+    #expect(stored == [false, false, false], "all three were recorded before the probe")
   }
 }
