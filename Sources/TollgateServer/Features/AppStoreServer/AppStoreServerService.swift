@@ -266,10 +266,9 @@ public final class AppStoreServerService: Sendable {
     }
     let to = try day(toDay, "to")?.addingTimeInterval(86_400) ?? time.now().addingTimeInterval(1)
     let from = try day(fromDay, "from") ?? to.addingTimeInterval(-30 * 86_400)
-    guard from < to, to.timeIntervalSince(from) <= 3_660 * 86_400 else {
-      throw DomainError(.badParameter, "from must be before to, at most ten years apart.")
-    }
-    return RefundRequestReport(from: from, to: to, try store.refundRequests(appId: appId, from: from, to: to))
+    // A window that ends before it starts holds nothing (no request can be in it).
+    let requests = from < to ? try store.refundRequests(appId: appId, from: from, to: to) : []
+    return RefundRequestReport(from: from, to: max(from, to), requests)
   }
 
   /// The environments the recovery runs in: the configured ones Apple's API serves.
