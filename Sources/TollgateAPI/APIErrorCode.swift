@@ -72,6 +72,8 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   case credentialsNotFound = "credentials_not_found"
   /// Apple knows no order with this id for the app (Look Up Order ID answered invalid or empty).
   case orderNotFound = "order_not_found"
+  /// No profile import with this id in this app.
+  case importNotFound = "import_not_found"
   /// No access level with this id in the app's configuration.
   case accessLevelNotFound = "access_level_not_found"
   /// The profile has no standing hand-given grant of this access level.
@@ -113,7 +115,7 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
     case .forbidden: 403
     case .routeNotFound, .profileNotFound, .placementNotFound, .configNotFound, .appNotFound, .keyNotFound,
       .revisionNotFound, .webhookNotFound, .deliveryNotFound, .chartNotInstalled, .credentialsNotFound,
-      .assetNotFound, .listNotFound, .orderNotFound, .accessLevelNotFound, .grantNotFound:
+      .assetNotFound, .listNotFound, .orderNotFound, .accessLevelNotFound, .grantNotFound, .importNotFound:
       404
     case .methodNotAllowed: 405
     case .customerUserIdTaken, .lastSecretKey, .listInUse, .noAppStoreTransactions: 409

@@ -18,10 +18,11 @@ public struct Options {
     if let first = arguments.first, !first.hasPrefix("-") {
       command = [first]
       index = 1
-      if ["keys", "report", "rollups", "config", "apple-ads", "app-store", "spend", "lists", "access"].contains(first),
-        arguments.count > 1,
-        !arguments[1].hasPrefix("-")
-      {
+      let grouped =
+        ["keys", "report", "rollups", "config", "apple-ads", "app-store", "spend", "lists", "access"].contains(first)
+        // `import FILE` applies a configuration; `import profiles|history` are their own.
+        || (first == "import" && ["profiles", "history"].contains(arguments.dropFirst().first ?? ""))
+      if grouped, arguments.count > 1, !arguments[1].hasPrefix("-") {
         command.append(arguments[1])
         index = 2
       }

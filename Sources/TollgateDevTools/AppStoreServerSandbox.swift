@@ -56,6 +56,8 @@ public final class AppStoreServerSandbox: Sendable {
     var orders: [String: [String]] = [:]
     var statuses: [String: (status: Int, signedTransaction: String)] = [:]
     var histories: [String: [String]] = [:]
+    /// After this many transaction-history pages, the next one answers this status (once).
+    var historyFault: (pages: Int, status: Int)?
     /// A notification-history page (by offset) answered only once released.
     var held: (offset: Int, gate: DispatchSemaphore)?
     var consumption: [(transactionId: String, body: Data)] = []
@@ -164,6 +166,12 @@ public final class AppStoreServerSandbox: Sendable {
     state.withLock { $0.held = (offset, DispatchSemaphore(value: 0)) }
   }
 
+  /// After `pages` more Get Transaction History pages, the next answers `status` once (a fault
+  /// in the middle of a customer's history).
+  public func failHistory(afterPages pages: Int, status: Int) {
+    state.withLock { $0.historyFault = (pages, status) }
+  }
+
   /// Answers a held page.
   public func release() {
     state.withLock { state in
@@ -236,6 +244,16 @@ public final class AppStoreServerSandbox: Sendable {
     }
     if request.method == "GET", let range = request.path.range(of: "/inApps/v2/history/") {
       let transactionId = String(request.path[range.upperBound...])
+      let faulted = state.withLock { state -> Int? in
+        guard let fault = state.historyFault else { return nil }
+        if fault.pages == 0 {
+          state.historyFault = nil
+          return fault.status
+        }
+        state.historyFault = (fault.pages - 1, fault.status)
+        return nil
+      }
+      if let faulted { return error(faulted, code: 5_000_000, "stand-in fault") }
       guard let all = state.withLock({ $0.histories[transactionId] }) else {
         return error(404, code: 4040010, "transaction id not found")
       }

@@ -77,6 +77,14 @@ enum CommandLineTool {
                                   (PostgreSQL: pg_dump, see docs/operations.md)
       restore --from FILE         put a backup in place as --database, which must not exist yet
       import FILE --app NAME      validate FILE and apply it as the app's next revision
+      import profiles FILE --app NAME [--refusals OUT]
+                                  bring an existing app's users: FILE is NDJSON, a profile a line
+                                  (profile_id or customer_user_id, installed_at, store_country,
+                                  app_version, locale, custom_attributes, apple_ads, transaction_ids);
+                                  a wrong line is refused with its number, the rest imported; the same
+                                  file again changes nothing; OUT gets every refused line
+      import history --app NAME   imported customers' App Store histories (fetched from Apple by a
+                                  running server): done, failed, pending, transactions, time left
       lists put ID FILE --app NAME
                                   store a saved list for $inGroup rules: FILE is one value a line,
                                   or a JSON array; up to 1 000 000 values (replaces a list of that id)
@@ -168,6 +176,8 @@ enum CommandLineTool {
       case ["backup"]: try Operations.backup(&options)
       case ["restore"]: try Operations.restore(&options)
       case ["import"]: try importConfig(&options)
+      case ["import", "profiles"]: try ImportCommands.profiles(&options)
+      case ["import", "history"]: try ImportCommands.history(&options)
       case ["lists", "put"]: try ListCommands.put(&options)
       case ["lists", "get"]: try ListCommands.show(&options)
       case ["lists", "list"]: try ListCommands.list(&options)

@@ -11,7 +11,8 @@ import TollgateSupport
 public protocol Database:
   AppRepository, ConfigRepository, ProfileRepository, AssignmentRepository, AttributionJobRepository,
   EventRepository, PurchaseRepository, AnalyticsRepository, WebhookOutboxRepository, AppleAdsSpendRepository,
-  AssetRepository, SavedListRepository, AppStoreServerRepository, AnyObject
+  AssetRepository, SavedListRepository, AppStoreServerRepository, ProfileImportRepository,
+  AnyObject
 {
   /// Told, after each commit, which profiles a write changed (the profile cache forgets them).
   var profileChanges: ProfileChangeObservers { get }

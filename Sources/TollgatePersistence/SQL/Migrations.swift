@@ -41,6 +41,7 @@ enum Migrations {
     Migration(version: 17, name: "0017_app_store_test_notifications", sql: sqliteTypes(appStoreTests)),
     Migration(version: 18, name: "0018_subscription_ends", sql: sqliteTypes(subscriptionEnds)),
     Migration(version: 19, name: "0019_support_tools", sql: sqliteTypes(supportTools)),
+    Migration(version: 20, name: "0020_profile_imports", sql: sqliteTypes(profileImports)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -66,6 +67,7 @@ enum Migrations {
     Migration(version: 17, name: "0017_app_store_test_notifications", sql: postgresTypes(appStoreTests)),
     Migration(version: 18, name: "0018_subscription_ends", sql: postgresTypes(subscriptionEnds)),
     Migration(version: 19, name: "0019_support_tools", sql: postgresTypes(supportTools)),
+    Migration(version: 20, name: "0020_profile_imports", sql: postgresTypes(profileImports)),
   ]
 
   static let sqliteInitial = """
@@ -858,6 +860,46 @@ enum Migrations {
     );
     CREATE INDEX app_store_refund_requests_by_transaction ON app_store_refund_requests(app_id, transaction_id);
     CREATE INDEX app_store_refund_requests_due ON app_store_refund_requests(status, next_try_at);
+    """
+
+  /// Moving an app onto Tollgate: each profile import (its counts and the lines it refused),
+  /// and per imported customer with transaction ids the leased job that fetches their history
+  /// from Apple (the revision reached kept, so a killed run resumes there).
+  static let profileImports = """
+    CREATE TABLE profile_imports (
+      id {SERIAL},
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      source TEXT NOT NULL,
+      started_at {REAL} NOT NULL,
+      finished_at {REAL},
+      lines {INT} NOT NULL DEFAULT 0,
+      imported {INT} NOT NULL DEFAULT 0,
+      existing {INT} NOT NULL DEFAULT 0,
+      refused {INT} NOT NULL DEFAULT 0,
+      histories {INT} NOT NULL DEFAULT 0,
+      refusals TEXT NOT NULL DEFAULT '',
+      requested_by TEXT NOT NULL
+    );
+    CREATE TABLE history_imports (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      environment TEXT NOT NULL,
+      transaction_id TEXT NOT NULL,
+      status TEXT NOT NULL,
+      revision TEXT,
+      transactions {INT} NOT NULL DEFAULT 0,
+      changed {INT} NOT NULL DEFAULT 0,
+      refused {INT} NOT NULL DEFAULT 0,
+      attempts {INT} NOT NULL DEFAULT 0,
+      next_try_at {REAL} NOT NULL,
+      lease_until {REAL} NOT NULL DEFAULT 0,
+      lease_owner TEXT,
+      last_error TEXT,
+      created_at {REAL} NOT NULL,
+      finished_at {REAL},
+      PRIMARY KEY (app_id, profile_id, environment)
+    );
+    CREATE INDEX history_imports_due ON history_imports (status, next_try_at);
     """
 
   static func sqliteTypes(_ step: String) -> String {

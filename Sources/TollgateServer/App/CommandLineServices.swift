@@ -53,3 +53,19 @@ extension AppStoreServerService {
       time: time, api: api, verifier: verifier, purchases: database)
   }
 }
+
+extension ProfileImportService {
+  /// Imports into `database` (a running server fetches the histories it asks for).
+  public convenience init(database: any Database, time: any TimeSource = SystemTimeSource()) {
+    self.init(imports: database, apps: database, time: time)
+  }
+}
+
+extension HistoryImporter {
+  /// The history import's progress in `database` (no job runs in this process).
+  public convenience init(database: any Database, time: any TimeSource = SystemTimeSource()) {
+    self.init(
+      imports: database, keys: database, api: AppStoreServerClient(), secrets: nil, time: time, logger: Logger(),
+      settings: { _ in nil }, record: { _, _, _ in false })
+  }
+}

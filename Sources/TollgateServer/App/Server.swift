@@ -43,7 +43,7 @@ public final class Server: Sendable {
     self.logger = logger
     var settings = configuration.http
     settings.largeBodyLimits[AssetsController.uploadPath] = ImageAsset.maximumBytes
-    settings.streamedBodies.append(ListsController.streamedRoute)
+    settings.streamedBodies += service.streamedRoutes
     self.http = HTTPServer(settings: settings) { service.handle($0) }
     // Configs are re-checked once a second, and at once (within a 50 ms tick) when another
     // instance announces a change over PostgreSQL.
@@ -110,6 +110,8 @@ public final class Server: Sendable {
       service.recovery.kick()
       service.refundAnswers.start(interval: recoveryInterval)
       service.refundAnswers.kick()
+      service.historyImporter.start(interval: recoveryInterval)
+      service.historyImporter.kick()
     }
     if let retention = service.eventRetention, let interval = eventsRetentionInterval {
       retention.start(interval: interval)
@@ -130,6 +132,7 @@ public final class Server: Sendable {
     service.spendImporter.stop()
     service.recovery.stop()
     service.refundAnswers.stop()
+    service.historyImporter.stop()
     service.eventRetention?.stop()
     service.finishWaits()
     http.shutdown()

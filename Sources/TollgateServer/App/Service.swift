@@ -26,6 +26,10 @@ public final class Service: Sendable {
   public let recovery: NotificationRecovery
   /// Answers Apple's refund requests, in the background.
   public let refundAnswers: RefundRequestAnswerer
+  /// Fetches imported customers' histories from Apple, in the background.
+  public let historyImporter: HistoryImporter
+  /// Routes whose bodies are streamed into the route instead of collected.
+  public let streamedRoutes: [StreamedBodyRoute]
   /// Deletes raw flow views past the retention (nil: kept forever).
   public let eventRetention: EventRetention?
   /// Long polls waiting for a profile to change.
@@ -87,6 +91,10 @@ public final class Service: Sendable {
       }
       return try purchases.record(reconciled: signedTransaction, app: app)
     }
+    let historyImporter = HistoryImporter(
+      imports: database, keys: database, api: configuration.appStoreServerAPI, secrets: configuration.secrets,
+      time: time, logger: logger, settings: { currentConfig($0)?.appStore },
+      record: { appId, profileId, jws in try purchases.record(imported: jws, appId: appId, profileId: profileId) })
     let refresher = HistoryRefresher(
       store: database, purchases: database, api: configuration.appStoreServerAPI, secrets: configuration.secrets,
       time: time, logger: logger, settings: { currentConfig($0)?.appStore }, record: recorded)
@@ -173,6 +181,13 @@ public final class Service: Sendable {
         time: time, api: configuration.appStoreServerAPI, verifier: configuration.appStoreVerifier,
         purchases: database, refresher: refresher), errors: errors
     ).register(on: &router)
+    let importController = ProfileImportController(
+      auth: auth,
+      imports: ProfileImportService(
+        imports: database, apps: database, time: time, histories: { historyImporter.kick() }),
+      histories: historyImporter)
+    importController.register(on: &router)
+    self.streamedRoutes = [ListsController.streamedRoute, importController.streamedRoute]
     AccessGrantsController(
       auth: auth,
       grants: AccessGrantService(
@@ -194,6 +209,7 @@ public final class Service: Sendable {
     self.spendImporter = spendImporter
     self.recovery = recovery
     self.refundAnswers = refundAnswers
+    self.historyImporter = historyImporter
     self.eventRetention = configuration.eventsRetentionDays.map {
       EventRetention(eventLog: database, days: $0, time: time, logger: logger)
     }

@@ -44,6 +44,53 @@ struct StoreConformanceTests {
   }
 
   @Test(
+    "profile imports: a batch stored once with its cohorts, history jobs leased one at a time, resumed at their revision",
+    arguments: StoreFactory.available)
+  func profileImports(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    let id = try store.beginImport(appId: app.id, source: "ndjson", by: "k", at: now)
+    func line(_ json: String) throws -> ImportedProfile {
+      let value = try WireCoding.decoder.decode(JSONValue.self, from: Data(json.utf8))
+      return try ProfileImportLine.parse(value, appId: app.id, now: now).get()
+    }
+    let batch = [
+      try line(#"{"customer_user_id":"u1","installed_at":"2027-01-01T00:00:00Z","transaction_ids":["100"]}"#),
+      try line(
+        #"{"customer_user_id":"u2","installed_at":"2027-01-02T00:00:00Z","apple_ads":{"campaign_id":1,"ad_group_id":2}}"#
+      ),
+    ]
+    var outcome = try store.importBatch(appId: app.id, batch, at: now)
+    #expect(outcome.imported == 2 && outcome.existing == 0 && outcome.histories == 1)
+    outcome = try store.importBatch(appId: app.id, batch, at: now)
+    #expect(outcome.imported == 0 && outcome.existing == 2 && outcome.histories == 0, "the same lines change nothing")
+    let u1 = try #require(try store.profile(appId: app.id, customerUserId: "u1"))
+    #expect(u1.createdAt == Date(timeIntervalSince1970: 1_798_761_600))
+    var record = try #require(try store.profileImport(appId: app.id, id: id))
+    record.lines = 2
+    record.refusals = "{}\n"
+    try store.finishImport(record)
+    #expect(try store.profileImport(appId: app.id, id: id)?.lines == 2)
+    let job = try #require(try store.claimHistoryImport(now: now, leaseUntil: now + 120, owner: "a"))
+    #expect(job.transactionId == "100" && job.revision == nil && job.attempts == 1)
+    #expect(try store.claimHistoryImport(now: now, leaseUntil: now + 120, owner: "b") == nil, "leased")
+    #expect(
+      try store.saveHistoryImportPage(
+        job, owner: "a", revision: "rev-2", transactions: 2, changed: 1, refused: 0, leaseUntil: now + 120))
+    #expect(
+      try !store.saveHistoryImportPage(
+        job, owner: "b", revision: "rev-9", transactions: 9, changed: 0, refused: 0, leaseUntil: now + 120),
+      "another owner's page is refused")
+    // The lease runs out: another instance resumes at the revision reached.
+    let resumed = try #require(try store.claimHistoryImport(now: now + 121, leaseUntil: now + 241, owner: "b"))
+    #expect(resumed.revision == "rev-2" && resumed.transactions == 2 && resumed.attempts == 2)
+    try store.finishHistoryImport(resumed, owner: "b", .done, at: now + 130)
+    let progress = try store.historyImportProgress(appId: app.id)
+    #expect(progress.customers == 1 && progress.done == 1 && progress.transactions == 2 && progress.pending == 0)
+  }
+
+  @Test(
     "support rows: grants derived and revoked, a refund request recorded once, leased, answered and closed, refreshes claimed once",
     arguments: StoreFactory.available)
   func supportRows(factory: StoreFactory) throws {

@@ -240,6 +240,57 @@ struct CommandLineTests {
     #expect(badDay.status != 0 && badDay.stderr.contains("UTC day"))
   }
 
+  @Test(
+    "import profiles: a file of 40 000 profiles killed (SIGKILL) half-way and imported again: each profile once, refusals listed"
+  )
+  func importProfilesKilled() throws {
+    let directory = temporaryDirectory()
+    let database = directory.appendingPathComponent("import.sqlite").path
+    let cli = CLI(database: database)
+    #expect(try cli.run(["keys", "create", "--app", "shop"]).status == 0)
+    let file = directory.appendingPathComponent("profiles.ndjson")
+    var text = ""
+    for index in 0..<40_000 {
+      text +=
+        #"{"customer_user_id":"user-\#(index)","installed_at":"2025-\#(String(format: "%02d", index % 12 + 1))-15T10:00:00Z","store_country":"USA"}"#
+        + "\n"
+    }
+    text += #"{"customer_user_id":"user-late","installed_at":"next week"}"# + "\n"
+    try Data(text.utf8).write(to: file)
+    let child = try ChildProcess(
+      ServeProcess.executable.path, ["import", "profiles", file.path, "--app", "shop", "--database", database],
+      discardErrors: true)
+    // Killed once it has stored some batches (each commits on its own).
+    var stored = 0
+    for _ in 0..<400 where stored < 3_000 {
+      Thread.sleep(forTimeInterval: 0.02)
+      stored =
+        (try? SQLiteStore(path: database)).map { store in
+          defer { store.close() }
+          return (try? store.app(named: "shop")).flatMap { $0 }.map { app in
+            (try? store.profileCount(appId: app.id)) ?? 0
+          } ?? 0
+        } ?? 0
+    }
+    _ = child.kill(SIGKILL)
+    #expect(stored > 0 && stored < 40_000, "killed half-way: \(stored) stored")
+    let refusals = directory.appendingPathComponent("refused.ndjson")
+    let again = try cli.run(["import", "profiles", file.path, "--app", "shop", "--refusals", refusals.path])
+    #expect(again.status == 0, "\(again.stderr)")
+    let counts = try #require(
+      again.stdout.firstMatch(of: /(\d+) lines, (\d+) profiles imported, (\d+) already there, (\d+) refused/))
+    #expect(
+      Int(counts.1) == 40_001 && Int(counts.2)! + Int(counts.3)! == 40_000 && Int(counts.4) == 1, "\(again.stdout)")
+    let store = try SQLiteStore(path: database)
+    defer { store.close() }
+    let app = try #require(try store.app(named: "shop"))
+    #expect(try store.profileCount(appId: app.id) == 40_000, "each profile once")
+    let refused = try String(contentsOf: refusals, encoding: .utf8)
+    #expect(refused.contains("\"line\":40001") && refused.contains("installed_at"), "\(refused.prefix(300))")
+    let history = try cli.run(["import", "history", "--app", "shop"])
+    #expect(history.status == 0 && history.stdout.contains("0 of 0 customers done"), "\(history.stdout)")
+  }
+
   @Test("usage errors exit 2 with a message")
   func usageErrors() throws {
     let cli = CLI(database: temporaryDirectory().appendingPathComponent("cli.sqlite").path)

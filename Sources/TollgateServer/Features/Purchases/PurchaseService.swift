@@ -170,6 +170,23 @@ final class PurchaseService: Sendable {
     return !outcome.changed.isEmpty
   }
 
+  /// A transaction of an imported customer's history from Apple: verified, owned by the
+  /// profile it was imported for, credited to no paywall (bought before Tollgate); true when
+  /// the profile's purchases changed.
+  func record(imported jws: String, appId: Int64, profileId: String) throws -> Bool {
+    let config = try appStoreConfig(appId: appId)
+    let transaction = try verified { try verifier.transaction(jws, for: config.settings) }
+    let outcome = try purchases.record(
+      appId: appId,
+      AppStoreFacts(
+        transactions: [StoredTransaction(payload: transaction, jws: jws, variationId: nil, owned: true)],
+        claimant: profileId, sharing: config.compiled.accessLevelSharing, webhooks: config.compiled.webhooks),
+      at: time.now(), derive: profiles.derivation(config.compiled))
+    profiles.changed(outcome.changed, appId)
+    if !config.compiled.webhooks.isEmpty { webhooks.kick() }
+    return !outcome.changed.isEmpty
+  }
+
   /// The app's App Store settings, else 422 `app_store_not_configured`.
   private func appStoreConfig(appId: Int64) throws -> (settings: AppStoreSettings, compiled: CompiledConfig) {
     guard let config = try configs.entry(appId: appId)?.config, let settings = config.appStore else {

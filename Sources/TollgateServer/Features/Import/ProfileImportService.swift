@@ -1,0 +1,193 @@
+import Foundation
+import TollgateAPI
+import TollgateDomain
+import TollgatePersistence
+import TollgateSupport
+
+/// What an import did.
+public struct ProfileImportSummary: Codable, Sendable, Hashable {
+  /// The import's number (`GET /v1/admin/imports/{id}` answers it again, with every refusal).
+  public var importId: Int64
+  public var source: String
+  public var lines: Int64
+  /// New profiles; profiles already there (left as they are); lines refused.
+  public var imported: Int64
+  public var existing: Int64
+  public var refused: Int64
+  /// New customers whose history is fetched from Apple (GET /v1/admin/history-import).
+  public var histories: Int64
+  /// The refused lines: `{line, path, message}` (the first 100 here; every one up to 10 000 in
+  /// the import's record).
+  public var refusals: [Refusal]
+  public var startedAt: String
+  public var finishedAt: String?
+
+  /// One refused line.
+  public struct Refusal: Codable, Sendable, Hashable {
+    public var line: Int64
+    public var path: String
+    public var message: String
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case source, lines, imported, existing, refused, histories, refusals
+    case importId = "import_id"
+    case startedAt = "started_at"
+    case finishedAt = "finished_at"
+  }
+
+  init(_ record: ProfileImportRecord, limit: Int) {
+    importId = record.id
+    source = record.source
+    lines = record.lines
+    imported = record.imported
+    existing = record.existing
+    refused = record.refused
+    histories = record.histories
+    refusals = record.refusals.split(separator: "\n").prefix(limit).compactMap {
+      try? JSONDecoder().decode(Refusal.self, from: Data($0.utf8))
+    }
+    startedAt = Timestamp.string(Date(timeIntervalSince1970: record.startedAt))
+    finishedAt = record.finishedAt.map { Timestamp.string(Date(timeIntervalSince1970: $0)) }
+  }
+}
+
+/// Brings profiles from before Tollgate: lines are checked one by one (a wrong line is refused
+/// with its number, the rest go on), stored in batches with their install cohorts, and each
+/// new customer with transaction ids gets a job that fetches their history from Apple. The same
+/// file imported again changes nothing.
+public final class ProfileImportService: Sendable {
+  let imports: any ProfileImportRepository
+  let apps: any AppRepository
+  let time: any TimeSource
+  /// Told when history jobs were created (nil in the command line: a server picks them up).
+  let histories: (@Sendable () -> Void)?
+  /// Lines stored per transaction.
+  static let batchSize = 1_000
+  /// Refusals kept with the import.
+  static let keptRefusals = 10_000
+
+  package init(
+    imports: any ProfileImportRepository, apps: any AppRepository, time: any TimeSource,
+    histories: (@Sendable () -> Void)? = nil
+  ) {
+    self.imports = imports
+    self.apps = apps
+    self.time = time
+    self.histories = histories
+  }
+
+  /// An import in progress: fed line by line from one thread at a time.
+  public final class Session {
+    let service: ProfileImportService
+    var record: ProfileImportRecord
+    var batch: [ImportedProfile] = []
+    var failure: (any Error)?
+
+    init(service: ProfileImportService, record: ProfileImportRecord) {
+      self.service = service
+      self.record = record
+    }
+
+    /// One line of NDJSON (without its line break); blank lines are skipped.
+    public func feed(line bytes: some Collection<UInt8>) {
+      guard failure == nil else { return }
+      record.lines += 1
+      let number = record.lines
+      if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+        record.lines -= 1
+        return
+      }
+      guard let json = try? WireCoding.decoder.decode(JSONValue.self, from: Data(bytes)) else {
+        refuse(number, "$", "not a JSON object on one line")
+        return
+      }
+      switch ProfileImportLine.parse(json, appId: record.appId, now: service.time.now()) {
+      case .success(let profile):
+        batch.append(profile)
+        if batch.count >= ProfileImportService.batchSize { flush() }
+      case .failure(let error):
+        for detail in error.details ?? [.init(path: "$", message: error.message)] {
+          refuse(number, detail.path, detail.message)
+        }
+      }
+    }
+
+    /// A line the import could not take (counted once however many problems it had).
+    public func refuse(_ line: Int64, _ path: String, _ message: String) {
+      if line != lastRefusedLine {
+        record.refused += 1
+        lastRefusedLine = line
+      }
+      guard keptRefusals < ProfileImportService.keptRefusals else { return }
+      keptRefusals += 1
+      let entry = ProfileImportSummary.Refusal(line: line, path: path, message: message)
+      if let data = try? JSONEncoder.sorted.encode(entry) {
+        record.refusals += String(decoding: data, as: UTF8.self) + "\n"
+      }
+    }
+
+    private var lastRefusedLine: Int64 = 0
+    private var keptRefusals = 0
+
+    func flush() {
+      guard !batch.isEmpty, failure == nil else { return }
+      do {
+        let outcome = try service.imports.importBatch(appId: record.appId, batch, at: service.time.now())
+        record.imported += Int64(outcome.imported)
+        record.existing += Int64(outcome.existing)
+        record.histories += Int64(outcome.histories)
+      } catch {
+        failure = error
+      }
+      batch.removeAll(keepingCapacity: true)
+    }
+
+    /// Stores the rest and the counts; what the import did. A storage failure is thrown (the
+    /// batches stored before it stay: importing the file again completes it).
+    public func finish() throws -> ProfileImportSummary {
+      flush()
+      record.finishedAt = service.time.now().timeIntervalSince1970
+      try service.imports.finishImport(record)
+      if let failure { throw failure }
+      if record.histories > 0 { service.histories?() }
+      try service.apps.audit(
+        appId: record.appId,
+        AuditRecord(
+          at: service.time.now(), actor: record.requestedBy, action: "profiles.imported",
+          detail: AuditDetail.json([
+            "import_id": .int(record.id), "source": .string(record.source), "imported": .int(record.imported),
+            "existing": .int(record.existing), "refused": .int(record.refused), "histories": .int(record.histories),
+          ])))
+      return ProfileImportSummary(record, limit: 100)
+    }
+  }
+
+  /// Starts an import of `source` (`ndjson`, `revenuecat`, `adapty`).
+  public func begin(appId: Int64, source: String, by actor: String) throws -> Session {
+    let now = time.now()
+    let id = try imports.beginImport(appId: appId, source: source, by: actor, at: now)
+    return Session(
+      service: self,
+      record: ProfileImportRecord(
+        id: id, appId: appId, source: source, startedAt: now.timeIntervalSince1970, finishedAt: nil, lines: 0,
+        imported: 0, existing: 0, refused: 0, histories: 0, refusals: "", requestedBy: actor))
+  }
+
+  /// An import with every refusal kept, or 404.
+  public func summary(appId: Int64, id: Int64) throws -> ProfileImportSummary {
+    guard let record = try imports.profileImport(appId: appId, id: id) else {
+      throw DomainError.notFound(.importNotFound, "No profile import \(id) in this app.")
+    }
+    return ProfileImportSummary(record, limit: Self.keptRefusals)
+  }
+}
+
+extension JSONEncoder {
+  /// Keys sorted: the same value always encodes the same.
+  static var sorted: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }
+}

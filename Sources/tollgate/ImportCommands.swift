@@ -1,0 +1,90 @@
+import Foundation
+import TollgateAPI
+import TollgateCommandLine
+import TollgateDomain
+import TollgatePersistence
+import TollgateServer
+import TollgateSupport
+
+/// `tollgate import profiles FILE` and `tollgate import history`: an existing app's users,
+/// with their install dates, attribution and App Store history, brought onto Tollgate.
+enum ImportCommands {
+  static func profiles(_ options: inout Options) throws {
+    guard let file = options.positional() else { throw Failure("import profiles needs a FILE (NDJSON)") }
+    let name = try options.required("--app")
+    let refusalsFile = options.value("--refusals", env: nil)
+    let databasePath = options.databasePath
+    try options.finish()
+    guard let handle = FileHandle(forReadingAtPath: file) else { throw Failure("cannot read \(file)") }
+    defer { try? handle.close() }
+    let store = try StoreLocation.open(databasePath, connections: 1).database
+    defer { store.close() }
+    guard let app = try store.app(named: name) else {
+      throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
+    }
+    let service = ProfileImportService(database: store)
+    let session = try service.begin(appId: app.id, source: "ndjson", by: "cli")
+    var carry: [UInt8] = []
+    var lines = 0
+    let progress = isatty(STDERR_FILENO) == 1
+    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+      var start = chunk.startIndex
+      for index in chunk.indices where chunk[index] == 0x0A {
+        carry.append(contentsOf: chunk[start..<index])
+        session.feed(line: carry)
+        carry.removeAll(keepingCapacity: true)
+        start = index + 1
+        lines += 1
+        if progress, lines % 10_000 == 0 { FileHandle.standardError.write(Data("\r\(lines) lines".utf8)) }
+      }
+      carry.append(contentsOf: chunk[start...])
+    }
+    if !carry.isEmpty { session.feed(line: carry) }
+    if progress { FileHandle.standardError.write(Data("\r".utf8)) }
+    let summary: ProfileImportSummary
+    do { summary = try session.finish() } catch let error as DomainError { throw Failure(error.message) }
+    print(
+      "import \(summary.importId) of \(file) into \(name): \(summary.lines) lines, \(summary.imported) profiles imported, \(summary.existing) already there, \(summary.refused) refused"
+    )
+    if summary.histories > 0 {
+      print(
+        "\(summary.histories) customers' App Store history will be fetched from Apple by a running server (needs app_store.server_api and the In-App Purchase key); see tollgate import history --app \(name)"
+      )
+    }
+    if summary.refused > 0 {
+      let all = try service.summary(appId: app.id, id: summary.importId).refusals
+      for refusal in all.prefix(10) { print("  line \(refusal.line) \(refusal.path): \(refusal.message)") }
+      if let refusalsFile {
+        let text = all.map { "{\"line\":\($0.line),\"path\":\(quoted($0.path)),\"message\":\(quoted($0.message))}" }
+          .joined(separator: "\n")
+        do { try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: refusalsFile)) } catch {
+          throw Failure("cannot write \(refusalsFile)")
+        }
+        print("every refused line is in \(refusalsFile)")
+      } else if all.count > 10 {
+        print("  … \(all.count - 10) more: --refusals FILE writes them all")
+      }
+    }
+  }
+
+  static func history(_ options: inout Options) throws {
+    let name = try options.required("--app")
+    let databasePath = options.databasePath
+    try options.finish()
+    let store = try StoreLocation.open(databasePath, connections: 1).database
+    defer { store.close() }
+    guard let app = try store.app(named: name) else {
+      throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
+    }
+    let status = try HistoryImporter(database: store).progress(appId: app.id)
+    print(
+      "App Store histories of \(name): \(status.done) of \(status.customers) customers done, \(status.failed) failed, \(status.pending) pending; \(status.transactions) transactions, \(status.refused) refused"
+    )
+    if let left = status.estimatedSecondsLeft { print("about \(left) s left at the pace so far") }
+    if let error = status.lastError { print("last error: \(error)") }
+  }
+
+  static func quoted(_ text: String) -> String {
+    String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+  }
+}
