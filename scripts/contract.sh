@@ -46,7 +46,7 @@ bearer = "$secret"
 TOML
 
 echo "== schemathesis $(sed -n 's/^schemathesis==//p' Tests/Contract/requirements.txt): all checks, $EXAMPLES examples per operation"
-"$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" run docs/openapi.yaml \
+SCHEMATHESIS_HOOKS=Tests/Contract/hooks.py "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" run docs/openapi.yaml \
   --url "http://127.0.0.1:$port" --checks all --max-examples "$EXAMPLES" --request-timeout 10 \
   --workers 2 --seed 20261129 --no-color --suppress-health-check too_slow,filter_too_much \
   --report junit --report-dir "${CONTRACT_REPORT_DIR:-.build/contract-report}"

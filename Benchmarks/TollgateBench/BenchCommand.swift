@@ -45,6 +45,11 @@ enum BenchCommand {
           sample: Int(options["--sample"] ?? "") ?? 40, threads: Int(options["--threads"] ?? "") ?? 2,
           app: options["--app"] ?? "", out: URL(fileURLWithPath: options["--out"] ?? "."),
           storeKit: URL(fileURLWithPath: options["--storekit"] ?? "storekit"))
+      case "import":
+        try await ImportAtScale.run(
+          database: options["--database"] ?? "import.sqlite",
+          profiles: Int(options["--profiles"] ?? "") ?? 1_000_000,
+          histories: Int(options["--histories"] ?? "") ?? 200_000)
       case "montecarlo":
         MonteCarlo.run()
       case "sdk":
@@ -52,7 +57,7 @@ enum BenchCommand {
       default:
         FileHandle.standardError.write(
           Data(
-            "usage: tollgate-bench seed|attribution|stats|subscriptions|analytics|scale-seed|scale-day|montecarlo|sdk [options]\n"
+            "usage: tollgate-bench seed|attribution|stats|subscriptions|analytics|import|scale-seed|scale-day|montecarlo|sdk [options]\n"
               .utf8))
         return 2
       }

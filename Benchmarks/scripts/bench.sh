@@ -183,6 +183,16 @@ if [ -n "${TOLLGATE_TEST_POSTGRES_URL:-}" ]; then
   R[subscriptions.postgres]=$("$BIN/tollgate-bench" subscriptions --database "$TOLLGATE_TEST_POSTGRES_URL" --subscriptions 2000)
 fi
 
+IMPORT_PROFILES=${BENCH_IMPORT_PROFILES:-1000000}
+IMPORT_HISTORIES=${BENCH_IMPORT_HISTORIES:-200000}
+echo "== moving an app onto Tollgate (SQLite: $IMPORT_PROFILES profiles, $IMPORT_HISTORIES histories from a stand-in of Apple)"
+R[import.sqlite]=$("$BIN/tollgate-bench" import --database "$work/import.sqlite" --profiles "$IMPORT_PROFILES" --histories "$IMPORT_HISTORIES")
+rm -f "$work/import.sqlite"*
+if [ -n "${TOLLGATE_TEST_POSTGRES_URL:-}" ]; then
+  echo "== moving an app onto Tollgate (PostgreSQL: the same sizes)"
+  R[import.postgres]=$("$BIN/tollgate-bench" import --database "$TOLLGATE_TEST_POSTGRES_URL" --profiles "$IMPORT_PROFILES" --histories "$IMPORT_HISTORIES")
+fi
+
 ANALYTICS_PROFILES=${BENCH_ANALYTICS_PROFILES:-1000000}
 ANALYTICS_SUBSCRIPTIONS=${BENCH_ANALYTICS_SUBSCRIPTIONS:-100000}
 echo "== revenue reports at scale (SQLite: $ANALYTICS_PROFILES profiles, $ANALYTICS_SUBSCRIPTIONS subscriptions, two years)"
@@ -277,6 +287,11 @@ row() { echo "| $1 | $(rps "$2") | $(p50 "$2") ms | $(p99 "$2") ms |"; }
   echo
   echo "- SQLite: ${R[subscriptions.sqlite]}"
   [ -n "${R[subscriptions.postgres]:-}" ] && echo "- PostgreSQL: ${R[subscriptions.postgres]}"
+  echo
+  echo "## Moving an app onto Tollgate (targets: ≥ 20 000 profiles/s, ≥ 2 000 transactions/s)"
+  echo
+  echo "- SQLite: ${R[import.sqlite]}"
+  [ -n "${R[import.postgres]:-}" ] && echo "- PostgreSQL: ${R[import.postgres]}"
   echo
   echo "## Revenue model (experiment decision on revenue per viewer; target ≤ 50 ms for 4 variations)"
   echo

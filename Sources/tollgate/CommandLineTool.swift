@@ -77,12 +77,13 @@ enum CommandLineTool {
                                   (PostgreSQL: pg_dump, see docs/operations.md)
       restore --from FILE         put a backup in place as --database, which must not exist yet
       import FILE --app NAME      validate FILE and apply it as the app's next revision
-      import profiles FILE --app NAME [--refusals OUT]
+      import profiles FILE --app NAME [--from ndjson|revenuecat|adapty] [--refusals OUT]
                                   bring an existing app's users: FILE is NDJSON, a profile a line
                                   (profile_id or customer_user_id, installed_at, store_country,
                                   app_version, locale, custom_attributes, apple_ads, transaction_ids);
                                   a wrong line is refused with its number, the rest imported; the same
-                                  file again changes nothing; OUT gets every refused line
+                                  file again changes nothing; OUT gets every refused line; --from reads
+                                  RevenueCat's transactions export or Adapty's events export (CSV)
       import history --app NAME   imported customers' App Store histories (fetched from Apple by a
                                   running server): done, failed, pending, transactions, time left
       lists put ID FILE --app NAME

@@ -13,6 +13,9 @@ enum ImportCommands {
     guard let file = options.positional() else { throw Failure("import profiles needs a FILE (NDJSON)") }
     let name = try options.required("--app")
     let refusalsFile = options.value("--refusals", env: nil)
+    let fromText = options.value("--from", env: nil) ?? "ndjson"
+    let peer = PeerExport(rawValue: fromText)
+    guard peer != nil || fromText == "ndjson" else { throw Failure("--from is ndjson, revenuecat or adapty") }
     let databasePath = options.databasePath
     try options.finish()
     guard let handle = FileHandle(forReadingAtPath: file) else { throw Failure("cannot read \(file)") }
@@ -23,7 +26,15 @@ enum ImportCommands {
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
     }
     let service = ProfileImportService(database: store)
-    let session = try service.begin(appId: app.id, source: "ndjson", by: "cli")
+    let session = try service.begin(appId: app.id, source: fromText, by: "cli")
+    if let peer {
+      // A peer's export: its rows grouped by customer first (a customer's rows may be anywhere).
+      let data = try handle.readToEnd() ?? Data()
+      let (lines, skipped) = peer.lines(data)
+      for (line, reason) in skipped { session.refuse(Int64(line), "$", reason) }
+      for (line, value) in lines { session.feed(line: [UInt8](WireCoding.encode(value)), number: Int64(line)) }
+      return try finish(session, service: service, app: app, name: name, file: file, refusalsFile: refusalsFile)
+    }
     var carry: [UInt8] = []
     var lines = 0
     let progress = isatty(STDERR_FILENO) == 1
@@ -41,6 +52,13 @@ enum ImportCommands {
     }
     if !carry.isEmpty { session.feed(line: carry) }
     if progress { FileHandle.standardError.write(Data("\r".utf8)) }
+    try finish(session, service: service, app: app, name: name, file: file, refusalsFile: refusalsFile)
+  }
+
+  static func finish(
+    _ session: ProfileImportService.Session, service: ProfileImportService, app: AppRecord, name: String, file: String,
+    refusalsFile: String?
+  ) throws {
     let summary: ProfileImportSummary
     do { summary = try session.finish() } catch let error as DomainError { throw Failure(error.message) }
     print(

@@ -291,6 +291,45 @@ struct CommandLineTests {
     #expect(history.status == 0 && history.stdout.contains("0 of 0 customers done"), "\(history.stdout)")
   }
 
+  @Test(
+    "import profiles --from revenuecat|adapty reads the peers' exports: a line per customer, their App Store transaction ids"
+  )
+  func importPeers() throws {
+    let cli = CLI(database: temporaryDirectory().appendingPathComponent("peers.sqlite").path)
+    #expect(try cli.run(["keys", "create", "--app", "shop"]).status == 0)
+    let examples = repositoryRoot.appendingPathComponent("examples/migration")
+    let revenueCat = try cli.run([
+      "import", "profiles", examples.appendingPathComponent("revenuecat-transactions.csv").path, "--app", "shop",
+      "--from", "revenuecat",
+    ])
+    #expect(revenueCat.status == 0, "\(revenueCat.stderr)")
+    #expect(
+      revenueCat.stdout.contains("3 lines, 3 profiles imported, 0 already there, 1 refused"), "\(revenueCat.stdout)")
+    #expect(revenueCat.stdout.contains("2 customers' App Store history"), "\(revenueCat.stdout)")
+    #expect(revenueCat.stdout.contains("line 6 $: no customer id"), "\(revenueCat.stdout)")
+    let adapty = try cli.run([
+      "import", "profiles", examples.appendingPathComponent("adapty-events.csv").path, "--app", "shop", "--from",
+      "adapty",
+    ])
+    #expect(adapty.status == 0, "\(adapty.stderr)")
+    #expect(adapty.stdout.contains("3 lines, 2 profiles imported, 0 already there, 1 refused"), "\(adapty.stdout)")
+    #expect(adapty.stdout.contains("line 5 $.installed_at"), "\(adapty.stdout)")
+    let store = try SQLiteStore(path: cli.database)
+    defer { store.close() }
+    let app = try #require(try store.app(named: "shop"))
+    let customer = try #require(try store.profile(appId: app.id, customerUserId: "user-1001"))
+    #expect(customer.createdAt == Date(timeIntervalSince1970: 1_740_816_000), "first_seen_time 2025-03-01 08:00:00")
+    #expect(customer.install.storeCountry == "US" && customer.customAttributes["plan"] == .string("gold"))
+    let adaptyProfile = try #require(try store.profile(appId: app.id, id: "3f8a2b1c-4d5e-4f60-8a7b-9c0d1e2f3a4b"))
+    #expect(adaptyProfile.customerUserId == "user-3003" && adaptyProfile.install.storeCountry == "USA")
+    #expect(try store.historyImportProgress(appId: app.id).customers == 4)
+    let wrong = try cli.run([
+      "import", "profiles", examples.appendingPathComponent("adapty-events.csv").path, "--app", "shop", "--from",
+      "revenuecat",
+    ])
+    #expect(wrong.stdout.contains("the header lacks"), "\(wrong.stdout) \(wrong.stderr)")
+  }
+
   @Test("usage errors exit 2 with a message")
   func usageErrors() throws {
     let cli = CLI(database: temporaryDirectory().appendingPathComponent("cli.sqlite").path)

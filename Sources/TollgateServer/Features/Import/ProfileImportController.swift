@@ -5,11 +5,11 @@ import TollgateHTTP
 import TollgatePersistence
 import TollgateSupport
 
-/// `POST /v1/admin/profiles/import` (NDJSON, streamed, up to 1 GiB), `GET
+/// `POST /v1/admin/imports` (NDJSON, streamed, up to 1 GiB), `GET
 /// /v1/admin/imports/{importId}` (an import with every refusal) and `GET
 /// /v1/admin/history-import` (the histories fetched from Apple, counted).
 struct ProfileImportController: Sendable {
-  static let path = "/v1/admin/profiles/import"
+  static let path = "/v1/admin/imports"
 
   let auth: Authenticator
   let imports: ProfileImportService

@@ -89,11 +89,12 @@ public final class ProfileImportService: Sendable {
       self.record = record
     }
 
-    /// One line of NDJSON (without its line break); blank lines are skipped.
-    public func feed(line bytes: some Collection<UInt8>) {
+    /// One line of NDJSON (without its line break); blank lines are skipped. `number` names it
+    /// in refusals when it is not the line's position (a peer export's customer: its CSV line).
+    public func feed(line bytes: some Collection<UInt8>, number given: Int64? = nil) {
       guard failure == nil else { return }
       record.lines += 1
-      let number = record.lines
+      let number = given ?? record.lines
       if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
         record.lines -= 1
         return

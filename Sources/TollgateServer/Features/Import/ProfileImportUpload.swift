@@ -5,7 +5,7 @@ import TollgateHTTP
 import TollgatePersistence
 import TollgateSupport
 
-/// The body of `POST /v1/admin/profiles/import` read as it arrives: NDJSON split into lines as
+/// The body of `POST /v1/admin/imports` read as it arrives: NDJSON split into lines as
 /// chunks come in, each line handed to the import at once (stored in batches), so millions of
 /// lines never sit in memory. The caller is checked before the first byte is stored.
 final class ProfileImportUpload: BodySink {
@@ -25,6 +25,11 @@ final class ProfileImportUpload: BodySink {
   private var problem: Reading?
 
   init(request: Request, auth: Authenticator, imports: ProfileImportService) {
+    // Only the import itself starts one (a POST under the path is not a route).
+    guard request.path == ProfileImportController.path || request.path == ProfileImportController.path + "/" else {
+      problem = .problem(DomainError.notFound(.routeNotFound, "No route POST \(request.path)."))
+      return
+    }
     let media = request.header("content-type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
       .lowercased()
     guard ["application/x-ndjson", "application/jsonl", "application/json-seq", "text/plain"].contains(media ?? "")

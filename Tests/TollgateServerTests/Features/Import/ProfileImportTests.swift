@@ -24,7 +24,7 @@ struct ProfileImportTests {
     -> HTTPResult
   {
     try await server.send(
-      "POST", "/v1/admin/profiles/import", key: server.alpha.secretKey, scheme: "Bearer",
+      "POST", "/v1/admin/imports", key: server.alpha.secretKey, scheme: "Bearer",
       body: Data((lines.joined(separator: "\n") + "\n").utf8), contentType: contentType)
   }
 
@@ -160,7 +160,7 @@ struct ProfileImportTests {
     // Not NDJSON, not a secret key.
     #expect(try await Self.post(server, lines, contentType: "application/xml").status == 415)
     let anonymous = try await server.send(
-      "POST", "/v1/admin/profiles/import", body: Data("{}\n".utf8), contentType: "application/x-ndjson")
+      "POST", "/v1/admin/imports", body: Data("{}\n".utf8), contentType: "application/x-ndjson")
     #expect(anonymous.status == 401)
   }
 
