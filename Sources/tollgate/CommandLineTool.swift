@@ -107,7 +107,7 @@ enum CommandLineTool {
             [--placement-id ID] [--audience-id ID] [--variation-id ID] [--from DAY] [--to DAY] [--format …]
                                   active subscriptions and trials, conversions, renewals, churn,
                                   refunds, revenue, proceeds and MRR per period
-      report cohorts --app NAME [--by day|week|month] [--segment none|source|campaign|ad_group|keyword|variation|country]
+      report cohorts --app NAME [--by day|week|month] [--segment none|source|campaign|ad_group|keyword|variation|country|origin]
             [--environment production|sandbox] [--from DAY] [--to DAY] [--format …]
                                   install cohorts: paying share, trials, active subscriptions and
                                   net revenue and proceeds per install at ages 0 … 365 days

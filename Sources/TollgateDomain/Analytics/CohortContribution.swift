@@ -57,6 +57,8 @@ package struct CohortDimensions: Codable, Hashable {
   package var variationId = ""
   /// When that first view was received (seconds), so later views need no recomputation.
   package var firstSeen: Double?
+  /// Brought by a profile import (nil: installed live).
+  package var imported: Bool?
 
   /// Every stored field.
   package init(

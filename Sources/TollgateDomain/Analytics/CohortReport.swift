@@ -80,6 +80,8 @@ public struct CohortReport: Codable, Sendable, Hashable {
     case none, source, campaign
     case adGroup = "ad_group"
     case keyword, variation, country
+    /// Imported customers apart from those who installed live (`import`, `live`).
+    case origin
 
     /// The cohort of this segmentation an install with these dimensions belongs to.
     package func value(_ install: CohortDimensions) -> String {
@@ -93,6 +95,7 @@ public struct CohortReport: Codable, Sendable, Hashable {
           ? "organic" : "\(install.campaignId)/\(install.adGroupId)/\(install.keywordId)"
       case .variation: return install.variationId.isEmpty ? "no paywall shown" : install.variationId
       case .country: return install.country.isEmpty ? "unknown" : install.country
+      case .origin: return install.imported == true ? "import" : "live"
       }
     }
   }

@@ -97,7 +97,10 @@ extension RelationalStore {
       FirstView(
         variation: try row.decode("variation_id"), at: try row.decode("received_at"), seq: try row.decode("seq"))
     }
-    let dimensions = try cohortDimensions(row, ads: ads, firstView: firstView)
+    var dimensions = try cohortDimensions(row, ads: ads, firstView: firstView)
+    if try !db.query("SELECT 1 FROM imported_profiles WHERE app_id = ? AND profile_id = ?", key).isEmpty {
+      dimensions.imported = true
+    }
     let transactions = try db.query(
       "SELECT payload FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key
     ).map { try StoredPayloads.shared.payload($0) }
@@ -150,9 +153,14 @@ extension RelationalStore {
   ) throws {
     var totals: [CohortSegmentRow: CohortCounters] = [:]
     var contributions: [[SQLValue]] = []
+    let imported = Set(
+      try db.query("SELECT profile_id FROM imported_profiles WHERE app_id = ?", [.integer(appId)]).map {
+        try $0.decode("profile_id", as: String.self)
+      })
     for row in try db.query("SELECT id, created_at, install FROM profiles WHERE app_id = ?", [.integer(appId)]) {
       let profile = try row.decode("id", as: String.self)
-      let dimensions = try cohortDimensions(row, ads: ads[profile], firstView: firstViews[profile])
+      var dimensions = try cohortDimensions(row, ads: ads[profile], firstView: firstViews[profile])
+      if imported.contains(profile) { dimensions.imported = true }
       let changes = CohortContribution.changes(installDay: dimensions.installDay, byProfile[profile] ?? [])
       for (where_, counters) in changes { CohortSegmentRow.add(dimensions, where_, counters, to: &totals) }
       let contribution = CohortContributionRows(dimensions: dimensions, rows: changes)

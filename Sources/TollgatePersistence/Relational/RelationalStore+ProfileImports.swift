@@ -56,6 +56,9 @@ extension RelationalStore {
             continue
           }
           outcome.imported += 1
+          try db.query(
+            "INSERT INTO imported_profiles (app_id, profile_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            [.integer(appId), .text(profile.id)])
           if profile.attribution.appleAds != nil {
             // An install of its campaign on its day, as an attribution applied live is (it rolls the cohort too).
             try Self.rollAppleAdsInstall(db, appId: appId, profile)

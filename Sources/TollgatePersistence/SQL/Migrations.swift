@@ -41,7 +41,7 @@ enum Migrations {
     Migration(version: 17, name: "0017_app_store_test_notifications", sql: sqliteTypes(appStoreTests)),
     Migration(version: 18, name: "0018_subscription_ends", sql: sqliteTypes(subscriptionEnds)),
     Migration(version: 19, name: "0019_support_tools", sql: sqliteTypes(supportTools)),
-    Migration(version: 20, name: "0020_profile_imports", sql: sqliteTypes(profileImports)),
+    Migration(version: 20, name: "0020_profile_imports", sql: sqliteTypes(profileImports), rebuildsRollups: true),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -67,7 +67,7 @@ enum Migrations {
     Migration(version: 17, name: "0017_app_store_test_notifications", sql: postgresTypes(appStoreTests)),
     Migration(version: 18, name: "0018_subscription_ends", sql: postgresTypes(subscriptionEnds)),
     Migration(version: 19, name: "0019_support_tools", sql: postgresTypes(supportTools)),
-    Migration(version: 20, name: "0020_profile_imports", sql: postgresTypes(profileImports)),
+    Migration(version: 20, name: "0020_profile_imports", sql: postgresTypes(profileImports), rebuildsRollups: true),
   ]
 
   static let sqliteInitial = """
@@ -863,9 +863,16 @@ enum Migrations {
     """
 
   /// Moving an app onto Tollgate: each profile import (its counts and the lines it refused),
-  /// and per imported customer with transaction ids the leased job that fetches their history
-  /// from Apple (the revision reached kept, so a killed run resumes there).
+  /// the profiles imports brought (the cohorts' `origin` segment tells them from live
+  /// installs; the rollups are rebuilt so every existing install has its `live` row), and per
+  /// imported customer with transaction ids the leased job that fetches their history from
+  /// Apple (the revision reached kept, so a killed run resumes there).
   static let profileImports = """
+    CREATE TABLE imported_profiles (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      profile_id TEXT NOT NULL,
+      PRIMARY KEY (app_id, profile_id)
+    );
     CREATE TABLE profile_imports (
       id {SERIAL},
       app_id {INT} NOT NULL REFERENCES apps(id),

@@ -525,7 +525,7 @@ pages.cohorts = async (view) => {
     select("cohorts-by", [["day", "Day"], ["week", "Week"], ["month", "Month"]], "by"),
     el("label", { for: "cohorts-segment" }, "Split by"),
     select("cohorts-segment", [["none", "Nothing"], ["source", "Organic / Apple Ads"], ["campaign", "Campaign"], ["ad_group", "Ad group"],
-      ["keyword", "Keyword"], ["variation", "First paywall shown"], ["country", "Country"]], "segment"),
+      ["keyword", "Keyword"], ["variation", "First paywall shown"], ["country", "Country"], ["origin", "Imported or live"]], "segment"),
     el("label", { for: "cohorts-environment" }, "Store"),
     select("cohorts-environment", [["production", "Production"], ["sandbox", "Sandbox"]], "environment"));
   const currency = report.currency;

@@ -105,6 +105,11 @@ struct ProfileImportTests {
     #expect(importedCohorts == liveCohorts)
     #expect(importedSeries == liveSeries)
     #expect(liveCohorts?.objectValue?["cohorts"]?.arrayValue?.isEmpty == false, "the scenario has cohorts")
+    // The live rollups of the imported server are what a rebuild from its raw rows gives.
+    let database = imported.server.server.store.database
+    let rolled = try database.rollupSnapshot(appId: imported.server.alpha.app.id)
+    try database.rebuildRollups(appId: imported.server.alpha.app.id)
+    #expect(try database.rollupSnapshot(appId: imported.server.alpha.app.id) == rolled)
   }
 
   @Test("a wrong line is refused with its number and the rest imported; the same file again changes nothing")
@@ -146,6 +151,17 @@ struct ProfileImportTests {
         $0.objectValue?["segment"] == .string("apple_ads") && $0.objectValue?["start"] == .string(Self.day(2))
           && $0.objectValue?["installs"] == .int(1)
       }, "\(cohorts)")
+    // The origin segment tells the imported installs from a live one.
+    #expect(try await server.sdk("POST", "/v1/sdk/profiles", json: #"{"profile_id":"\#(Self.b)"}"#).status == 201)
+    let byOrigin = try await server.admin(
+      "GET", "/v1/admin/stats/cohorts?segment=origin&by=month&from=\(Self.day(0))&to=\(Self.day(30))")
+    let origins = (byOrigin.json?.objectValue?["cohorts"]?.arrayValue ?? []).reduce(into: [String: Int64]()) {
+      if case .string(let segment)? = $1.objectValue?["segment"], case .int(let installs)? = $1.objectValue?["installs"]
+      {
+        $0[segment, default: 0] += installs
+      }
+    }
+    #expect(origins == ["import": 2, "live": 1], "\(origins)")
     // Again: nothing changes.
     let again = try await Self.post(server, lines).decode(ProfileImportSummary.self)
     #expect(again.imported == 0 && again.existing == 2 && again.refused == 3)
