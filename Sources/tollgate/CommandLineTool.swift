@@ -104,7 +104,8 @@ enum CommandLineTool {
                                   imported spend: names, spend, CPI, ROAS (to date, day 7, day 30), payback
       report subscriptions --app NAME [--by day|week|month] [--environment production|sandbox]
             [--product-id ID] [--storefront USA] [--campaign-id N] [--ad-group-id N] [--keyword-id N]
-            [--placement-id ID] [--audience-id ID] [--variation-id ID] [--from DAY] [--to DAY] [--format …]
+            [--placement-id ID] [--audience-id ID] [--variation-id ID] [--origin import|live] [--from DAY] [--to DAY]
+            [--format …]
                                   active subscriptions and trials, conversions, renewals, churn,
                                   refunds, revenue, proceeds and MRR per period
       report cohorts --app NAME [--by day|week|month] [--segment none|source|campaign|ad_group|keyword|variation|country|origin]

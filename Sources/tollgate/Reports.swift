@@ -51,7 +51,7 @@ enum Reports {
     var parameters: [String: String] = [:]
     for name in [
       "by", "environment", "product-id", "storefront", "campaign-id", "ad-group-id", "keyword-id", "placement-id",
-      "audience-id", "variation-id",
+      "audience-id", "variation-id", "origin",
     ] {
       if let value = options.value("--\(name)", env: nil) {
         parameters[name.replacingOccurrences(of: "-", with: "_")] = value

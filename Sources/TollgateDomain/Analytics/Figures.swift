@@ -80,6 +80,8 @@ public struct SubscriptionFilters: Sendable, Hashable {
   public var placementId: String?
   public var audienceId: String?
   public var variationId: String?
+  /// `import` (profiles a profile import brought) or `live`.
+  public var origin: String?
 
   public init() {}
 }

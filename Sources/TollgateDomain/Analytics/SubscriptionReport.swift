@@ -98,6 +98,12 @@ public struct SubscriptionReport: Codable, Sendable, Hashable {
     filters.campaignId = try number("campaign_id")
     filters.adGroupId = try number("ad_group_id")
     filters.keywordId = try number("keyword_id")
+    if let origin = try text("origin") {
+      guard ["import", "live"].contains(origin) else {
+        throw DomainError(.badParameter, "origin is import (customers a profile import brought) or live.")
+      }
+      filters.origin = origin
+    }
     return (grouping, filters)
   }
 

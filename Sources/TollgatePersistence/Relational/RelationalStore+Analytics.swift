@@ -150,7 +150,7 @@ extension RelationalStore {
     var values: [SQLValue] = [.integer(appId), .text(filters.environment)]
     let texts: [(String, String?)] = [
       ("product_id", filters.productId), ("storefront", filters.storefront), ("placement_id", filters.placementId),
-      ("audience_id", filters.audienceId), ("variation_id", filters.variationId),
+      ("audience_id", filters.audienceId), ("variation_id", filters.variationId), ("origin", filters.origin),
     ]
     for case (let column, let value?) in texts {
       conditions.append("\(column) = ?")

@@ -62,7 +62,14 @@ extension RelationalStore {
         grace: try row.decode("subtype", as: String?.self) == "GRACE_PERIOD"
       )
     }
-    return try subscriptionContribution(transactions, failures: failures) { profile in
+    return try subscriptionContribution(
+      transactions, failures: failures,
+      imported: { profile in
+        try !db.query(
+          "SELECT 1 FROM imported_profiles WHERE app_id = ? AND profile_id = ?", [.integer(appId), .text(profile)]
+        ).isEmpty
+      }
+    ) { profile in
       try db.query(
         "SELECT day, campaign_id, ad_group_id, keyword_id FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
         [.integer(appId), .text(profile)]
@@ -78,7 +85,7 @@ extension RelationalStore {
   /// Apple Ads keyword (`ads`) — and its changes.
   static func subscriptionContribution(
     _ transactions: [(TransactionPayload, VariationKey, String?)], failures: [(day: Int64, grace: Bool)],
-    ads: (String) throws -> AppleAdsKey?
+    imported: (String) throws -> Bool, ads: (String) throws -> AppleAdsKey?
   ) rethrows -> (SubscriptionDimensions, [SubscriptionDay: SubscriptionCounters]) {
     let first = transactions.min { ($0.0.purchaseDate, $0.0.transactionId) < ($1.0.purchaseDate, $1.0.transactionId) }
     var dimensions = SubscriptionDimensions(
@@ -89,6 +96,7 @@ extension RelationalStore {
       dimensions.adGroupId = group.adGroup
       dimensions.keywordId = group.keyword
     }
+    if let profile = first?.2, try imported(profile) { dimensions.origin = "import" }
     return (dimensions, SubscriptionTimeline.changes(transactions.map(\.0), failures: failures))
   }
 
@@ -110,7 +118,7 @@ extension RelationalStore {
       db, table: "stats_subscription_days", appId: appId,
       keys: [
         "environment", "day", "product_id", "currency", "storefront", "campaign_id", "ad_group_id", "keyword_id",
-        "placement_id", "audience_id", "variation_id",
+        "placement_id", "audience_id", "variation_id", "origin",
       ], counters: SubscriptionCounters.columns,
       rows.sorted { ($0.key.where_, $0.key.dimensions.variationId) < ($1.key.where_, $1.key.dimensions.variationId) }
         .map { row, counters in
@@ -121,7 +129,7 @@ extension RelationalStore {
                 .text(where_.environment), .integer(where_.day), .text(where_.product), .text(where_.currency),
                 .text(dimensions.storefront), .integer(dimensions.campaignId), .integer(dimensions.adGroupId),
                 .integer(dimensions.keywordId), .text(dimensions.placementId), .text(dimensions.audienceId),
-                .text(dimensions.variationId),
+                .text(dimensions.variationId), .text(dimensions.origin ?? "live"),
               ], counters.values
             )
         })
@@ -141,6 +149,10 @@ extension RelationalStore {
     _ db: any SQLConnection, appId: Int64, _ byOriginal: [String: [(TransactionPayload, VariationKey, String?)]],
     ads: [String: AppleAdsKey]
   ) throws {
+    let imported = Set(
+      try db.query("SELECT profile_id FROM imported_profiles WHERE app_id = ?", [.integer(appId)]).map {
+        try $0.decode("profile_id", as: String.self)
+      })
     var failures: [String: [(day: Int64, grace: Bool)]] = [:]
     for row in try db.query(
       """
@@ -157,9 +169,9 @@ extension RelationalStore {
     var totals: [SubscriptionRow: SubscriptionCounters] = [:]
     var contributions: [[SQLValue]] = []
     for (original, transactions) in byOriginal {
-      let (dimensions, changes) = subscriptionContribution(transactions, failures: failures[original] ?? []) {
-        ads[$0]
-      }
+      let (dimensions, changes) = subscriptionContribution(
+        transactions, failures: failures[original] ?? [], imported: { imported.contains($0) }
+      ) { ads[$0] }
       guard !changes.isEmpty else { continue }
       for (where_, counters) in changes {
         let row = SubscriptionRow(dimensions: dimensions, where_: where_)
@@ -186,6 +198,8 @@ struct SubscriptionDimensions: Codable, Hashable {
   var placementId: String
   var audienceId: String
   var variationId: String
+  /// `import` when its profile came from a profile import (nil: `live`).
+  var origin: String?
 }
 
 /// A subscription's contribution to `stats_subscription_days`.

@@ -863,8 +863,9 @@ enum Migrations {
     """
 
   /// Moving an app onto Tollgate: each profile import (its counts and the lines it refused),
-  /// the profiles imports brought (the cohorts' `origin` segment tells them from live
-  /// installs; the rollups are rebuilt so every existing install has its `live` row), and per
+  /// the profiles imports brought (the cohorts' `origin` segment and the subscription series'
+  /// `origin` filter tell them from live installs: the series' table gains the column, and the
+  /// rollups are rebuilt so every existing figure has its `live` row), and per
   /// imported customer with transaction ids the leased job that fetches their history from
   /// Apple (the revision reached kept, so a killed run resumes there).
   static let profileImports = """
@@ -872,6 +873,39 @@ enum Migrations {
       app_id {INT} NOT NULL REFERENCES apps(id),
       profile_id TEXT NOT NULL,
       PRIMARY KEY (app_id, profile_id)
+    );
+    DROP TABLE stats_subscription_days;
+    CREATE TABLE stats_subscription_days (
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      environment TEXT NOT NULL,
+      day {INT} NOT NULL,
+      product_id TEXT NOT NULL,
+      currency TEXT NOT NULL,
+      storefront TEXT NOT NULL,
+      campaign_id {INT} NOT NULL,
+      ad_group_id {INT} NOT NULL,
+      keyword_id {INT} NOT NULL,
+      placement_id TEXT NOT NULL,
+      audience_id TEXT NOT NULL,
+      variation_id TEXT NOT NULL,
+      origin TEXT NOT NULL,
+      active_delta {INT} NOT NULL DEFAULT 0,
+      trials_delta {INT} NOT NULL DEFAULT 0,
+      new_trials {INT} NOT NULL DEFAULT 0,
+      trial_conversions {INT} NOT NULL DEFAULT 0,
+      new_paid {INT} NOT NULL DEFAULT 0,
+      renewals {INT} NOT NULL DEFAULT 0,
+      expirations {INT} NOT NULL DEFAULT 0,
+      refunds {INT} NOT NULL DEFAULT 0,
+      billing_retries {INT} NOT NULL DEFAULT 0,
+      grace_periods {INT} NOT NULL DEFAULT 0,
+      gross {INT} NOT NULL DEFAULT 0,
+      refunded {INT} NOT NULL DEFAULT 0,
+      gross_after_first_year {INT} NOT NULL DEFAULT 0,
+      refunded_after_first_year {INT} NOT NULL DEFAULT 0,
+      mrr_delta {INT} NOT NULL DEFAULT 0,
+      PRIMARY KEY (app_id, environment, day, product_id, currency, storefront, campaign_id, ad_group_id, keyword_id,
+        placement_id, audience_id, variation_id, origin)
     );
     CREATE TABLE profile_imports (
       id {SERIAL},

@@ -423,8 +423,8 @@ pages["apple-ads"] = async (view) => {
 
 // Subscriptions over time: what `GET /v1/admin/stats/subscriptions` answers, as a chart, a
 // table and a CSV download, with its grouping, environment and product filter.
-const subscriptionState = { days: 90, by: "week", environment: "production", product: "" };
-forgetOnSignIn.push(() => Object.assign(subscriptionState, { days: 90, by: "week", environment: "production", product: "" }));
+const subscriptionState = { days: 90, by: "week", environment: "production", product: "", origin: "" };
+forgetOnSignIn.push(() => Object.assign(subscriptionState, { days: 90, by: "week", environment: "production", product: "", origin: "" }));
 
 const subscriptionColumns = [
   ["start", "Period", null], ["active_subscriptions", "Active", "count"], ["active_trials", "Trials", "count"],
@@ -441,6 +441,7 @@ pages.subscriptions = async (view) => {
   const query = new URLSearchParams({ from: isoDaysAgo(subscriptionState.days - 1), to: isoDaysAgo(0),
     by: subscriptionState.by, environment: subscriptionState.environment });
   if (subscriptionState.product) query.set("product_id", subscriptionState.product);
+  if (subscriptionState.origin) query.set("origin", subscriptionState.origin);
   const report = await api("/v1/admin/stats/subscriptions?" + query.toString());
   const select = (id, options, value, set) => {
     const node = el("select", { id }, ...options.map(([key, label]) => el("option", { value: key, selected: key === value }, label)));
@@ -459,7 +460,10 @@ pages.subscriptions = async (view) => {
       (value) => { subscriptionState.environment = value; }),
     el("label", { for: "subscriptions-product" }, "Product"),
     select("subscriptions-product", [["", "All products"], ...products.map((id) => [id, id])], subscriptionState.product,
-      (value) => { subscriptionState.product = value; }));
+      (value) => { subscriptionState.product = value; }),
+    el("label", { for: "subscriptions-origin" }, "Customers"),
+    select("subscriptions-origin", [["", "All"], ["import", "Imported"], ["live", "Live"]], subscriptionState.origin,
+      (value) => { subscriptionState.origin = value; }));
   const currency = report.currency;
   const cell = (period, [key, , kind]) => {
     const value = period[key];

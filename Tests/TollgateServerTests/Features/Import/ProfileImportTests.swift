@@ -105,6 +105,18 @@ struct ProfileImportTests {
     #expect(importedCohorts == liveCohorts)
     #expect(importedSeries == liveSeries)
     #expect(liveCohorts?.objectValue?["cohorts"]?.arrayValue?.isEmpty == false, "the scenario has cohorts")
+    // Every subscription of the imported server is an imported customer's.
+    let range = "environment=sandbox&by=day&from=\(Self.day(0))&to=\(Self.day(39))"
+    let onlyImported = try await imported.server.admin("GET", "/v1/admin/stats/subscriptions?origin=import&\(range)")
+    #expect(onlyImported.json?.objectValue?["periods"] == importedSeries?.objectValue?["periods"])
+    let onlyLive = try await imported.server.admin("GET", "/v1/admin/stats/subscriptions?origin=live&\(range)")
+    let liveActives = (onlyLive.json?.objectValue?["periods"]?.arrayValue ?? []).compactMap {
+      $0.objectValue?["active_subscriptions"]
+    }
+    #expect(!liveActives.isEmpty && liveActives.allSatisfy { $0 == .int(0) })
+    #expect(
+      try await imported.server.admin("GET", "/v1/admin/stats/subscriptions?origin=elsewhere&\(range)").errorCode
+        == "bad_parameter")
     // The live rollups of the imported server are what a rebuild from its raw rows gives.
     let database = imported.server.server.store.database
     let rolled = try database.rollupSnapshot(appId: imported.server.alpha.app.id)
