@@ -4,6 +4,22 @@ import TollgateDomain
 import TollgatePersistence
 import TollgateSupport
 
+/// What recording one page of a customer's history did.
+public struct ImportedPage: Sendable, Hashable {
+  /// Transactions that verified and were recorded (once per transaction id).
+  public var recorded: Int
+  /// Whether the profile's purchases changed.
+  public var changed: Bool
+  /// Why each refused transaction did not verify.
+  public var refused: [String]
+
+  public init(recorded: Int, changed: Bool, refused: [String]) {
+    self.recorded = recorded
+    self.changed = changed
+    self.refused = refused
+  }
+}
+
 /// The histories of imported customers as the status shows them.
 public struct HistoryImportStatus: Codable, Sendable, Hashable {
   public var customers: Int64
@@ -38,8 +54,8 @@ public final class HistoryImporter: Sendable {
   let time: any TimeSource
   let logger: Logger
   let settings: @Sendable (Int64) -> AppStoreSettings?
-  /// Records one signed transaction for a profile; true when its purchases changed.
-  let record: @Sendable (Int64, String, String) throws -> Bool
+  /// Records a page of signed transactions for a profile, in one unit of work.
+  let record: @Sendable (Int64, String, [String]) throws -> ImportedPage
   let lease: TimeInterval = 120
   let firstRetry: TimeInterval
   let owner = "history-" + Digest.hex(Digest.randomBytes(6))
@@ -49,7 +65,7 @@ public final class HistoryImporter: Sendable {
     imports: any ProfileImportRepository, keys: any AppStoreServerRepository, api: any AppStoreServerAPI,
     secrets: SecretBox?, time: any TimeSource, logger: Logger, firstRetry: TimeInterval = 60,
     settings: @escaping @Sendable (Int64) -> AppStoreSettings?,
-    record: @escaping @Sendable (Int64, String, String) throws -> Bool
+    record: @escaping @Sendable (Int64, String, [String]) throws -> ImportedPage
   ) {
     self.imports = imports
     self.keys = keys
@@ -122,16 +138,12 @@ public final class HistoryImporter: Sendable {
         let page = try await api.transactionHistory(
           environment: job.environment, transactionId: job.transactionId, revision: revision,
           token: try opened.token(now: time.now()))
-        var (transactions, changed, refused) = (0, 0, 0)
-        for jws in page.signedTransactions ?? [] {
-          transactions += 1
-          do {
-            if try record(job.appId, job.profileId, jws) { changed += 1 }
-          } catch let error as DomainError {
-            refused += 1
-            logger.warn("\(label): a transaction was refused: \(error.message)")
-          }
-        }
+        let signed = page.signedTransactions ?? []
+        let recorded =
+          signed.isEmpty
+          ? ImportedPage(recorded: 0, changed: false, refused: []) : try record(job.appId, job.profileId, signed)
+        for message in recorded.refused { logger.warn("\(label): a transaction was refused: \(message)") }
+        let (transactions, changed, refused) = (signed.count, recorded.changed ? 1 : 0, recorded.refused.count)
         guard
           try imports.saveHistoryImportPage(
             job, owner: owner, revision: page.revision, transactions: transactions, changed: changed,

@@ -170,21 +170,32 @@ final class PurchaseService: Sendable {
     return !outcome.changed.isEmpty
   }
 
-  /// A transaction of an imported customer's history from Apple: verified, owned by the
-  /// profile it was imported for, credited to no paywall (bought before Tollgate); true when
-  /// the profile's purchases changed.
-  func record(imported jws: String, appId: Int64, profileId: String) throws -> Bool {
+  /// A page of an imported customer's history from Apple: each transaction verified (one
+  /// that does not is refused and reported, never applied), the rest recorded in one unit of
+  /// work, owned by the profile it was imported for, credited to no paywall (bought before
+  /// Tollgate).
+  func record(imported page: [String], appId: Int64, profileId: String) throws -> ImportedPage {
     let config = try appStoreConfig(appId: appId)
-    let transaction = try verified { try verifier.transaction(jws, for: config.settings) }
+    var stored: [StoredTransaction] = []
+    var refused: [String] = []
+    for jws in page {
+      do {
+        let transaction = try verified { try verifier.transaction(jws, for: config.settings) }
+        stored.append(StoredTransaction(payload: transaction, jws: jws, variationId: nil, owned: true))
+      } catch let error as DomainError {
+        refused.append(error.message)
+      }
+    }
+    guard !stored.isEmpty else { return ImportedPage(recorded: 0, changed: false, refused: refused) }
     let outcome = try purchases.record(
       appId: appId,
       AppStoreFacts(
-        transactions: [StoredTransaction(payload: transaction, jws: jws, variationId: nil, owned: true)],
-        claimant: profileId, sharing: config.compiled.accessLevelSharing, webhooks: config.compiled.webhooks),
+        transactions: stored, claimant: profileId, sharing: config.compiled.accessLevelSharing,
+        webhooks: config.compiled.webhooks),
       at: time.now(), derive: profiles.derivation(config.compiled))
     profiles.changed(outcome.changed, appId)
     if !config.compiled.webhooks.isEmpty { webhooks.kick() }
-    return !outcome.changed.isEmpty
+    return ImportedPage(recorded: stored.count, changed: !outcome.changed.isEmpty, refused: refused)
   }
 
   /// The app's App Store settings, else 422 `app_store_not_configured`.
