@@ -24,6 +24,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 base, secret, public, sample, shots = sys.argv[1:6]
@@ -132,6 +133,18 @@ def figures():
 
 def cells(table):
     return [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")] for row in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+
+
+def notice_containing(text):
+    """The profile page's notice once it says `text` (the page re-renders around it: a node
+    found just before a re-render is stale, so it is looked up again)."""
+    def probe(d):
+        try:
+            found = d.find_elements(By.ID, "profile-notice")
+            return found[0].text if found and text in found[0].text else None
+        except StaleElementReferenceException:
+            return None
+    return wait.until(probe)
 
 
 def no_dialog(where):
@@ -495,22 +508,22 @@ try:
     Select(section.find_element(By.ID, f"grant-length-{owner_id}")).select_by_value("7")
     section.find_element(By.ID, f"grant-reason-{owner_id}").send_keys("support ticket " + PAYLOAD)
     section.find_element(By.CSS_SELECTOR, "button.grant").click()
-    notice = wait.until(EC.visibility_of_element_located((By.ID, "profile-notice"))).text
+    notice = notice_containing("Granted premium")
     check(notice.startswith("Granted premium until"), "a grant from the console: " + notice)
     grants = admin("GET", f"/v1/admin/profiles/{owner_id}/activity")[1]["grants"]
     check(len(grants) == 1 and grants[0]["is_active"] and grants[0]["reason"] == "support ticket " + PAYLOAD and grants[0]["expires_at"],
           f"the API has the grant: {grants}")
-    section = driver.find_element(By.CSS_SELECTOR, f'[data-profile="{owner_id}"]')
+    section = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, f'[data-profile="{owner_id}"]')))
     check(any(row[1] == "Granted" and PAYLOAD in row[2] for row in cells(section.find_element(By.CSS_SELECTOR, '[aria-label="Timeline"]'))),
           "the grant is on the timeline, its reason as text")
     no_dialog("profile support")
     shoot("profile-support")
     section.find_element(By.CSS_SELECTOR, "button.revoke").click()
-    notice = wait.until(lambda d: d.find_element(By.ID, "profile-notice").text if d.find_elements(By.ID, "profile-notice") and "Took back" in d.find_element(By.ID, "profile-notice").text else None)
+    notice = notice_containing("Took back")
     check(not admin("GET", f"/v1/admin/profiles/{owner_id}/activity")[1]["grants"][0]["is_active"], "revoked from the console: " + notice)
-    section = driver.find_element(By.CSS_SELECTOR, f'[data-profile="{owner_id}"]')
+    section = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, f'[data-profile="{owner_id}"]')))
     section.find_element(By.CSS_SELECTOR, "button.refresh").click()
-    notice = wait.until(lambda d: d.find_element(By.ID, "profile-notice").text if d.find_elements(By.ID, "profile-notice") and "Apple answered" in d.find_element(By.ID, "profile-notice").text else None)
+    notice = notice_containing("Apple answered")
     check("Apple answered 1 transaction" in notice, "the history refreshed from Apple: " + notice)
 
     # Keys: create a public key in the console, use it on an SDK route, revoke it in the console.
