@@ -125,15 +125,11 @@ public enum PeerExport: String, Sendable, CaseIterable {
     }
     if let installed = customer.installed { object["installed_at"] = .string(Timestamp.string(installed)) }
     if let country = customer.country, (1...3).contains(country.count) { object["store_country"] = .string(country) }
-    let kept = customer.attributes.filter { name, value in
-      CustomAttributes.apply([name: value], to: [:]).isSuccess && value != .null
-    }
-    if !kept.isEmpty {
-      object["custom_attributes"] = .object(
-        kept.count > 30
-          ? Dictionary(uniqueKeysWithValues: kept.sorted { $0.key < $1.key }.prefix(30).map { ($0.key, $0.value) })
-          : kept)
-    }
+    // The first attributes by name that Tollgate can keep, up to its limit.
+    let kept = customer.attributes.sorted { $0.key < $1.key }.filter { name, value in
+      value != .null && (try? CustomAttributes.apply([name: value], to: [:]).get()) != nil
+    }.prefix(CustomAttributes.maxKeys)
+    if !kept.isEmpty { object["custom_attributes"] = .object(Dictionary(uniqueKeysWithValues: Array(kept))) }
     if !customer.originals.isEmpty {
       object["transaction_ids"] = .array(customer.originals.prefix(20).map(JSONValue.string))
       object["environment"] = .string(customer.sandbox ? "Sandbox" : "Production")
@@ -165,12 +161,5 @@ public enum PeerExport: String, Sendable, CaseIterable {
     formatter.timeZone = TimeZone(identifier: "UTC")
     formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSSSSSZ"
     return formatter.date(from: text)
-  }
-}
-
-extension Result {
-  var isSuccess: Bool {
-    if case .success = self { return true }
-    return false
   }
 }
