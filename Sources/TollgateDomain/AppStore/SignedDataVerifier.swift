@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import Synchronization
 import TollgateSupport
 
 /// Verifies what the App Store signs — StoreKit 2 transactions, renewal infos and App Store
@@ -15,6 +16,8 @@ public struct SignedDataVerifier: Sendable {
   package static let leafOID = "1.2.840.113635.100.6.11.1"
 
   let root: X509Certificate
+  /// Chains already verified (a busy app sees the same few for months).
+  let verifiedChains = VerifiedChains()
   /// False when a root other than Apple Root CA - G3 was configured (tests and demos only).
   public let usesAppleRoot: Bool
 
@@ -57,6 +60,33 @@ public struct SignedDataVerifier: Sendable {
     guard chain.count == 3 else {
       throw .untrustedCertificate("x5c holds \(chain.count) certificates; Apple signs with exactly three")
     }
+    guard let payload = (try? JSONSerialization.jsonObject(with: parts.payload)) as? [String: Any] else {
+      throw .malformed("the JWS payload is not a JSON object")
+    }
+    guard let milliseconds = (payload["signedDate"] as? NSNumber)?.doubleValue else {
+      throw .malformed("the JWS payload has no numeric signedDate")
+    }
+    let signedDate = Date(timeIntervalSince1970: milliseconds / 1000)
+    let leaf = try verifiedLeaf(chain, at: signedDate)
+    guard Self.verifyES256(signature: parts.signature, over: parts.signingInput, key: leaf) else {
+
+      throw .invalidSignature("the signature does not match the header and payload")
+    }
+    return (parts.payload, signedDate)
+  }
+
+  /// The leaf of an x5c chain checked as Apple's verifier does, at `signedDate`. A chain that
+  /// verified once is remembered by its exact text: its signatures, OIDs and path do not change,
+  /// so only each certificate's validity at the new `signedDate` is checked again (the one
+  /// part of OpenSSL's path validation that depends on the date, with no revocation lists).
+  private func verifiedLeaf(_ chain: [String], at signedDate: Date) throws(SignedDataError) -> X509Certificate {
+    if let known = verifiedChains.lookup(chain) {
+      for (name, certificate) in zip(["leaf", "intermediate", "root"], known) where !certificate.isValid(at: signedDate)
+      {
+        throw .untrustedCertificate("the \(name) certificate is not valid at signedDate \(signedDate)")
+      }
+      return known[0]
+    }
     var certificates: [X509Certificate] = []
     for (index, encoded) in chain.enumerated() {
       guard let der = Data(base64Encoded: encoded), let certificate = X509Certificate(der: der) else {
@@ -80,22 +110,13 @@ public struct SignedDataVerifier: Sendable {
     guard leaf.isSigned(by: intermediate) else {
       throw .untrustedCertificate("the leaf certificate is not signed by the intermediate")
     }
-    guard let payload = (try? JSONSerialization.jsonObject(with: parts.payload)) as? [String: Any] else {
-      throw .malformed("the JWS payload is not a JSON object")
-    }
-    guard let milliseconds = (payload["signedDate"] as? NSNumber)?.doubleValue else {
-      throw .malformed("the JWS payload has no numeric signedDate")
-    }
-    let signedDate = Date(timeIntervalSince1970: milliseconds / 1000)
     for (name, certificate) in [("leaf", leaf), ("intermediate", intermediate), ("root", root)]
     where !certificate.isValid(at: signedDate) {
       throw .untrustedCertificate("the \(name) certificate is not valid at signedDate \(signedDate)")
     }
     try verifyPath(leaf: leaf, intermediate: intermediate, at: signedDate)
-    guard Self.verifyES256(signature: parts.signature, over: parts.signingInput, key: leaf) else {
-      throw .invalidSignature("the signature does not match the header and payload")
-    }
-    return (parts.payload, signedDate)
+    verifiedChains.remember(chain, certificates)
+    return leaf
   }
 
   /// OpenSSL's own path validation at `signedDate`, with only the pinned root trusted:
@@ -126,5 +147,19 @@ public struct SignedDataVerifier: Sendable {
   static func verifyES256(signature: Data, over message: Data, key certificate: X509Certificate) -> Bool {
     guard let key = X509_get0_pubkey(certificate.pointer) else { return false }
     return ECDSA.verifyES256(signature: signature, over: message, publicKey: key)
+  }
+}
+
+/// x5c chains that passed every check, by their exact text (a few; forgotten at once when full).
+final class VerifiedChains: Sendable {
+  private let chains = Mutex<[[String]: [X509Certificate]]>([:])
+
+  func lookup(_ chain: [String]) -> [X509Certificate]? { chains.withLock { $0[chain] } }
+
+  func remember(_ chain: [String], _ certificates: [X509Certificate]) {
+    chains.withLock { known in
+      if known.count >= 64 { known.removeAll() }
+      known[chain] = certificates
+    }
   }
 }

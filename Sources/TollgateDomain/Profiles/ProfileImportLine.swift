@@ -147,7 +147,8 @@ public enum ProfileImportLine {
     case .array(let items)? where items.count <= maximumTransactionIds:
       for (index, item) in items.enumerated() {
         switch item {
-        case .string(let value) where value.range(of: "^[0-9]{1,32}$", options: .regularExpression) != nil:
+        case .string(let value)
+        where (1...32).contains(value.utf8.count) && value.utf8.allSatisfy({ (0x30...0x39).contains($0) }):
           transactions.append(value)
         case .int(let value) where value > 0: transactions.append(String(value))
         default: fail("$.transaction_ids[\(index)]", "an App Store transaction id (digits)")
@@ -182,12 +183,16 @@ public enum ProfileImportLine {
     return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(chars[$0]) }.joined(separator: "-")
   }
 
+  /// An ISO 8601 time (fractional seconds and offsets allowed) or a bare date (midnight UTC).
+  /// Format styles are values: building a date formatter per line cost more than the rest of it.
   static func isoDate(_ text: String) -> Date? {
-    let formatter = ISO8601DateFormatter()
-    if let date = formatter.date(from: text) { return date }
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    if let date = formatter.date(from: text) { return date }
-    formatter.formatOptions = [.withFullDate]
-    return formatter.date(from: text)
+    if let date = try? Self.fractional.parse(text) { return date }
+    if let date = try? Self.internet.parse(text) { return date }
+    // The date-only style stops where the date does: only a bare date may use it.
+    return text.utf8.count == 10 ? try? Self.day.parse(text) : nil
   }
+
+  static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+  static let internet = Date.ISO8601FormatStyle()
+  static let day = Date.ISO8601FormatStyle().year().month().day()
 }

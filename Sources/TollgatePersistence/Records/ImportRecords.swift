@@ -49,6 +49,25 @@ public struct ImportBatchOutcome: Sendable, Hashable {
   public init() {}
 }
 
+/// One page of a customer's history as recorded: where the job got to and what the page held.
+public struct HistoryImportPage: Sendable, Hashable {
+  public var job: HistoryImportJob
+  /// Apple's revision after the page.
+  public var revision: String
+  public var transactions: Int
+  /// 1 when the profile's purchases changed.
+  public var changed: Int
+  public var refused: Int
+
+  public init(job: HistoryImportJob, revision: String, transactions: Int, changed: Int, refused: Int) {
+    self.job = job
+    self.revision = revision
+    self.transactions = transactions
+    self.changed = changed
+    self.refused = refused
+  }
+}
+
 /// The job that fetches one imported customer's history from Apple.
 public struct HistoryImportJob: Sendable, Hashable {
   public var appId: Int64

@@ -27,7 +27,8 @@ public final class PostgresStore: RelationalStore {
         WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?
         FOR UPDATE SKIP LOCKED)
       RETURNING \(SQLColumns.job)
-      """)
+      """,
+    planWithValues: "SET LOCAL plan_cache_mode = force_custom_plan")
 
   /// How to connect (with the schema's setup left to each connection): a `CachedStore`
   /// listens for other instances' profile changes on a connection of its own.

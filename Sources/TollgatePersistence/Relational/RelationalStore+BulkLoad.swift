@@ -57,17 +57,44 @@ extension RelationalStore {
     }
   }
 
-  /// Plain inserts, as many rows a statement as the engines' parameter limits allow.
-  static func insertRows(_ db: any SQLConnection, table: String, columns: String, _ rows: [[SQLValue]]) throws {
-    guard let width = rows.first?.count else { return }
+  /// Inserts, as many rows a statement as the engines' parameter limits allow; `suffix` (an
+  /// `ON CONFLICT …` clause, a `RETURNING` list) ends every statement, and the rows it returns
+  /// are answered.
+  @discardableResult
+  static func insertRows(
+    _ db: any SQLConnection, table: String, columns: String, _ rows: [[SQLValue]], suffix: String = ""
+  ) throws -> [SQLRow] {
+    guard let width = rows.first?.count else { return [] }
     let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
-    let perStatement = max(1, 30_000 / width)
-    for start in stride(from: 0, to: rows.count, by: perStatement) {
-      let chunk = rows[start..<min(start + perStatement, rows.count)]
-      try db.query(
-        "INSERT INTO \(table) (\(columns)) VALUES \(Array(repeating: tuple, count: chunk.count).joined(separator: ", "))",
-        chunk.flatMap { $0 })
+    var returned: [SQLRow] = []
+    for range in statementRanges(rows.count, limit: 30_000 / width) {
+      let chunk = rows[range]
+      returned += try db.query(
+        """
+        INSERT INTO \(table) (\(columns)) VALUES \(Array(repeating: tuple, count: chunk.count).joined(separator: ", "))
+        \(suffix)
+        """, chunk.flatMap { $0 })
     }
+    return returned
+  }
+}
+
+extension RelationalStore {
+  /// Splits `count` rows into statements of power-of-two sizes up to `limit` rows: every
+  /// statement text is cached prepared on each connection, so a few sizes are used again
+  /// and again instead of one text for every batch length.
+  static func statementRanges(_ count: Int, limit: Int) -> [Range<Int>] {
+    var largest = 1
+    while largest * 2 <= max(1, limit) { largest *= 2 }
+    var ranges: [Range<Int>] = []
+    var start = 0
+    while start < count {
+      var size = largest
+      while size > count - start { size /= 2 }
+      ranges.append(start..<start + size)
+      start += size
+    }
+    return ranges
   }
 }
 

@@ -92,8 +92,8 @@ extension RelationalStore {
   ) throws {
     let changed = rows.filter { $0.counters.contains { $0 != 0 } }
     let tuple = "(" + Array(repeating: "?", count: 1 + keys.count + counters.count).joined(separator: ", ") + ")"
-    for start in stride(from: 0, to: changed.count, by: 64) {
-      let chunk = changed[start..<min(start + 64, changed.count)]
+    for range in statementRanges(changed.count, limit: 512) {
+      let chunk = changed[range]
       try db.query(
         """
         INSERT INTO \(table) (app_id, \(keys.joined(separator: ", ")), \(counters.joined(separator: ", ")))

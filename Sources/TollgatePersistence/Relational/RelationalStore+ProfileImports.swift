@@ -29,56 +29,107 @@ extension RelationalStore {
     }
   }
 
+  /// Stores a batch in a handful of statements (a statement per table, not per profile: a
+  /// round trip per row made PostgreSQL imports crawl). Profiles already here — by id, or by
+  /// customer user id under another id, or earlier in the batch — are left as they are. A new
+  /// profile has no transaction, view or report yet, so its cohort and Apple Ads install are
+  /// known from its own row and rolled up with the batch.
   public func importBatch(appId: Int64, _ profiles: [ImportedProfile], at: Date) throws -> ImportBatchOutcome {
-    try with { db in
+    let app = SQLValue.integer(appId)
+    return try with { db in
       try db.transaction {
+        if let planWithValues = dialect.planWithValues { try db.execute(planWithValues) }
         var outcome = ImportBatchOutcome()
-        let pending = PendingRollups()
+        var ids: Set<String> = []
+        var customers: Set<String> = []
+        var candidates: [ImportedProfile] = []
         for imported in profiles {
           let profile = imported.profile
-          // A customer already here (live, or imported before under another id) is left as it is.
-          if let customer = profile.customerUserId,
-            try !db.query(
-              "SELECT id FROM profiles WHERE app_id = ? AND customer_user_id = ? AND id <> ? LIMIT 1",
-              [.integer(appId), .text(customer), .text(profile.id)]
-            ).isEmpty
-          {
-            outcome.existing += 1
-            continue
-          }
-          try db.query(
-            """
-            INSERT INTO profiles (app_id, \(SQLColumns.profile)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (app_id, id) DO NOTHING
-            """, [.integer(appId)] + Self.values(profile))
-          guard db.changes == 1 else {
-            outcome.existing += 1
-            continue
-          }
-          outcome.imported += 1
-          try db.query(
-            "INSERT INTO imported_profiles (app_id, profile_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
-            [.integer(appId), .text(profile.id)])
-          if profile.attribution.appleAds != nil {
-            // An install of its campaign on its day, as an attribution applied live is (it rolls the cohort too).
-            try Self.rollAppleAdsInstall(db, appId: appId, profile)
-          } else {
-            try Self.rollCohort(db, appId: appId, profile: profile.id, pending: pending)
-          }
-          if let transaction = imported.transactionIds.first {
-            try db.query(
-              """
-              INSERT INTO history_imports (app_id, profile_id, environment, transaction_id, status, next_try_at,
-              created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT DO NOTHING
-              """,
-              [
-                .integer(appId), .text(profile.id), .text(imported.environment), .text(transaction),
-                .real(at.timeIntervalSince1970), .real(at.timeIntervalSince1970),
-              ])
-            outcome.histories += db.changes
+          if ids.insert(profile.id).inserted, profile.customerUserId.map({ customers.insert($0).inserted }) ?? true {
+            candidates.append(imported)
           }
         }
+        // A customer already here (live, or imported before under another id) is left as it is.
+        var taken: Set<String> = []
+        let named = candidates.compactMap(\.profile.customerUserId)
+        for start in stride(from: 0, to: named.count, by: 500) {
+          let chunk = named[start..<min(start + 500, named.count)]
+          for row in try db.query(
+            """
+            SELECT customer_user_id FROM profiles WHERE app_id = ? AND customer_user_id IS NOT NULL
+            AND customer_user_id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))
+            """, [app] + chunk.map(SQLValue.text))
+          {
+            taken.insert(try row.decode("customer_user_id"))
+          }
+        }
+        candidates.removeAll { $0.profile.customerUserId.map(taken.contains) ?? false }
+        let inserted = Set(
+          try Self.insertRows(
+            db, table: "profiles", columns: BulkRows.profileColumns,
+            candidates.map { BulkRows.profile(appId, $0.profile) },
+            suffix: "ON CONFLICT (app_id, id) DO NOTHING RETURNING id"
+          ).map { try $0.decode("id", as: String.self) })
+        let fresh = candidates.filter { inserted.contains($0.profile.id) }
+        outcome.imported = fresh.count
+        outcome.existing = profiles.count - fresh.count
+        try Self.insertRows(
+          db, table: "imported_profiles", columns: "app_id, profile_id", fresh.map { [app, .text($0.profile.id)] })
+
+        let pending = PendingRollups()
+        var installs = AppleAdsProjection.Changes()
+        var attributed: [[SQLValue]] = []
+        var contributions: [[SQLValue]] = []
+        for imported in fresh {
+          let profile = imported.profile
+          var dimensions = CohortDimensions(
+            installDay: StatsDay.of(profile.createdAt), country: profile.install.storeCountry ?? "")
+          dimensions.imported = true
+          if let payload = profile.attribution.appleAds?.payload, let campaign = payload.campaignId {
+            let group = AppleAdsKey(
+              day: dimensions.installDay, campaign: campaign, adGroup: payload.adGroupId ?? 0,
+              keyword: payload.keywordId ?? 0)
+            dimensions.campaignId = group.campaign
+            dimensions.adGroupId = group.adGroup
+            dimensions.keywordId = group.keyword
+            attributed.append([
+              app, .text(profile.id), .integer(group.day), .integer(group.campaign), .integer(group.adGroup),
+              .integer(group.keyword), .integer(0), .integer(0),
+            ])
+            AppleAdsProjection.install(group, flowInTime: false, purchaser: false, into: &installs)
+          }
+          let contribution = CohortContributionRows(
+            dimensions: dimensions, rows: CohortContribution.changes(installDay: dimensions.installDay, []))
+          for (dimensions, where_, counters) in contribution.changes(from: nil) {
+            CohortSegmentRow.add(dimensions, where_, counters, to: &pending.cohorts)
+          }
+          contributions.append([
+            app, .text(profile.id), Self.json(contribution.dimensions), Self.json(contribution.entries),
+          ])
+        }
+        try Self.insertRows(
+          db, table: "stats_aa_profiles",
+          columns: "app_id, profile_id, day, campaign_id, ad_group_id, keyword_id, flow_in_time, purchaser",
+          attributed)
+        try Self.insertRows(
+          db, table: "stats_cohort_profiles", columns: "app_id, profile_id, dimensions, changes", contributions)
+        try Self.apply(installs, db, appId: appId)
         try Self.write(pending, db, appId: appId)
+
+        let histories: [[SQLValue]] = fresh.compactMap { imported in
+          imported.transactionIds.first.map { transaction in
+            [
+              app, .text(imported.profile.id), .text(imported.environment), .text(transaction), .text("pending"),
+              .real(at.timeIntervalSince1970), .real(at.timeIntervalSince1970),
+            ]
+          }
+        }
+        outcome.histories =
+          try Self.insertRows(
+            db, table: "history_imports",
+            columns: "app_id, profile_id, environment, transaction_id, status, next_try_at, created_at", histories,
+            suffix: "ON CONFLICT DO NOTHING RETURNING profile_id"
+          ).count
         return outcome
       }
     }
@@ -117,77 +168,83 @@ extension RelationalStore {
     }
   }
 
-  public func claimHistoryImport(now: Date, leaseUntil: Date, owner: String) throws -> HistoryImportJob? {
+  public func claimHistoryImports(now: Date, leaseUntil: Date, owner: String, limit: Int) throws
+    -> [HistoryImportJob]
+  {
     let at = SQLValue.real(now.timeIntervalSince1970)
     return try with { db in
       try db.transaction {
-        guard
-          let due = try db.query(
-            """
-            SELECT app_id, profile_id, environment FROM history_imports WHERE status = 'pending' AND next_try_at <= ?
-            AND lease_until <= ? ORDER BY next_try_at LIMIT 1\(dialect.skipLocked)
-            """, [at, at]
-          ).first
-        else { return nil }
-        return try db.query(
+        let due = try db.query(
           """
-          UPDATE history_imports SET lease_until = ?, lease_owner = ?, attempts = attempts + 1
-          WHERE app_id = ? AND profile_id = ? AND environment = ? AND lease_until <= ?
-          RETURNING \(Self.historyImportColumns)
-          """,
-          [
-            .real(leaseUntil.timeIntervalSince1970), .text(owner), .integer(try due.decode("app_id")),
-            .text(try due.decode("profile_id")), .text(try due.decode("environment")), at,
-          ]
-        ).first.map(Self.historyImportJob)
+          SELECT app_id, profile_id, environment FROM history_imports WHERE status = 'pending' AND next_try_at <= ?
+          AND lease_until <= ? ORDER BY next_try_at, app_id, profile_id, environment LIMIT ?\(dialect.skipLocked)
+          """, [at, at, .integer(Int64(limit))])
+        return try due.compactMap { row in
+          try db.query(
+            """
+            UPDATE history_imports SET lease_until = ?, lease_owner = ?, attempts = attempts + 1
+            WHERE app_id = ? AND profile_id = ? AND environment = ? AND lease_until <= ?
+            RETURNING \(Self.historyImportColumns)
+            """,
+            [
+              .real(leaseUntil.timeIntervalSince1970), .text(owner), .integer(try row.decode("app_id")),
+              .text(try row.decode("profile_id")), .text(try row.decode("environment")), at,
+            ]
+          ).first.map(Self.historyImportJob)
+        }
       }
     }
   }
 
-  public func saveHistoryImportPage(
-    _ job: HistoryImportJob, owner: String, revision: String, transactions: Int, changed: Int, refused: Int,
-    leaseUntil: Date
-  ) throws -> Bool {
+  public func saveHistoryImportPages(_ pages: [HistoryImportPage], owner: String, leaseUntil: Date) throws -> [Bool] {
     try with { db in
-      try db.query(
-        """
-        UPDATE history_imports SET revision = ?, transactions = transactions + ?, changed = changed + ?,
-        refused = refused + ?, lease_until = ? WHERE app_id = ? AND profile_id = ? AND environment = ?
-        AND lease_owner = ?
-        """,
-        [
-          .text(revision), .integer(Int64(transactions)), .integer(Int64(changed)), .integer(Int64(refused)),
-          .real(leaseUntil.timeIntervalSince1970), .integer(job.appId), .text(job.profileId), .text(job.environment),
-          .text(owner),
-        ])
-      return db.changes == 1
+      try db.transaction {
+        try pages.map { page in
+          try db.query(
+            """
+            UPDATE history_imports SET revision = ?, transactions = transactions + ?, changed = changed + ?,
+            refused = refused + ?, lease_until = ? WHERE app_id = ? AND profile_id = ? AND environment = ?
+            AND lease_owner = ?
+            """,
+            [
+              .text(page.revision), .integer(Int64(page.transactions)), .integer(Int64(page.changed)),
+              .integer(Int64(page.refused)), .real(leaseUntil.timeIntervalSince1970), .integer(page.job.appId),
+              .text(page.job.profileId), .text(page.job.environment), .text(owner),
+            ])
+          return db.changes == 1
+        }
+      }
     }
   }
 
-  public func finishHistoryImport(_ job: HistoryImportJob, owner: String, _ outcome: HistoryImportOutcome, at: Date)
+  public func finishHistoryImports(_ runs: [(HistoryImportJob, HistoryImportOutcome)], owner: String, at: Date)
     throws
   {
-    let key: [SQLValue] = [.integer(job.appId), .text(job.profileId), .text(job.environment), .text(owner)]
     try with { db in
-      switch outcome {
-      case .done:
-        try db.query(
-          """
-          UPDATE history_imports SET status = 'done', finished_at = ?, lease_until = 0, last_error = NULL
-          WHERE app_id = ? AND profile_id = ? AND environment = ? AND lease_owner = ?
-          """, [.real(at.timeIntervalSince1970)] + key)
-      case .retry(let next, let error):
-        try db.query(
-          """
-          UPDATE history_imports SET next_try_at = ?, last_error = ?, lease_until = 0
-          WHERE app_id = ? AND profile_id = ? AND environment = ? AND lease_owner = ?
-          """, [.real(next.timeIntervalSince1970), .text(error)] + key)
-      case .failed(let error):
-        try db.query(
-          """
-          UPDATE history_imports SET status = 'failed', finished_at = ?, last_error = ?, lease_until = 0
-          WHERE app_id = ? AND profile_id = ? AND environment = ? AND lease_owner = ?
-          """, [.real(at.timeIntervalSince1970), .text(error)] + key)
+      try db.transaction {
+        for (job, outcome) in runs {
+          let key: [SQLValue] = [.integer(job.appId), .text(job.profileId), .text(job.environment), .text(owner)]
+          switch outcome {
+          case .done:
+            try db.query(
+              """
+              UPDATE history_imports SET status = 'done', finished_at = ?, lease_until = 0, last_error = NULL
+              WHERE app_id = ? AND profile_id = ? AND environment = ? AND lease_owner = ?
+              """, [.real(at.timeIntervalSince1970)] + key)
+          case .retry(let next, let error):
+            try db.query(
+              """
+              UPDATE history_imports SET next_try_at = ?, last_error = ?, lease_until = 0
+              WHERE app_id = ? AND profile_id = ? AND environment = ? AND lease_owner = ?
+              """, [.real(next.timeIntervalSince1970), .text(error)] + key)
+          case .failed(let error):
+            try db.query(
+              """
+              UPDATE history_imports SET status = 'failed', finished_at = ?, last_error = ?, lease_until = 0
+              WHERE app_id = ? AND profile_id = ? AND environment = ? AND lease_owner = ?
+              """, [.real(at.timeIntervalSince1970), .text(error)] + key)
+          }
+        }
       }
     }
   }

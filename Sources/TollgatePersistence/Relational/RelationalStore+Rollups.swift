@@ -294,19 +294,25 @@ extension RelationalStore {
 
   /// Adds a projection's changes to `stats_apple_ads` and `stats_apple_ads_revenue`.
   static func apply(_ changes: AppleAdsProjection.Changes, _ db: any SQLConnection, appId: Int64) throws {
+    func key(_ group: AppleAdsKey) -> [SQLValue] {
+      [.integer(group.day), .integer(group.campaign), .integer(group.adGroup), .integer(group.keyword)]
+    }
     func order(_ a: AppleAdsKey, _ b: AppleAdsKey) -> Bool {
       (a.day, a.campaign, a.adGroup, a.keyword) < (b.day, b.campaign, b.adGroup, b.keyword)
     }
-    for (group, counts) in changes.counts.sorted(by: { order($0.key, $1.key) }) {
-      try bumpAppleAds(
-        db, appId: appId, group, installs: counts.installs, flowInTime: counts.flowInTime, purchasers: counts.purchasers
-      )
-    }
-    for (row, gross) in changes.gross.sorted(by: {
-      order($0.key.group, $1.key.group) || ($0.key.group == $1.key.group && $0.key.currency < $1.key.currency)
-    }) {
-      try bumpAppleAdsRevenue(db, appId: appId, row.group, currency: row.currency, gross: gross)
-    }
+    // Many rows a statement, in key order (writers lock rows in one order).
+    try bumpCounters(
+      db, table: "stats_apple_ads", appId: appId, keys: ["day", "campaign_id", "ad_group_id", "keyword_id"],
+      counters: ["installs", "flow_in_time", "purchasers"],
+      changes.counts.sorted { order($0.key, $1.key) }.map { group, counts in
+        (key(group), [counts.installs, counts.flowInTime, counts.purchasers])
+      })
+    try bumpCounters(
+      db, table: "stats_apple_ads_revenue", appId: appId,
+      keys: ["day", "campaign_id", "ad_group_id", "keyword_id", "currency"], counters: ["gross"],
+      changes.gross.sorted {
+        order($0.key.group, $1.key.group) || ($0.key.group == $1.key.group && $0.key.currency < $1.key.currency)
+      }.map { row, gross in (key(row.group) + [.text(row.currency)], [gross]) })
   }
 
   /// Adds a projection's changes to `stats_daily` and `stats_revenue`.
@@ -396,22 +402,6 @@ extension RelationalStore {
       [
         .integer(appId), .integer(key.day), .integer(key.campaign), .integer(key.adGroup), .integer(key.keyword),
         .integer(installs), .integer(flowInTime), .integer(purchasers),
-      ])
-  }
-
-  static func bumpAppleAdsRevenue(
-    _ db: any SQLConnection, appId: Int64, _ key: AppleAdsKey, currency: String, gross: Int64
-  ) throws {
-    try db.query(
-      """
-      INSERT INTO stats_apple_ads_revenue (app_id, day, campaign_id, ad_group_id, keyword_id, currency, gross)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (app_id, day, campaign_id, ad_group_id, keyword_id, currency) DO UPDATE SET
-      gross = stats_apple_ads_revenue.gross + excluded.gross
-      """,
-      [
-        .integer(appId), .integer(key.day), .integer(key.campaign), .integer(key.adGroup), .integer(key.keyword),
-        .text(currency), .integer(gross),
       ])
   }
 }

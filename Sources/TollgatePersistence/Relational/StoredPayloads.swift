@@ -14,15 +14,26 @@ final class StoredPayloads: Sendable {
   static let shared = StoredPayloads(limit: 8_192)
 
   private let limit: Int
-  private let decoded = Mutex<[Data: TransactionPayload]>([:])
+  private let decoded = Mutex<[Text: TransactionPayload]>([:])
+
+  /// A payload's text as a key hashed over every byte: `Data` hashes only its first 80, and
+  /// every payload begins the same way, so keyed by `Data` the cache was one long chain of
+  /// collisions (a lookup compared against thousands of entries).
+  struct Text: Hashable {
+    let bytes: Data
+
+    func hash(into hasher: inout Hasher) {
+      bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+  }
 
   init(limit: Int) { self.limit = limit }
 
   /// The payload in `row`'s `column`.
   func payload(_ row: SQLRow, column: String = "payload") throws -> TransactionPayload {
-    let text: Data = try row.decode(column)
+    let text = Text(bytes: try row.decode(column))
     if let known = decoded.withLock({ $0[text] }) { return known }
-    let payload = try WireCoding.decoder.decode(TransactionPayload.self, from: text)
+    let payload = try WireCoding.decoder.decode(TransactionPayload.self, from: text.bytes)
     decoded.withLock { cache in
       if cache.count >= limit { cache.removeAll(keepingCapacity: true) }
       cache[text] = payload

@@ -14,15 +14,13 @@ public protocol ProfileImportRepository: Sendable {
   func finishImport(_ record: ProfileImportRecord) throws
   /// An import of the app.
   func profileImport(appId: Int64, id: Int64) throws -> ProfileImportRecord?
-  /// Takes one history job due now, leased until `leaseUntil`.
-  func claimHistoryImport(now: Date, leaseUntil: Date, owner: String) throws -> HistoryImportJob?
-  /// Stores the revision a job reached and what the page held; false when the lease was lost.
-  func saveHistoryImportPage(
-    _ job: HistoryImportJob, owner: String, revision: String, transactions: Int, changed: Int, refused: Int,
-    leaseUntil: Date
-  ) throws -> Bool
-  /// Records how a job's run ended.
-  func finishHistoryImport(_ job: HistoryImportJob, owner: String, _ outcome: HistoryImportOutcome, at: Date) throws
+  /// Takes up to `limit` history jobs due now, leased until `leaseUntil`, in one transaction.
+  func claimHistoryImports(now: Date, leaseUntil: Date, owner: String, limit: Int) throws -> [HistoryImportJob]
+  /// Stores the revision each job reached and what its page held, in one transaction; for
+  /// each page, whether its lease still held (false: another worker took the job over).
+  func saveHistoryImportPages(_ pages: [HistoryImportPage], owner: String, leaseUntil: Date) throws -> [Bool]
+  /// Records how each job's run ended, in one transaction.
+  func finishHistoryImports(_ runs: [(HistoryImportJob, HistoryImportOutcome)], owner: String, at: Date) throws
   /// The app's history jobs, counted.
   func historyImportProgress(appId: Int64) throws -> HistoryImportProgress
   /// How many profiles the app has.

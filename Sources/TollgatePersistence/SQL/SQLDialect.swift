@@ -15,6 +15,10 @@ struct SQLDialect: Sendable {
   var announceChannel: String? = nil
   /// Claims due attribution jobs: parameters (lease end, now, limit); returns job columns.
   let claimJobs: String
+  /// Run first in a bulk transaction whose lookups must be planned with their values: a plan
+  /// cached while a table was still small scans it whole once it has grown (PostgreSQL's
+  /// generic plans; nil where plans are not cached across executions that way).
+  var planWithValues: String? = nil
 
   /// One statement announcing a profile (parameter: `appId:profileId`).
   var announceProfile: String? {

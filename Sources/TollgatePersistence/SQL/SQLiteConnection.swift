@@ -31,6 +31,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     // FULL: a commit is on disk before the caller hears about it, even on power loss.
     try execute(relaxed ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL")
     try execute("PRAGMA foreign_keys = ON")
+    try execute("PRAGMA mmap_size = 268435456")
   }
 
   deinit { close() }

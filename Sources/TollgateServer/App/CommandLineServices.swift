@@ -66,6 +66,6 @@ extension HistoryImporter {
   public convenience init(database: any Database, time: any TimeSource = SystemTimeSource()) {
     self.init(
       imports: database, keys: database, api: AppStoreServerClient(), secrets: nil, time: time, logger: Logger(),
-      settings: { _ in nil }, record: { _, _, _ in ImportedPage(recorded: 0, changed: false, refused: []) })
+      settings: { _ in nil }, record: { _, _ in [] })
   }
 }

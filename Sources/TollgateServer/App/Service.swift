@@ -94,7 +94,7 @@ public final class Service: Sendable {
     let historyImporter = HistoryImporter(
       imports: database, keys: database, api: configuration.appStoreServerAPI, secrets: configuration.secrets,
       time: time, logger: logger, settings: { currentConfig($0)?.appStore },
-      record: { appId, profileId, page in try purchases.record(imported: page, appId: appId, profileId: profileId) })
+      record: { appId, pages in try purchases.record(imported: pages, appId: appId) })
     let refresher = HistoryRefresher(
       store: database, purchases: database, api: configuration.appStoreServerAPI, secrets: configuration.secrets,
       time: time, logger: logger, settings: { currentConfig($0)?.appStore }, record: recorded)

@@ -135,6 +135,30 @@ import TollgateTestSupport
     #expect(error?.message.contains("not valid at signedDate") == true)
   }
 
+  @Test func aRememberedChainStillChecksEachDateAndSignature() throws {
+    // The real notification verifies, so its chain is remembered; the same chain then carries
+    // a payload dated after the leaf expired, and one edited, and a chain differing in one byte.
+    _ = try verifier.verify(Self.realNotification)
+    let (header, payload, segments, x5c) = Self.realParts
+    var late = payload
+    late["signedDate"] = 1_800_000_000_000
+    let expired = refusal {
+      _ = try verifier.verify([segments[0], Self.encode(late), segments[2]].joined(separator: "."))
+    }
+    #expect(expired?.code == "untrusted_certificate" && expired?.message.contains("not valid at signedDate") == true)
+    var edited = payload
+    edited["notificationType"] = "REFUND"
+    let forged = [segments[0], Self.encode(edited), segments[2]].joined(separator: ".")
+    #expect(refusal { _ = try verifier.verify(forged) }?.code == "invalid_signature")
+    var otherHeader = header
+    var chain = x5c
+    chain[1] = String(chain[1].dropLast(4)) + "AAA="
+    otherHeader["x5c"] = chain
+    let otherChain = [Self.encode(otherHeader), segments[1], segments[2]].joined(separator: ".")
+    #expect(refusal { _ = try verifier.verify(otherChain) } != nil, "a chain not byte-identical is checked afresh")
+    #expect(verifier.verifiedChains.lookup(chain) == nil && verifier.verifiedChains.lookup(x5c) != nil)
+  }
+
   @Test func garbageIsMalformed() {
     for text in ["", "a.b", "not.a.jws!", "e30.e30.e30.e30"] {
       #expect(refusal { _ = try verifier.verify(text) }?.code == "malformed_jws", "\(text)")

@@ -65,6 +65,15 @@ struct StoreConformanceTests {
     #expect(outcome.imported == 2 && outcome.existing == 0 && outcome.histories == 1)
     outcome = try store.importBatch(appId: app.id, batch, at: now)
     #expect(outcome.imported == 0 && outcome.existing == 2 && outcome.histories == 0, "the same lines change nothing")
+    // Twice in one batch, or a customer already here under another id: the first stays.
+    let twice = try line(#"{"customer_user_id":"u3","installed_at":"2027-01-03T00:00:00Z"}"#)
+    var u1Again = try line(#"{"customer_user_id":"u1","installed_at":"2027-01-05T00:00:00Z"}"#)
+    u1Again.profile.id = "0c6f3a52-0000-4000-8000-000000000001"
+    outcome = try store.importBatch(appId: app.id, [twice, twice, u1Again], at: now)
+    #expect(outcome.imported == 1 && outcome.existing == 2 && outcome.histories == 0)
+    let live = try store.rollupSnapshot(appId: app.id)
+    try store.rebuildRollups(appId: app.id)
+    #expect(live == (try store.rollupSnapshot(appId: app.id)), "the cohorts and Apple Ads installs equal a rebuild")
     let u1 = try #require(try store.profile(appId: app.id, customerUserId: "u1"))
     #expect(u1.createdAt == Date(timeIntervalSince1970: 1_798_761_600))
     var record = try #require(try store.profileImport(appId: app.id, id: id))
@@ -72,20 +81,22 @@ struct StoreConformanceTests {
     record.refusals = "{}\n"
     try store.finishImport(record)
     #expect(try store.profileImport(appId: app.id, id: id)?.lines == 2)
-    let job = try #require(try store.claimHistoryImport(now: now, leaseUntil: now + 120, owner: "a"))
-    #expect(job.transactionId == "100" && job.revision == nil && job.attempts == 1)
-    #expect(try store.claimHistoryImport(now: now, leaseUntil: now + 120, owner: "b") == nil, "leased")
+    let jobs = try store.claimHistoryImports(now: now, leaseUntil: now + 120, owner: "a", limit: 64)
+    let job = try #require(jobs.first)
+    #expect(jobs.count == 1 && job.transactionId == "100" && job.revision == nil && job.attempts == 1)
+    #expect(try store.claimHistoryImports(now: now, leaseUntil: now + 120, owner: "b", limit: 64).isEmpty, "leased")
+    let page = HistoryImportPage(job: job, revision: "rev-2", transactions: 2, changed: 1, refused: 0)
+    #expect(try store.saveHistoryImportPages([page], owner: "a", leaseUntil: now + 120) == [true])
+    var stranger = page
+    stranger.revision = "rev-9"
     #expect(
-      try store.saveHistoryImportPage(
-        job, owner: "a", revision: "rev-2", transactions: 2, changed: 1, refused: 0, leaseUntil: now + 120))
-    #expect(
-      try !store.saveHistoryImportPage(
-        job, owner: "b", revision: "rev-9", transactions: 9, changed: 0, refused: 0, leaseUntil: now + 120),
+      try store.saveHistoryImportPages([stranger], owner: "b", leaseUntil: now + 120) == [false],
       "another owner's page is refused")
     // The lease runs out: another instance resumes at the revision reached.
-    let resumed = try #require(try store.claimHistoryImport(now: now + 121, leaseUntil: now + 241, owner: "b"))
+    let resumed = try #require(
+      try store.claimHistoryImports(now: now + 121, leaseUntil: now + 241, owner: "b", limit: 64).first)
     #expect(resumed.revision == "rev-2" && resumed.transactions == 2 && resumed.attempts == 2)
-    try store.finishHistoryImport(resumed, owner: "b", .done, at: now + 130)
+    try store.finishHistoryImports([(resumed, .done)], owner: "b", at: now + 130)
     let progress = try store.historyImportProgress(appId: app.id)
     #expect(progress.customers == 1 && progress.done == 1 && progress.transactions == 2 && progress.pending == 0)
   }

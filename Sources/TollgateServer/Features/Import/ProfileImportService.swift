@@ -63,7 +63,7 @@ public final class ProfileImportService: Sendable {
   /// Told when history jobs were created (nil in the command line: a server picks them up).
   let histories: (@Sendable () -> Void)?
   /// Lines stored per transaction.
-  static let batchSize = 1_000
+  static let batchSize = 10_000
   /// Refusals kept with the import.
   static let keptRefusals = 10_000
 

@@ -23,73 +23,87 @@ package struct PurchaseRecorder {
   package func record(
     appId: Int64, _ facts: AppStoreFacts, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
   ) throws -> AppStoreFactsOutcome {
+    try purchases.purchases(appId: appId) { rows in try record(facts, rows, at: at, derive: derive) }
+  }
+
+  /// Records many batches of facts in one unit of work (an import's pages for many
+  /// customers: one commit, not one per customer); nothing is kept if one fails.
+  package func record(
+    appId: Int64, _ batches: [AppStoreFacts], at: Date, derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> [AppStoreFactsOutcome] {
     try purchases.purchases(appId: appId) { rows in
-      var outcome = AppStoreFactsOutcome()
-      if let notification = facts.notification, try !rows.insert(notification, at: at) {
-        outcome.duplicate = true
-        return outcome
-      }
-      if let request = facts.refundRequest { _ = try rows.insert(request) }
-      // Apple's answer to a refund request closes it.
-      let closing = ["REFUND": "refunded", "REFUND_DECLINED": "declined"]
-      if let type = facts.notification?.fact.type, let outcome = closing[type] {
-        for stored in facts.transactions {
-          try rows.closeRefundRequests(transactionId: stored.payload.transactionId, outcome: outcome, at: at)
-        }
-      }
-      var originals: [String] = []
-      var events: [PendingWebhookEvent] = []
-      for stored in facts.transactions {
-        let original = stored.payload.originalTransactionId
-        let buyer = try facts.claimant ?? Self.purchaser(of: stored.payload, rows)
-        events += try store(stored, buyer: buyer, rows, at: at)
-        if !originals.contains(original) { originals.append(original) }
-      }
-      if let original = facts.notification?.fact.originalTransactionId, !originals.contains(original) {
-        originals.append(original)
-      }
-      try rows.rollSubscriptions(originals)
-      // Facts kept unowned (a notification before the SDK's transaction) join a claimant
-      // that bought under the same appAccountToken.
-      if facts.claimant != nil {
-        let tokens = Set(facts.transactions.compactMap { $0.payload.appAccountToken?.lowercased() })
-        for token in tokens.sorted() {
-          for original in try rows.unownedSubscriptions(token: token) where !originals.contains(original) {
-            originals.append(original)
-          }
-        }
-      }
-      var affected: Set<String> = []
-      for original in originals {
-        let owners = try rows.owners(of: original)
-        affected.formUnion(owners)
-        // Apple's notification names the profile through the appAccountToken the SDK set.
-        let token = facts.transactions.first { $0.payload.originalTransactionId == original }?.payload.appAccountToken
-        let decision = PurchaseOwnership.decide(
-          claimant: facts.claimant, sharing: facts.sharing, owners: owners,
-          tokenProfile: facts.claimant == nil && owners.isEmpty ? try Self.existingProfile(token, rows) : nil)
-        switch decision {
-        case .link(let profileId, let removing):
-          for other in removing { try rows.unlink(original, from: other) }
-          try rows.link(original, to: profileId, at: at)
-          affected.insert(profileId)
-        case .keep: break
-        case .unowned: outcome.unowned.append(original)
-        }
-      }
-      if let claimant = facts.claimant { affected.insert(claimant) }
-      for profileId in affected.sorted() {
-        if let (before, changed) = try Self.rederive(profileId, rows, at: at, derive: derive) {
-          outcome.changed.append(changed)
-          events += WebhookData.changes(profileId: profileId, from: before, to: changed.purchases)
-        }
-      }
-      try rows.enqueue(events, to: facts.webhooks, at: at)
-      if let claimant = facts.claimant {
-        outcome.claimant = try outcome.changed.first { $0.id == claimant } ?? rows.profile(claimant)
-      }
+      try batches.map { try record($0, rows, at: at, derive: derive) }
+    }
+  }
+
+  private func record(
+    _ facts: AppStoreFacts, _ rows: any PurchaseUnitOfWork, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> AppStoreFactsOutcome {
+    var outcome = AppStoreFactsOutcome()
+    if let notification = facts.notification, try !rows.insert(notification, at: at) {
+      outcome.duplicate = true
       return outcome
     }
+    if let request = facts.refundRequest { _ = try rows.insert(request) }
+    // Apple's answer to a refund request closes it.
+    let closing = ["REFUND": "refunded", "REFUND_DECLINED": "declined"]
+    if let type = facts.notification?.fact.type, let outcome = closing[type] {
+      for stored in facts.transactions {
+        try rows.closeRefundRequests(transactionId: stored.payload.transactionId, outcome: outcome, at: at)
+      }
+    }
+    var originals: [String] = []
+    var events: [PendingWebhookEvent] = []
+    for stored in facts.transactions {
+      let original = stored.payload.originalTransactionId
+      let buyer = try facts.claimant ?? Self.purchaser(of: stored.payload, rows)
+      events += try store(stored, buyer: buyer, rows, at: at)
+      if !originals.contains(original) { originals.append(original) }
+    }
+    if let original = facts.notification?.fact.originalTransactionId, !originals.contains(original) {
+      originals.append(original)
+    }
+    try rows.rollSubscriptions(originals)
+    // Facts kept unowned (a notification before the SDK's transaction) join a claimant
+    // that bought under the same appAccountToken.
+    if facts.claimant != nil {
+      let tokens = Set(facts.transactions.compactMap { $0.payload.appAccountToken?.lowercased() })
+      for token in tokens.sorted() {
+        for original in try rows.unownedSubscriptions(token: token) where !originals.contains(original) {
+          originals.append(original)
+        }
+      }
+    }
+    var affected: Set<String> = []
+    for original in originals {
+      let owners = try rows.owners(of: original)
+      affected.formUnion(owners)
+      // Apple's notification names the profile through the appAccountToken the SDK set.
+      let token = facts.transactions.first { $0.payload.originalTransactionId == original }?.payload.appAccountToken
+      let decision = PurchaseOwnership.decide(
+        claimant: facts.claimant, sharing: facts.sharing, owners: owners,
+        tokenProfile: facts.claimant == nil && owners.isEmpty ? try Self.existingProfile(token, rows) : nil)
+      switch decision {
+      case .link(let profileId, let removing):
+        for other in removing { try rows.unlink(original, from: other) }
+        try rows.link(original, to: profileId, at: at)
+        affected.insert(profileId)
+      case .keep: break
+      case .unowned: outcome.unowned.append(original)
+      }
+    }
+    if let claimant = facts.claimant { affected.insert(claimant) }
+    for profileId in affected.sorted() {
+      if let (before, changed) = try Self.rederive(profileId, rows, at: at, derive: derive) {
+        outcome.changed.append(changed)
+        events += WebhookData.changes(profileId: profileId, from: before, to: changed.purchases)
+      }
+    }
+    try rows.enqueue(events, to: facts.webhooks, at: at)
+    if let claimant = facts.claimant {
+      outcome.claimant = try outcome.changed.first { $0.id == claimant } ?? rows.profile(claimant)
+    }
+    return outcome
   }
 
   /// Re-derives one profile's purchases (an expiry came due, access levels reconfigured);

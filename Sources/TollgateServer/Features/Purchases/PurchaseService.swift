@@ -170,32 +170,44 @@ final class PurchaseService: Sendable {
     return !outcome.changed.isEmpty
   }
 
-  /// A page of an imported customer's history from Apple: each transaction verified (one
-  /// that does not is refused and reported, never applied), the rest recorded in one unit of
-  /// work, owned by the profile it was imported for, credited to no paywall (bought before
-  /// Tollgate).
-  func record(imported page: [String], appId: Int64, profileId: String) throws -> ImportedPage {
+  /// Records pages of imported customers' histories (each page's transactions owned by its
+  /// profile, credited to no paywall) in one unit of work; what each page did, in order. A
+  /// transaction that does not verify is refused on its own; the rest of its page is kept.
+  func record(imported pages: [(profileId: String, page: [String])], appId: Int64) throws -> [ImportedPage] {
     let config = try appStoreConfig(appId: appId)
-    var stored: [StoredTransaction] = []
-    var refused: [String] = []
-    for jws in page {
-      do {
-        let transaction = try verified { try verifier.transaction(jws, for: config.settings) }
-        stored.append(StoredTransaction(payload: transaction, jws: jws, variationId: nil, owned: true))
-      } catch let error as DomainError {
-        refused.append(error.message)
+    var facts: [AppStoreFacts] = []
+    var refusals: [[String]] = []
+    for (profileId, page) in pages {
+      var stored: [StoredTransaction] = []
+      var refused: [String] = []
+      for jws in page {
+        do {
+          let transaction = try verified { try verifier.transaction(jws, for: config.settings) }
+          stored.append(StoredTransaction(payload: transaction, jws: jws, variationId: nil, owned: true))
+        } catch let error as DomainError {
+          refused.append(error.message)
+        }
       }
+      facts.append(
+        AppStoreFacts(
+          transactions: stored, claimant: profileId, sharing: config.compiled.accessLevelSharing,
+          webhooks: config.compiled.webhooks))
+      refusals.append(refused)
     }
-    guard !stored.isEmpty else { return ImportedPage(recorded: 0, changed: false, refused: refused) }
-    let outcome = try purchases.record(
-      appId: appId,
-      AppStoreFacts(
-        transactions: stored, claimant: profileId, sharing: config.compiled.accessLevelSharing,
-        webhooks: config.compiled.webhooks),
-      at: time.now(), derive: profiles.derivation(config.compiled))
-    profiles.changed(outcome.changed, appId)
-    if !config.compiled.webhooks.isEmpty { webhooks.kick() }
-    return ImportedPage(recorded: stored.count, changed: !outcome.changed.isEmpty, refused: refused)
+    let recording = facts.indices.filter { !facts[$0].transactions.isEmpty }
+    let outcomes =
+      recording.isEmpty
+      ? []
+      : try purchases.record(
+        appId: appId, recording.map { facts[$0] }, at: time.now(), derive: profiles.derivation(config.compiled))
+    var pagesDone = facts.indices.map { ImportedPage(recorded: 0, changed: false, refused: refusals[$0]) }
+    for (index, outcome) in zip(recording, outcomes) {
+      profiles.changed(outcome.changed, appId)
+      pagesDone[index].recorded = facts[index].transactions.count
+      pagesDone[index].changed = !outcome.changed.isEmpty
+    }
+    if !config.compiled.webhooks.isEmpty && !recording.isEmpty { webhooks.kick() }
+    return pagesDone
   }
 
   /// The app's App Store settings, else 422 `app_store_not_configured`.
