@@ -82,11 +82,11 @@ enum ImportAtScale {
     let imports = ProfileImportService(database: store)
     let importing = Date()
     let session = try imports.begin(appId: app.id, source: "ndjson", by: "bench")
-    let formatter = ISO8601DateFormatter()
+    let formatter = Date.ISO8601FormatStyle()
     for index in 0..<profiles {
       let installed = now.addingTimeInterval(-Double(100 + index % 600) * 86_400)
       var line =
-        #"{"customer_user_id":"customer-\#(index)","installed_at":"\#(formatter.string(from: installed))","store_country":"USA","app_version":"4.2.0""#
+        #"{"customer_user_id":"customer-\#(index)","installed_at":"\#(formatter.format(installed))","store_country":"USA","app_version":"4.2.0""#
       if index % 5 == 1 {
         line += #","apple_ads":{"campaign_id":542370539,"ad_group_id":542370540,"keyword_id":\#(700_000 + index % 50)}"#
       }

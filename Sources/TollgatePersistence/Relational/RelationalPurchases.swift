@@ -10,6 +10,9 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   private let store: Store
   /// Profiles saved, announced after the commit.
   private(set) var saved: [String] = []
+  /// Rollup rows the unit's subscriptions and cohorts change, written once before the commit
+  /// (a unit recording many customers bumps a shared day's row once, not once per customer).
+  let pending = PendingRollups()
 
   init(_ db: any SQLConnection, appId: Int64, store: Store) {
     self.db = db
@@ -125,13 +128,11 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func rollSubscriptions(_ originals: [String]) throws {
-    let pending = PendingRollups()
     for original in originals {
       try Store.rollTrial(db, appId: appId, original: original)
       try Store.rollSubscription(db, appId: appId, original: original, pending: pending)
     }
     try Store.rollCohorts(db, appId: appId, originals: originals, pending: pending)
-    try Store.write(pending, db, appId: appId)
   }
 
   func noteSubscriptionEnd(_ original: String, environment: String, periodEnd: Date) throws {

@@ -21,7 +21,7 @@ struct Contribution<Dimensions: Codable & Equatable, Where: Codable & Hashable &
   var rows: [Where: Counters]
 
   /// One stored row (sorted, so the stored text is the same however it was made).
-  struct Entry: Codable, Equatable {
+  struct Entry: Codable, Hashable {
     var `where`: Where
     var counters: [Int64]
   }

@@ -64,10 +64,11 @@ extension RelationalStore {
           }
         }
         candidates.removeAll { $0.profile.customerUserId.map(taken.contains) ?? false }
+        let columns = JSONColumns(remembering: true)
         let inserted = Set(
           try Self.insertRows(
             db, table: "profiles", columns: BulkRows.profileColumns,
-            candidates.map { BulkRows.profile(appId, $0.profile) },
+            candidates.map { [app] + Self.values($0.profile, encoding: columns) },
             suffix: "ON CONFLICT (app_id, id) DO NOTHING RETURNING id"
           ).map { try $0.decode("id", as: String.self) })
         let fresh = candidates.filter { inserted.contains($0.profile.id) }
@@ -104,7 +105,7 @@ extension RelationalStore {
             CohortSegmentRow.add(dimensions, where_, counters, to: &pending.cohorts)
           }
           contributions.append([
-            app, .text(profile.id), Self.json(contribution.dimensions), Self.json(contribution.entries),
+            app, .text(profile.id), columns.encode(contribution.dimensions), columns.encode(contribution.entries),
           ])
         }
         try Self.insertRows(

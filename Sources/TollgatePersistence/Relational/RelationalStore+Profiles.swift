@@ -177,10 +177,8 @@ extension RelationalStore {
     return profile
   }
 
-  static func values(_ profile: ProfileRecord) -> [SQLValue] {
-    func json<T: Encodable>(_ value: T) -> SQLValue {
-      .text(String(decoding: WireCoding.encode(value), as: UTF8.self))
-    }
+  static func values(_ profile: ProfileRecord, encoding columns: JSONColumns = JSONColumns()) -> [SQLValue] {
+    func json<T: Encodable & Hashable>(_ value: T) -> SQLValue { columns.encode(value) }
     return [
       .text(profile.id), .integer(profile.version),
       profile.customerUserId.map(SQLValue.text) ?? .null,
