@@ -161,6 +161,7 @@ enum Demo {
     try await appStoreStep(
       revenue: revenue, server: server, store: store, secrets: secrets, time: time, apple: appStoreAPI,
       key: appStoreKey, app: keys.app)
+    try await importStep(revenue: revenue, server: server, time: time, apple: appStoreAPI)
 
     while await server.service.webhooks.processDue() > 0 {}
     let events = receiver.events
@@ -263,6 +264,61 @@ enum Demo {
       ["lifetime": true, "reason": "goodwill after a refund"], as: AccessGrantAnswer.self)
     say(
       "$ tollgate access grant \(subscribers[2].profile) premium --lifetime --reason \"goodwill after a refund\"\n   premium \(grant.profile.accessLevels["premium"]?.isActive == true ? "active again" : "inactive") (store \(grant.profile.accessLevels["premium"]?.store ?? ""))"
+    )
+  }
+
+  /// Customers from before Tollgate: profiles installed in the months before the demo's first
+  /// live install, a fifth of them subscribers whose App Store history Apple's API answers.
+  static func importStep(revenue: DemoRevenue, server: Server, time: DemoTime, apple: AppStoreServerSandbox)
+    async throws
+  {
+    say("\n10. Customers from before Tollgate: 240 profiles with their install dates, histories fetched from Apple")
+    let day: Int64 = 86_400_000
+    let now = Int64(time.now().timeIntervalSince1970 * 1000)
+    let firstLive = now - Int64(DemoRevenue.spreadDays) * day
+    var lines: [String] = []
+    for index in 0..<240 {
+      let installed = firstLive - Int64(2 + index % 150) * day - Int64(index) * 60_000
+      var line: [String: Any] = [
+        "customer_user_id": "legacy-\(index)",
+        "installed_at": Timestamp.string(Date(timeIntervalSince1970: Double(installed) / 1000)),
+        "store_country": ["USA", "DEU", "FRA"][index % 3], "app_version": "3.9.\(index % 4)",
+      ]
+      if index % 5 == 0 {
+        // A monthly subscriber since the day after install, renewed every month until now.
+        let original = String(8_000_000_000 + index * 100)
+        var signed: [String] = []
+        var start = installed + day
+        var month = 0
+        while start < now {
+          let transaction: [String: Any] = [
+            "transactionId": month == 0 ? original : String(8_000_000_000 + index * 100 + month),
+            "originalTransactionId": original, "bundleId": "com.example.tollgate", "productId": "pro_monthly",
+            "purchaseDate": start, "originalPurchaseDate": installed + day, "expiresDate": start + 30 * day,
+            "signedDate": start, "type": "Auto-Renewable Subscription", "environment": "Sandbox",
+            "transactionReason": month == 0 ? "PURCHASE" : "RENEWAL", "inAppOwnershipType": "PURCHASED",
+            "currency": "USD", "price": 9_990,
+          ]
+          signed.append(try revenue.signer.sign(json: transaction))
+          start += 30 * day
+          month += 1
+        }
+        apple.history(signed, for: [original])
+        line["transaction_ids"] = [original]
+        line["environment"] = "Sandbox"
+      }
+      lines.append(
+        String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self))
+    }
+    let summary = try await revenue.importProfiles(lines)
+    say(
+      "$ tollgate import profiles customers.ndjson --app demo\nimport \(summary.importId): \(summary.lines) lines, \(summary.imported) profiles imported, \(summary.existing) already there, \(summary.refused) refused, \(summary.histories) histories to fetch"
+    )
+    server.service.historyImporter.waitUntilIdle()
+    while await server.service.historyImporter.processDue() > 0 {}
+    let status = try await revenue.admin("/v1/admin/history-import", as: HistoryImportStatus.self)
+    say(
+      "$ tollgate import history --app demo\nApp Store histories: \(status.done) of \(status.customers) customers done, \(status.failed) failed, \(status.pending) pending; \(status.transactions) transactions, \(status.refused) refused"
     )
   }
 

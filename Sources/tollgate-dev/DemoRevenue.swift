@@ -181,6 +181,20 @@ struct DemoRevenue {
     _ = try await request("POST", path, body: body, authorization: key)
   }
 
+  /// Imports NDJSON lines of profiles through the admin API; what the import did.
+  func importProfiles(_ lines: [String]) async throws -> ProfileImportSummary {
+    var request = URLRequest(url: URL(string: base.absoluteString + "/v1/admin/imports")!)
+    request.httpMethod = "POST"
+    request.setValue("Bearer \(keys.secretKey)", forHTTPHeaderField: "Authorization")
+    request.setValue("application/x-ndjson", forHTTPHeaderField: "Content-Type")
+    request.httpBody = Data((lines.joined(separator: "\n") + "\n").utf8)
+    let (data, response) = try await URLSession.shared.data(for: request)
+    guard (response as? HTTPURLResponse)?.statusCode == 201 else {
+      throw Failure("demo: POST /v1/admin/imports answered \(String(decoding: data, as: UTF8.self))", status: 1)
+    }
+    return try WireCoding.decoder.decode(ProfileImportSummary.self, from: data)
+  }
+
   /// The admin API's answer, decoded.
   func admin<T: Decodable>(_ path: String, as type: T.Type) async throws -> T {
     let data = try await request("GET", path, body: nil, authorization: "Bearer \(keys.secretKey)")

@@ -329,6 +329,18 @@ try:
     order = admin("GET", "/v1/admin/app-store/orders/MQ5LTJ8KW2")[1]
     owner_id = order["transactions"][0]["owners"][0]
     check(owner_id in found and order["transactions"][0]["transaction_id"] in found, "App Store: the order finds its transaction and profile: " + found[:160])
+    # The demo's customers from before Tollgate: the import and their histories from Apple.
+    imports = admin("GET", "/v1/admin/imports")[1]
+    rows = cells(driver.find_element(By.ID, "profile-imports"))
+    check(len(rows) == len(imports["imports"]) == 1 and rows[0][3] == intl("count", imports["imports"][0]["imported"]) == "240",
+          f"App Store: the import is listed with its profiles: {rows}")
+    histories = admin("GET", "/v1/admin/history-import")[1]
+    progress = driver.find_element(By.ID, "history-import")
+    check(f"{histories['done']} of {histories['customers']} customers done" in progress.text and histories["pending"] == 0,
+          "App Store: the histories fetched from Apple: " + progress.text[:160])
+    check(progress.find_element(By.TAG_NAME, "progress").get_attribute("value") == str(histories["customers"]), "the progress bar is full")
+    check(imports["switch_over_day"] and "Switched over on" in driver.find_element(By.ID, "app-store-imports").text,
+          f"App Store: the switch-over day {imports['switch_over_day']} is named")
     shoot("app-store")
 
     # Apple Ads: by campaign, then by keyword, with the demo's imported spend (Sandbox money).
@@ -404,6 +416,9 @@ try:
           "subscriptions: new paid subscriptions add up")
     wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 1)
     check(driver.find_element(By.ID, "subscriptions-csv").is_displayed(), "a CSV download is offered")
+    check(driver.find_elements(By.ID, "switch-over") and driver.execute_script(
+        "return Object.values(Chart.instances).some((c) => (c.config.plugins || []).some((p) => p.id === 'switchOver'))"),
+        "subscriptions: the switch-over day is marked on the chart and named under it")
     shoot("subscriptions")
 
     # Cohorts: by week, organic vs Apple Ads, the demo's Sandbox money.
@@ -425,6 +440,8 @@ try:
     check(any(cohort["segment"] == "apple_ads" for cohort in cohort_report["cohorts"]), "the demo's Apple Ads installs form cohorts")
     wait.until(lambda d: d.execute_script("return Object.keys(Chart.instances).length") >= 1)
     check(True, "the LTV curves are drawn")
+    markers = driver.find_elements(By.CSS_SELECTOR, "#cohorts-table .marker")
+    check(markers and driver.find_elements(By.ID, "switch-over"), f"cohorts: the switch-over cohort is marked ({len(markers)})")
     shoot("cohorts")
 
     # Configuration: mistakes are listed at their paths and nothing is applied; the fix is served.

@@ -158,15 +158,42 @@ extension RelationalStore {
         SELECT id, app_id, source, started_at, finished_at, lines, imported, existing, refused, histories, refusals,
         requested_by FROM profile_imports WHERE app_id = ? AND id = ?
         """, [.integer(appId), .integer(id)]
-      ).first.map { row in
-        ProfileImportRecord(
-          id: try row.decode("id"), appId: try row.decode("app_id"), source: try row.decode("source"),
-          startedAt: try row.decode("started_at"), finishedAt: try row.decode("finished_at"),
-          lines: try row.decode("lines"), imported: try row.decode("imported"), existing: try row.decode("existing"),
-          refused: try row.decode("refused"), histories: try row.decode("histories"),
-          refusals: try row.decode("refusals"), requestedBy: try row.decode("requested_by"))
-      }
+      ).first.map(Self.profileImport)
     }
+  }
+
+  public func profileImports(appId: Int64, limit: Int) throws -> [ProfileImportRecord] {
+    try with { db in
+      try db.query(
+        """
+        SELECT id, app_id, source, started_at, finished_at, lines, imported, existing, refused, histories,
+        '' AS refusals, requested_by FROM profile_imports WHERE app_id = ? ORDER BY id DESC LIMIT ?
+        """, [.integer(appId), .integer(Int64(limit))]
+      ).map(Self.profileImport)
+    }
+  }
+
+  public func switchOverDay(appId: Int64) throws -> Int64? {
+    try with { db in
+      guard try !db.query("SELECT 1 FROM imported_profiles WHERE app_id = ? LIMIT 1", [.integer(appId)]).isEmpty
+      else { return nil }
+      // From the cohort rollup (a few rows a day), not the profiles (millions).
+      return try db.query(
+        """
+        SELECT MIN(period) AS day FROM stats_cohort_segments
+        WHERE app_id = ? AND segment = 'origin' AND grain = 'day' AND value = 'live' AND installs > 0
+        """, [.integer(appId)]
+      ).first.flatMap { try $0.decode("day", as: Int64?.self) }
+    }
+  }
+
+  static func profileImport(_ row: SQLRow) throws -> ProfileImportRecord {
+    ProfileImportRecord(
+      id: try row.decode("id"), appId: try row.decode("app_id"), source: try row.decode("source"),
+      startedAt: try row.decode("started_at"), finishedAt: try row.decode("finished_at"),
+      lines: try row.decode("lines"), imported: try row.decode("imported"), existing: try row.decode("existing"),
+      refused: try row.decode("refused"), histories: try row.decode("histories"),
+      refusals: try row.decode("refusals"), requestedBy: try row.decode("requested_by"))
   }
 
   public func claimHistoryImports(now: Date, leaseUntil: Date, owner: String, limit: Int) throws

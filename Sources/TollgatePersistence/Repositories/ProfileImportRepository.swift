@@ -14,6 +14,11 @@ public protocol ProfileImportRepository: Sendable {
   func finishImport(_ record: ProfileImportRecord) throws
   /// An import of the app.
   func profileImport(appId: Int64, id: Int64) throws -> ProfileImportRecord?
+  /// The app's latest imports, newest first, without their refusals.
+  func profileImports(appId: Int64, limit: Int) throws -> [ProfileImportRecord]
+  /// The first day a profile installed with the SDK counts in the cohorts, when the app also
+  /// has imported profiles (the day it switched over to Tollgate); nil otherwise.
+  func switchOverDay(appId: Int64) throws -> Int64?
   /// Takes up to `limit` history jobs due now, leased until `leaseUntil`, in one transaction.
   func claimHistoryImports(now: Date, leaseUntil: Date, owner: String, limit: Int) throws -> [HistoryImportJob]
   /// Stores the revision each job reached and what its page held, in one transaction; for

@@ -465,7 +465,8 @@ function orderSearch() {
 // The App Store Server API: the key (write-only), each environment's notification recovery, the
 // setup check (a TEST notification), and the actions an operator takes on them.
 pages["app-store"] = async (view) => {
-  const [status, refunds] = await Promise.all([api("/v1/admin/app-store/status"), api("/v1/admin/app-store/refund-requests")]);
+  const [status, refunds, imports, histories] = await Promise.all([api("/v1/admin/app-store/status"),
+    api("/v1/admin/app-store/refund-requests"), api("/v1/admin/imports"), api("/v1/admin/history-import")]);
   const message = el("p", { id: "app-store-message", role: "status" });
   const fail = (error) => { message.className = "error"; message.textContent = error.message; };
   const action = (id, label, path, body, enabled) => {
@@ -518,8 +519,49 @@ pages["app-store"] = async (view) => {
       ? table("Notification recovery", [["Environment"], ["Status"], ["Window covered"], ["Recovered", "num"], ["Already known", "num"],
         ["Refused", "num"], ["Reconciled", "num"], ["Last success"], ["Next run"], ["Last error"]], rows, { id: "app-store-recoveries" })
       : empty("No recovery runs yet: it starts once the key is uploaded."),
-    refundRequests(refunds));
+    refundRequests(refunds),
+    importCard(imports, histories));
 };
+
+// Customers brought from before Tollgate: the latest imports, and their App Store histories as
+// they are fetched from Apple — redrawn in place every 5 seconds while some are pending.
+function importCard(overview, histories) {
+  const finished = histories.done + histories.failed;
+  const left = histories.estimated_seconds_left;
+  const duration = (seconds) => seconds < 90 ? seconds + " s" : seconds < 5400 ? Math.round(seconds / 60) + " min"
+    : Math.round(seconds / 360) / 10 + " h";
+  const rows = overview.imports.map((item) => [when(item.started_at), item.source, count(item.lines), count(item.imported),
+    count(item.existing), count(item.refused), count(item.histories), item.finished_at ? when(item.finished_at) : "running"]);
+  const card = el("section", { class: "card", id: "app-store-imports", "aria-label": "Customers from before Tollgate" },
+    el("h2", {}, "Customers from before Tollgate"),
+    overview.switch_over_day ? el("p", {}, "Switched over on " + dayLabel(overview.switch_over_day)
+      + " (the first install with Tollgate's SDK); the Overview, Subscriptions and Cohorts pages mark that day.") : null,
+    histories.customers
+      ? el("div", { id: "history-import" },
+        el("p", {}, "App Store histories: " + count(finished) + " of " + count(histories.customers) + " customers done"
+          + (histories.failed ? " (" + count(histories.failed) + " failed)" : "") + ", " + count(histories.pending) + " pending; "
+          + count(histories.transactions) + " transactions recorded" + (histories.refused ? ", " + count(histories.refused) + " refused" : "")
+          + (histories.pending && left !== null && left !== undefined ? "; about " + duration(left) + " left." : ".")),
+        el("progress", { max: String(histories.customers), value: String(finished), "aria-label": "Histories fetched" }),
+        histories.pending && histories.last_error ? el("p", { class: "error" }, "Last error (retried): " + histories.last_error) : null)
+      : null,
+    rows.length
+      ? table("Profile imports", [["Started"], ["Source"], ["Lines", "num"], ["Imported", "num"], ["Already there", "num"],
+        ["Refused", "num"], ["Histories", "num"], ["Finished"]], rows, { id: "profile-imports" })
+      : empty("No imports yet. Bring the customers of your previous provider with tollgate import profiles FILE --app NAME (docs/migrating.md)."));
+  if (histories.pending > 0) {
+    setTimeout(async () => {
+      if (!card.isConnected) return;
+      try {
+        const [again, progress] = await Promise.all([api("/v1/admin/imports"), api("/v1/admin/history-import")]);
+        if (card.isConnected) card.replaceWith(importCard(again, progress));
+      } catch (error) {
+        // The next visit to the page shows the error.
+      }
+    }, 5000);
+  }
+  return card;
+}
 
 // Apple's refund requests over the last 30 days: what was answered, and how Apple decided.
 function refundRequests(report) {

@@ -121,6 +121,52 @@ function chart(label, config, height) {
   return box;
 }
 
+// The day the app switched over to Tollgate — its first live install, when it also has imported
+// profiles — or null. Time charts draw it as a dashed line: what comes before it was imported.
+async function switchOverDay() {
+  return (await api("/v1/admin/imports")).switch_over_day || null;
+}
+
+// A Chart.js plugin drawing the switch-over day on a chart whose labels are `periods`
+// ({start, end} days): a dashed line at the period holding the day, labelled.
+function switchOverMarker(periods, day) {
+  const index = day ? periods.findIndex((period) => period.start <= day && day <= period.end) : -1;
+  return {
+    id: "switchOver",
+    afterDatasetsDraw(chart) {
+      if (index < 0) return;
+      const x = chart.scales.x.getPixelForValue(index);
+      const { top, bottom, right } = chart.chartArea;
+      const context = chart.ctx;
+      const label = "Tollgate from " + dayLabel(day);
+      context.save();
+      context.strokeStyle = "#495057";
+      context.setLineDash([4, 4]);
+      context.beginPath();
+      context.moveTo(x, top);
+      context.lineTo(x, bottom);
+      context.stroke();
+      context.setLineDash([]);
+      context.font = "12px system-ui, sans-serif";
+      const width = context.measureText(label).width;
+      const left = Math.max(chart.chartArea.left, Math.min(x + 4, right - width - 4));
+      // On a light box, so the lines under it do not cross the words.
+      context.fillStyle = "rgba(255, 255, 255, 0.9)";
+      context.fillRect(left - 2, top + 1, width + 4, 15);
+      context.fillStyle = "#343a40";
+      context.fillText(label, left, top + 12);
+      context.restore();
+    }
+  };
+}
+
+// The hint under a chart that shows the switch-over day.
+function switchOverHint(periods, day) {
+  if (!day || !periods.some((period) => period.start <= day && day <= period.end)) return null;
+  return el("p", { class: "hint", id: "switch-over" }, "Dashed line: " + dayLabel(day)
+    + ", the first install with Tollgate's SDK. Before it, the figures come from imported customers and their App Store history.");
+}
+
 function showSignIn(message) {
   $("sign-in").hidden = false;
   $("nav").hidden = true;

@@ -7,8 +7,9 @@ forgetOnSignIn.push(() => Object.assign(overviewState, { days: 30, environment: 
 
 async function businessCard() {
   const by = overviewState.days === 30 ? "day" : overviewState.days === 90 ? "week" : "month";
-  const report = await api("/v1/admin/stats/subscriptions?" + new URLSearchParams({ from: isoDaysAgo(overviewState.days - 1),
-    to: isoDaysAgo(0), by, environment: overviewState.environment }).toString());
+  const [report, switchOver] = await Promise.all([api("/v1/admin/stats/subscriptions?" + new URLSearchParams({
+    from: isoDaysAgo(overviewState.days - 1), to: isoDaysAgo(0), by, environment: overviewState.environment }).toString()),
+  switchOverDay()]);
   const period = el("select", { id: "overview-days" }, ...[[30, "Last 30 days, by day"], [90, "Last 90 days, by week"],
     [365, "Last 365 days, by month"]].map(([days, label]) => el("option", { value: String(days), selected: days === overviewState.days }, label)));
   period.addEventListener("change", () => { overviewState.days = Number(period.value); route(); });
@@ -34,7 +35,8 @@ async function businessCard() {
         backgroundColor: palette[3], yAxisID: "count", order: 0 }] },
     options: { maintainAspectRatio: false, interaction: { mode: "index", intersect: false },
       scales: { money: { type: "linear", position: "left", beginAtZero: true, ticks: { callback: (value) => currency ? money(value, currency) : numbers.format(value) } },
-        count: { type: "linear", position: "right", beginAtZero: true, grid: { drawOnChartArea: false }, ticks: { precision: 0 } } } }
+        count: { type: "linear", position: "right", beginAtZero: true, grid: { drawOnChartArea: false }, ticks: { precision: 0 } } } },
+    plugins: [switchOverMarker(report.periods, switchOver)]
   }, 300) : empty("No subscriptions in this period in the " + report.environment + " store.");
   return [
     el("h2", { class: "section" }, "Subscriptions"),
@@ -43,7 +45,7 @@ async function businessCard() {
     el("div", { class: "grid", id: "business" },
       figure("Net revenue in the period", amount(net)), figure("MRR", amount(last && last.mrr)),
       figure("Active subscriptions", count(last ? last.active_subscriptions : 0)), figure("Active trials", count(last ? last.active_trials : 0))),
-    el("div", { class: "card" }, body)];
+    el("div", { class: "card" }, body, any ? switchOverHint(report.periods, switchOver) : null)];
 }
 
 pages.overview = async (view) => {
@@ -442,7 +444,7 @@ pages.subscriptions = async (view) => {
     by: subscriptionState.by, environment: subscriptionState.environment });
   if (subscriptionState.product) query.set("product_id", subscriptionState.product);
   if (subscriptionState.origin) query.set("origin", subscriptionState.origin);
-  const report = await api("/v1/admin/stats/subscriptions?" + query.toString());
+  const [report, switchOver] = await Promise.all([api("/v1/admin/stats/subscriptions?" + query.toString()), switchOverDay()]);
   const select = (id, options, value, set) => {
     const node = el("select", { id }, ...options.map(([key, label]) => el("option", { value: key, selected: key === value }, label)));
     node.addEventListener("change", () => { set(node.value); route(); });
@@ -499,13 +501,15 @@ pages.subscriptions = async (view) => {
     options: { maintainAspectRatio: false, interaction: { mode: "index", intersect: false },
       scales: { count: { type: "linear", position: "left", beginAtZero: true, ticks: { precision: 0 } },
         money: { type: "linear", position: "right", beginAtZero: true, grid: { drawOnChartArea: false },
-          ticks: { callback: (value) => currency ? money(value, currency) : numbers.format(value) } } } }
+          ticks: { callback: (value) => currency ? money(value, currency) : numbers.format(value) } } } },
+    plugins: [switchOverMarker(report.periods, switchOver)]
   }, 300);
   view.replaceChildren(el("h1", {}, "Subscriptions"), controls,
     el("p", { class: "hint" }, report.environment + " store, " + report.from + " to " + report.to
       + ". Active figures and MRR are at the end of each period; the rest happened in it."
       + (report.unconverted.length ? " No rate configured for " + report.unconverted.join(", ") + ": money that includes them is not converted (shown as —)." : "")),
-    any ? el("section", { class: "card" }, el("h2", {}, "Active subscriptions, trials and MRR"), trend) : null,
+    any ? el("section", { class: "card" }, el("h2", {}, "Active subscriptions, trials and MRR"), trend,
+      switchOverHint(report.periods, switchOver)) : null,
     any ? el("div", { class: "controls" }, download) : null,
     any ? table("Subscriptions by " + report.by, subscriptionColumns.map(([, label, kind]) => [label, kind ? "num" : null]), rows,
       { id: "subscriptions-table" })
@@ -518,7 +522,8 @@ const cohortState = { by: "week", segment: "source", environment: "production" }
 forgetOnSignIn.push(() => Object.assign(cohortState, { by: "week", segment: "source", environment: "production" }));
 
 pages.cohorts = async (view) => {
-  const report = await api("/v1/admin/stats/cohorts?" + new URLSearchParams(cohortState).toString());
+  const [report, switchOver] = await Promise.all([api("/v1/admin/stats/cohorts?" + new URLSearchParams(cohortState).toString()),
+    switchOverDay()]);
   const select = (id, options, key) => {
     const node = el("select", { id }, ...options.map(([value, label]) => el("option", { value, selected: value === cohortState[key] }, label)));
     node.addEventListener("change", () => { cohortState[key] = node.value; route(); });
@@ -546,7 +551,9 @@ pages.cohorts = async (view) => {
   const rows = report.cohorts.map((cohort) => {
     const byAge = Object.fromEntries(cohort.ages.map((figures) => [figures.age, figures]));
     return [
-      el("span", { class: "nowrap" }, cohort.start === cohort.end ? dayLabel(cohort.start) : dayLabel(cohort.start) + " – " + dayLabel(cohort.end)),
+      el("span", { class: "nowrap" }, cohort.start === cohort.end ? dayLabel(cohort.start) : dayLabel(cohort.start) + " – " + dayLabel(cohort.end),
+        switchOver && cohort.start <= switchOver && switchOver <= cohort.end
+          ? el("span", { class: "marker", title: "The first install with Tollgate's SDK: earlier cohorts were imported" }, "switch-over") : null),
       report.segment === "none" ? null : cohort.segment, count(cohort.installs),
       ...ages.map((age) => {
         const figures = byAge[age];
@@ -578,7 +585,10 @@ pages.cohorts = async (view) => {
     options: { maintainAspectRatio: false, scales: { y: { beginAtZero: true, ticks: { callback: (value) => money(value, currency) } } },
       plugins: { tooltip: { callbacks: { label: (item) => item.dataset.label + ": " + money(item.parsed.y, currency) } } } }
   }, 280) : empty("Payers paid in several currencies: set a reporting currency with rates to compare money.");
+  const switched = switchOver && report.cohorts.some((cohort) => cohort.start <= switchOver && switchOver <= cohort.end)
+    ? el("p", { class: "hint", id: "switch-over" }, "The cohort marked switch-over holds " + dayLabel(switchOver)
+      + ", the first install with Tollgate's SDK; earlier cohorts are imported customers (split them with Imported or live).") : null;
   view.replaceChildren(el("h1", {}, "Cohorts"), controls, intro,
-    el("section", { class: "card" }, el("h2", {}, "LTV per install by age"), ltv),
+    el("section", { class: "card" }, el("h2", {}, "LTV per install by age"), ltv), switched,
     table("Net revenue per install by cohort and age", columns, rows, { id: "cohorts-table" }));
 };

@@ -5,8 +5,9 @@ import TollgateHTTP
 import TollgatePersistence
 import TollgateSupport
 
-/// `POST /v1/admin/imports` (NDJSON, streamed, up to 1 GiB), `GET
-/// /v1/admin/imports/{importId}` (an import with every refusal) and `GET
+/// `POST /v1/admin/imports` (NDJSON, streamed, up to 1 GiB), `GET /v1/admin/imports` (the
+/// latest imports and the switch-over day), `GET /v1/admin/imports/{importId}` (an import
+/// with every refusal) and `GET
 /// /v1/admin/history-import` (the histories fetched from Apple, counted).
 struct ProfileImportController: Sendable {
   static let path = "/v1/admin/imports"
@@ -40,6 +41,9 @@ struct ProfileImportController: Sendable {
       case .unauthorized: _ = try auth.caller(for: request, needs: .secretKey)
       }
       throw DomainError(.internalError, "the import was read without a caller")
+    }
+    router.add("GET", Self.path) { request in
+      .json(try imports.overview(appId: try auth.appId(for: request, needs: .secretKey)))
     }
     router.add("GET", "/v1/admin/imports/{importId}") { request in
       let appId = try auth.appId(for: request, needs: .secretKey)

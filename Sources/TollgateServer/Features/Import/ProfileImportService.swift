@@ -52,6 +52,20 @@ public struct ProfileImportSummary: Codable, Sendable, Hashable {
   }
 }
 
+/// An app's move onto Tollgate at a glance: its latest imports and the day it switched over.
+public struct ProfileImportOverview: Codable, Sendable, Hashable {
+  /// The latest 20 imports, newest first (their refusals: `GET /v1/admin/imports/{id}`).
+  public var imports: [ProfileImportSummary]
+  /// The first day a profile installed with Tollgate's SDK counts in the cohorts, when the app
+  /// also has imported profiles (`YYYY-MM-DD`); the console marks it on its charts.
+  public var switchOverDay: String?
+
+  enum CodingKeys: String, CodingKey {
+    case imports
+    case switchOverDay = "switch_over_day"
+  }
+}
+
 /// Brings profiles from before Tollgate: lines are checked one by one (a wrong line is refused
 /// with its number, the rest go on), stored in batches with their install cohorts, and each
 /// new customer with transaction ids gets a job that fetches their history from Apple. The same
@@ -173,6 +187,13 @@ public final class ProfileImportService: Sendable {
       record: ProfileImportRecord(
         id: id, appId: appId, source: source, startedAt: now.timeIntervalSince1970, finishedAt: nil, lines: 0,
         imported: 0, existing: 0, refused: 0, histories: 0, refusals: "", requestedBy: actor))
+  }
+
+  /// The app's latest imports and its switch-over day.
+  public func overview(appId: Int64) throws -> ProfileImportOverview {
+    ProfileImportOverview(
+      imports: try imports.profileImports(appId: appId, limit: 20).map { ProfileImportSummary($0, limit: 0) },
+      switchOverDay: try imports.switchOverDay(appId: appId).map(PlacementReport.isoDay))
   }
 
   /// An import with every refusal kept, or 404.

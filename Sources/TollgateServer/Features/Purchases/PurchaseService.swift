@@ -171,8 +171,9 @@ final class PurchaseService: Sendable {
   }
 
   /// Records pages of imported customers' histories (each page's transactions owned by its
-  /// profile, credited to no paywall) in one unit of work; what each page did, in order. A
-  /// transaction that does not verify is refused on its own; the rest of its page is kept.
+  /// profile, credited to no paywall, sending no webhook) in one unit of work; what each page
+  /// did, in order. A transaction that does not verify is refused on its own; the rest of its
+  /// page is kept.
   func record(imported pages: [(profileId: String, page: [String])], appId: Int64) throws -> [ImportedPage] {
     let config = try appStoreConfig(appId: appId)
     var facts: [AppStoreFacts] = []
@@ -188,10 +189,11 @@ final class PurchaseService: Sendable {
           refused.append(error.message)
         }
       }
+      // No webhooks: the app's backend heard of these purchases from its previous provider, and
+      // a year of past renewals replayed to it would be noise (or a welcome e-mail resent).
       facts.append(
         AppStoreFacts(
-          transactions: stored, claimant: profileId, sharing: config.compiled.accessLevelSharing,
-          webhooks: config.compiled.webhooks))
+          transactions: stored, claimant: profileId, sharing: config.compiled.accessLevelSharing, webhooks: []))
       refusals.append(refused)
     }
     let recording = facts.indices.filter { !facts[$0].transactions.isEmpty }
@@ -206,7 +208,6 @@ final class PurchaseService: Sendable {
       pagesDone[index].recorded = facts[index].transactions.count
       pagesDone[index].changed = !outcome.changed.isEmpty
     }
-    if !config.compiled.webhooks.isEmpty && !recording.isEmpty { webhooks.kick() }
     return pagesDone
   }
 

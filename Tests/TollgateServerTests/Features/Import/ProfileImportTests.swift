@@ -163,6 +163,9 @@ struct ProfileImportTests {
         $0.objectValue?["segment"] == .string("apple_ads") && $0.objectValue?["start"] == .string(Self.day(2))
           && $0.objectValue?["installs"] == .int(1)
       }, "\(cohorts)")
+    // Nothing installed live yet: no switch-over day.
+    let before = try await server.admin("GET", "/v1/admin/imports").decode(ProfileImportOverview.self)
+    #expect(before.switchOverDay == nil && before.imports.map(\.importId) == [first.importId])
     // The origin segment tells the imported installs from a live one.
     #expect(try await server.sdk("POST", "/v1/sdk/profiles", json: #"{"profile_id":"\#(Self.b)"}"#).status == 201)
     let byOrigin = try await server.admin(
@@ -177,6 +180,12 @@ struct ProfileImportTests {
     // Again: nothing changes.
     let again = try await Self.post(server, lines).decode(ProfileImportSummary.self)
     #expect(again.imported == 0 && again.existing == 2 && again.refused == 3)
+    // The app's imports, newest first (refusals are the import's own answer), and the day it
+    // switched over: the first live install's.
+    let overview = try await server.admin("GET", "/v1/admin/imports").decode(ProfileImportOverview.self)
+    #expect(overview.imports.map(\.importId) == [again.importId, first.importId])
+    #expect(overview.imports.allSatisfy { $0.refusals.isEmpty } && overview.imports[1].refused == 3)
+    #expect(overview.switchOverDay == Self.day(30), "\(overview)")
     #expect(
       try await server.admin(
         "GET", "/v1/admin/stats/cohorts?segment=source&by=day&from=\(Self.day(0))&to=\(Self.day(29))"
@@ -193,9 +202,10 @@ struct ProfileImportTests {
   }
 
   @Test(
-    "a history job that fails mid-history resumes at the revision it reached; Apple's refusal fails one customer only")
+    "a history job that fails mid-history resumes at the revision it reached; Apple's refusal fails one customer only; no webhook for the past"
+  )
   func historyResumes() async throws {
-    let harness = try await Harness()
+    let harness = try await Harness(webhook: "http://127.0.0.1:9/hooks")
     defer { harness.stop() }
     harness.server.time.advance(days: 40)
     // Five transactions: three pages of two in the stand-in; the second page fails once.
@@ -237,5 +247,10 @@ struct ProfileImportTests {
     await importer.processDue()
     status = try await harness.server.admin("GET", "/v1/admin/history-import").decode(HistoryImportStatus.self)
     #expect(status.customers == 2 && status.done == 1 && status.failed == 1, "\(status)")
+    // The app's backend heard of those purchases from the previous provider: none is sent again.
+    let deliveries = try await harness.server.admin("GET", "/v1/admin/webhooks/deliveries")
+    #expect(
+      deliveries.json?.objectValue?["deliveries"]?.arrayValue?.isEmpty == true, "\(String(describing: deliveries.json))"
+    )
   }
 }
