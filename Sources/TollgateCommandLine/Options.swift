@@ -9,7 +9,7 @@ public struct Options {
   private var positionals: [String] = []
   private var flags: Set<String> = []
   /// Options that take no value.
-  public static let valueless: Set<String> = ["--no-dashboard", "--accept-expired", "--lifetime"]
+  public static let valueless: Set<String> = ["--no-dashboard", "--accept-expired", "--lifetime", "--follow"]
 
   /// Parses the arguments after the program's name.
   public init(_ arguments: [String]) throws {

@@ -84,8 +84,10 @@ enum CommandLineTool {
                                   a wrong line is refused with its number, the rest imported; the same
                                   file again changes nothing; OUT gets every refused line; --from reads
                                   RevenueCat's transactions export or Adapty's events export (CSV)
-      import history --app NAME   imported customers' App Store histories (fetched from Apple by a
-                                  running server): done, failed, pending, transactions, time left
+      import history --app NAME [--follow]
+                                  imported customers' App Store histories (fetched from Apple by a
+                                  running server): done, failed, pending, transactions, time left;
+                                  --follow redraws a progress bar until none is pending
       lists put ID FILE --app NAME
                                   store a saved list for $inGroup rules: FILE is one value a line,
                                   or a JSON array; up to 1 000 000 values (replaces a list of that id)

@@ -87,6 +87,7 @@ enum ImportCommands {
 
   static func history(_ options: inout Options) throws {
     let name = try options.required("--app")
+    let follow = options.flag("--follow")
     let databasePath = options.databasePath
     try options.finish()
     let store = try StoreLocation.open(databasePath, connections: 1).database
@@ -94,12 +95,32 @@ enum ImportCommands {
     guard let app = try store.app(named: name) else {
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
     }
-    let status = try HistoryImporter(database: store).progress(appId: app.id)
-    print(
-      "App Store histories of \(name): \(status.done) of \(status.customers) customers done, \(status.failed) failed, \(status.pending) pending; \(status.transactions) transactions, \(status.refused) refused"
-    )
-    if let left = status.estimatedSecondsLeft { print("about \(left) s left at the pace so far") }
-    if let error = status.lastError { print("last error: \(error)") }
+    let terminal = isatty(STDOUT_FILENO) == 1
+    while true {
+      let status = try HistoryImporter(database: store).progress(appId: app.id)
+      let line =
+        "App Store histories of \(name): \(status.done) of \(status.customers) customers done, \(status.failed) failed, \(status.pending) pending; \(status.transactions) transactions, \(status.refused) refused"
+      let left = status.estimatedSecondsLeft.map { "about \($0) s left at the pace so far" }
+      if follow && terminal {
+        // One line redrawn in place: a bar of the customers finished, then the figures.
+        let finished = status.done + status.failed
+        let filled = status.customers > 0 ? Int(30 * finished / status.customers) : 30
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled)
+        FileHandle.standardOutput.write(
+          Data(
+            "\r\u{1B}[K[\(bar)] \(finished)/\(status.customers) customers, \(status.transactions) transactions, \(status.refused) refused\(left.map { "; " + $0 } ?? "")"
+              .utf8))
+      }
+      guard follow, status.pending > 0 else {
+        if follow && terminal { print("") }
+        print(line)
+        if let left { print(left) }
+        if let error = status.lastError { print("last error: \(error)") }
+        return
+      }
+      if !terminal { print(line) }
+      sleep(2)
+    }
   }
 
   static func quoted(_ text: String) -> String {

@@ -21,7 +21,7 @@ struct ConsoleRouteTests {
     let store = try factory.make()
     defer { store.close() }
     let app = try store.createApp(name: "console")
-    try RollupTests().populate(store, appId: app.id, seed: 7)
+    try RollupTests().populate(store, appId: app.id, seed: 7, imports: 0)
     let first = StatsDay.of(F.date(0))
     for days in [first...(first + 6), (first + 2)...(first + 3)] {
       var revenue: [String: MoneyFigures] = [:]

@@ -289,6 +289,9 @@ struct CommandLineTests {
     #expect(refused.contains("\"line\":40001") && refused.contains("installed_at"), "\(refused.prefix(300))")
     let history = try cli.run(["import", "history", "--app", "shop"])
     #expect(history.status == 0 && history.stdout.contains("0 of 0 customers done"), "\(history.stdout)")
+    // --follow waits while some are pending: none is, so it answers at once.
+    let followed = try cli.run(["import", "history", "--app", "shop", "--follow"])
+    #expect(followed.status == 0 && followed.stdout.contains("0 of 0 customers done"), "\(followed.stdout)")
   }
 
   @Test(

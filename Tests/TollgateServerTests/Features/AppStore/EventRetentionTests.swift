@@ -33,7 +33,7 @@ struct EventRetentionTests {
     let store = try factory.make()
     defer { store.close() }
     let app = try store.createApp(name: "retention")
-    try RollupTests().populate(store, appId: app.id, seed: 5)
+    try RollupTests().populate(store, appId: app.id, seed: 5, imports: 0)
     let live = try store.rollupSnapshot(appId: app.id)
     let all = try views(store, appId: app.id)
     let cutoff = F.date(3.5)
@@ -75,7 +75,7 @@ struct EventRetentionTests {
     let store = try factory.make()
     defer { store.close() }
     let app = try store.createApp(name: "batches")
-    try RollupTests().populate(store, appId: app.id, seed: 6)
+    try RollupTests().populate(store, appId: app.id, seed: 6, imports: 0)
     let total = try views(store, appId: app.id).count
     #expect(try store.expireEvents(before: F.date(10), limit: 5) == 5)
     #expect(try store.eventsExpiredBefore(appId: app.id) == F.date(10))
@@ -97,7 +97,7 @@ struct EventRetentionTests {
     let path = temporaryDirectory().appendingPathComponent("old.sqlite").path
     let store = try SQLiteStore(path: path)
     let app = try store.createApp(name: "retention")
-    try RollupTests().populate(store, appId: app.id, seed: 7)
+    try RollupTests().populate(store, appId: app.id, seed: 7, imports: 0)
     let live = try store.rollupSnapshot(appId: app.id)
     store.close()
     let old = try SQLiteConnection(path: path)

@@ -21,8 +21,13 @@ struct RollupTests {
   ]
 
   /// Random installs, views, purchases (some credited by the SDK, some by the last view, some
-  /// not at all), renewals, trials, refunds and Apple Ads attribution, delivered shuffled.
-  func populate(_ store: any Database, appId: Int64, seed: UInt64, profiles count: Int = 40) throws {
+  /// not at all), renewals, trials, refunds and Apple Ads attribution, delivered shuffled; and
+  /// customers from before Tollgate — imported with their install days (some with Apple Ads
+  /// attribution), their App Store histories recorded as an import records them, two customers'
+  /// pages in one unit of work, shuffled with the rest.
+  func populate(_ store: any Database, appId: Int64, seed: UInt64, profiles count: Int = 40, imports: Int = 12)
+    throws
+  {
     var random = Seeded(state: seed)
     let profiles = (0..<count).map { index in String(format: "00000000-0000-4000-8000-%012d", index) }
     for (index, id) in profiles.enumerated() {
@@ -36,9 +41,48 @@ struct RollupTests {
       case fail(String, Double, grace: Bool)
       case attribute(String, Int64, Int64?, Int64?)
       case report(String, Bool)
+      case history([(String, [TransactionPayload])])
     }
     var facts: [Fact] = []
     var transactionId = 10_000
+    var imported: [ImportedProfile] = []
+    var histories: [(String, [TransactionPayload])] = []
+    for index in 0..<imports {
+      let id = String(format: "00000000-0000-4000-9000-%012d", index)
+      let installed = Double(Int.random(in: -30...2, using: &random))
+      let ads =
+        Bool.random(using: &random)
+        ? #","apple_ads":{"campaign_id":542370539,"ad_group_id":\#(Int.random(in: 1...2, using: &random)),"keyword_id":7}"#
+        : ""
+      let line =
+        #"{"profile_id":"\#(id)","installed_at":"\#(Timestamp.string(F.date(installed)))","store_country":"DEU"\#(ads)}"#
+      let value = try WireCoding.decoder.decode(JSONValue.self, from: Data(line.utf8))
+      imported.append(try ProfileImportLine.parse(value, appId: appId, now: F.date(40)).get())
+      guard Bool.random(using: &random) else { continue }
+      transactionId += 10
+      let original = String(transactionId)
+      let start = installed + Double.random(in: 0...3, using: &random)
+      var history = [F.transaction(original, original: original, purchased: start, expires: start + 30, price: 9_990)]
+      if Bool.random(using: &random) {
+        history.append(
+          F.transaction(
+            String(transactionId + 1), original: original, purchased: start + 30, expires: start + 60,
+            reason: "RENEWAL",
+            price: 9_990))
+      }
+      histories.append((id, history))
+      if histories.count == 2 {
+        facts.append(.history(histories))
+        histories = []
+      }
+    }
+    if !histories.isEmpty { facts.append(.history(histories)) }
+    _ = try store.importBatch(appId: appId, imported, at: F.date(0))
+    for profile in imported.map(\.profile.id) where Bool.random(using: &random) {
+      // After the switch: an imported customer sees a paywall.
+      facts.append(
+        .view(profile, Self.variations.randomElement(using: &random)!, Double.random(in: 3...6, using: &random)))
+    }
     for profile in profiles {
       let variation = Self.variations.randomElement(using: &random)!
       for _ in 0..<Int.random(in: 0...4, using: &random) {
@@ -133,6 +177,16 @@ struct RollupTests {
           settle: { AttributionWorker.settle($0, outcome, at: F.date(0)) })
       case .report(let profile, let inTime):
         try store.recordFirstLaunch(appId: appId, profileId: profile, aaFlowInTime: inTime, at: F.date(0))
+      case .history(let pages):
+        _ = try PurchaseRecorder(store).record(
+          appId: appId,
+          pages.map { profile, transactions in
+            AppStoreFacts(
+              transactions: transactions.map {
+                StoredTransaction(payload: $0, jws: "jws", variationId: nil, owned: true)
+              },
+              claimant: profile)
+          }, at: F.date(40), derive: derive)
       }
     }
   }
@@ -154,6 +208,7 @@ struct RollupTests {
     #expect(
       live.contains { $0.hasPrefix("stats_cohort_segments ") }
         && live.contains { $0.hasPrefix("stats_cohort_profiles ") })
+    #expect(live.contains { $0.hasPrefix("stats_cohort_segments ") && $0.contains(" origin ") && $0.contains(" import ") })
     try store.rebuildRollups(appId: app.id)
     let rebuilt = try store.rollupSnapshot(appId: app.id)
     #expect(rebuilt == live)
