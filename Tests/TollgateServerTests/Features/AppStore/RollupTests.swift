@@ -208,7 +208,8 @@ struct RollupTests {
     #expect(
       live.contains { $0.hasPrefix("stats_cohort_segments ") }
         && live.contains { $0.hasPrefix("stats_cohort_profiles ") })
-    #expect(live.contains { $0.hasPrefix("stats_cohort_segments ") && $0.contains(" origin ") && $0.contains(" import ") })
+    #expect(
+      live.contains { $0.hasPrefix("stats_cohort_segments ") && $0.contains(" origin ") && $0.contains(" import ") })
     try store.rebuildRollups(appId: app.id)
     let rebuilt = try store.rollupSnapshot(appId: app.id)
     #expect(rebuilt == live)

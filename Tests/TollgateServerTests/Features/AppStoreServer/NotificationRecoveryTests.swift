@@ -26,14 +26,18 @@ struct NotificationRecoveryTests {
     let server: TestServer
     let key: ECKey
 
-    init(upload: Bool = true, appStore extra: [String: Any] = [:], webhook: String? = nil) async throws {
+    /// A server on `engine`'s store (SQLite by default) with a stand-in of Apple's API.
+    init(
+      upload: Bool = true, appStore extra: [String: Any] = [:], webhook: String? = nil, engine: StoreFactory = .sqlite
+    ) async throws {
       signer = try StoreKitSigner(appleNames: false)
       let time = ManualTime()
       apple = AppStoreServerSandbox(pageSize: 2, clock: { time.now() })
       let url = try apple.start()
       server = try TestServer(
-        time: time, appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)),
-        mode: .inProcess, appStoreAPI: url)
+        time: time, store: engine == .sqlite ? nil : OpenedStore(try engine.make()),
+        appStoreVerifier: try SignedDataVerifier(rootCertificate: Data(signer.rootPEM.utf8)), mode: .inProcess,
+        appStoreAPI: url)
       var document =
         try JSONSerialization.jsonObject(
           with: Data(contentsOf: repositoryRoot.appendingPathComponent("examples/sample-config.json")))

@@ -49,11 +49,11 @@ struct ProfileImportTests {
   }
 
   @Test(
-    "imported profiles and their histories from Apple give the cohort and subscription reports the same facts delivered live give"
-  )
-  func importEqualsLive() async throws {
+    "imported profiles and their histories from Apple give the cohort and subscription reports the same facts delivered live give",
+    arguments: StoreFactory.available)
+  func importEqualsLive(engine: StoreFactory) async throws {
     // Live: the profiles are created on their install days and the SDK sends each purchase then.
-    let live = try await Harness()
+    let live = try await Harness(engine: engine)
     defer { live.stop() }
     func create(_ id: String) async throws {
       #expect(try await live.server.sdk("POST", "/v1/sdk/profiles", json: #"{"profile_id":"\#(id)"}"#).status == 201)
@@ -77,7 +77,7 @@ struct ProfileImportTests {
     live.server.time.advance(days: 9)
 
     // Imported: on day 40 the same customers arrive from a file; Apple answers their histories.
-    let imported = try await Harness()
+    let imported = try await Harness(engine: engine)
     defer { imported.stop() }
     imported.server.time.advance(days: 40)
     imported.apple.history(
@@ -202,10 +202,10 @@ struct ProfileImportTests {
   }
 
   @Test(
-    "a history job that fails mid-history resumes at the revision it reached; Apple's refusal fails one customer only; no webhook for the past"
-  )
-  func historyResumes() async throws {
-    let harness = try await Harness(webhook: "http://127.0.0.1:9/hooks")
+    "a history job that fails mid-history resumes at the revision it reached; Apple's refusal fails one customer only; no webhook for the past",
+    arguments: StoreFactory.available)
+  func historyResumes(engine: StoreFactory) async throws {
+    let harness = try await Harness(webhook: "http://127.0.0.1:9/hooks", engine: engine)
     defer { harness.stop() }
     harness.server.time.advance(days: 40)
     // Five transactions: three pages of two in the stand-in; the second page fails once.
