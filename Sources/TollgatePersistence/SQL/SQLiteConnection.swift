@@ -33,7 +33,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     try execute("PRAGMA foreign_keys = ON")
     // Reads come from the mapped file (no copy per page); a large batch keeps its written
     // pages in memory instead of spilling them to the log before it commits.
-    try execute("PRAGMA mmap_size = 268435456")
+    try execute("PRAGMA mmap_size = 2147418112")
     try execute("PRAGMA cache_size = -32768")
   }
 
