@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TollgateAPI
 import TollgateDomain
 import TollgatePersistence
@@ -145,23 +146,53 @@ public final class ProfileImportService: Sendable {
     private var lastRefusedLine: Int64 = 0
     private var keptRefusals = 0
 
+    /// Where the batch being stored reports back: reading goes on meanwhile, at most one batch
+    /// ahead (parsing a batch and storing the one before use both cores).
+    private final class Written: Sendable {
+      let state = Mutex<(outcome: ImportBatchOutcome, failure: (any Error)?)>((ImportBatchOutcome(), nil))
+    }
+    private let written = Written()
+    private let storing = DispatchGroup()
+    private let writer = DispatchQueue(label: "tollgate.profile-import.writer")
+
+    /// Hands the batch to the writer once the one before it is stored.
     func flush() {
       guard !batch.isEmpty, failure == nil else { return }
-      do {
-        let outcome = try service.imports.importBatch(appId: record.appId, batch, at: service.time.now())
-        record.imported += Int64(outcome.imported)
-        record.existing += Int64(outcome.existing)
-        record.histories += Int64(outcome.histories)
-      } catch {
-        failure = error
+      settle()
+      guard failure == nil else { return }
+      let (taken, service, appId, written) = (batch, service, record.appId, written)
+      batch = []
+      batch.reserveCapacity(ProfileImportService.batchSize)
+      storing.enter()
+      writer.async { [storing] in
+        do {
+          let outcome = try service.imports.importBatch(appId: appId, taken, at: service.time.now())
+          written.state.withLock { $0.outcome = outcome }
+        } catch {
+          written.state.withLock { $0.failure = error }
+        }
+        storing.leave()
       }
-      batch.removeAll(keepingCapacity: true)
+    }
+
+    /// Waits for the batch being stored and counts what it did.
+    private func settle() {
+      storing.wait()
+      let (outcome, failed) = written.state.withLock { state in
+        defer { state = (ImportBatchOutcome(), nil) }
+        return state
+      }
+      record.imported += Int64(outcome.imported)
+      record.existing += Int64(outcome.existing)
+      record.histories += Int64(outcome.histories)
+      if let failed { failure = failed }
     }
 
     /// Stores the rest and the counts; what the import did. A storage failure is thrown (the
     /// batches stored before it stay: importing the file again completes it).
     public func finish() throws -> ProfileImportSummary {
       flush()
+      settle()
       record.finishedAt = service.time.now().timeIntervalSince1970
       try service.imports.finishImport(record)
       if let failure { throw failure }
