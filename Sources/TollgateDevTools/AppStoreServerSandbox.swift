@@ -48,6 +48,15 @@ public final class AppStoreServerSandbox: Sendable {
     }
   }
 
+  /// A page of Get Transaction History as Apple answers it.
+  private struct HistoryPage: Encodable {
+    var revision: String
+    var hasMore: Bool
+    var bundleId: String
+    var environment: String
+    var signedTransactions: [String]
+  }
+
   private struct State {
     var client: Client?
     var delivery: Delivery?
@@ -63,6 +72,8 @@ public final class AppStoreServerSandbox: Sendable {
     var consumption: [(transactionId: String, body: Data)] = []
     var calls = 0
     var requests: [NotificationHistoryRequest] = []
+    /// Bearer tokens already verified, with when each expires.
+    var accepted: [String: Double] = [:]
   }
 
   private let state = Mutex(State())
@@ -81,7 +92,12 @@ public final class AppStoreServerSandbox: Sendable {
   public func deliver(_ delivery: Delivery) { state.withLock { $0.delivery = delivery } }
 
   /// Accepts this app's tokens (and no other).
-  public func register(_ client: Client) { state.withLock { $0.client = client } }
+  public func register(_ client: Client) {
+    state.withLock { state in
+      state.client = client
+      state.accepted = [:]
+    }
+  }
 
   /// A notification Apple signed at `signedDate` (ms) in `environment`, kept for the history.
   public func keep(_ signedPayload: String, signedDate: Int64, environment: String = "Sandbox") {
@@ -209,7 +225,7 @@ public final class AppStoreServerSandbox: Sendable {
         status: fault.status, headers: headers + [("Content-Type", "application/json")], body: Data(body.utf8))
     }
     guard let client, let bearer = request.headers["authorization"], bearer.hasPrefix("Bearer "),
-      Self.verify(token: String(bearer.dropFirst(7)), client: client, now: clock())
+      accepts(token: String(bearer.dropFirst(7)), client: client)
     else { return Response(status: 401) }
     if request.method == "POST", request.path.hasSuffix("/inApps/v1/notifications/test") {
       return test(
@@ -267,12 +283,12 @@ public final class AppStoreServerSandbox: Sendable {
         offset = 0
       }
       let page = Array(all.dropFirst(offset).prefix(pageSize))
-      let answer: [String: Any] = [
-        "revision": "rev-\(offset + page.count)", "hasMore": offset + page.count < all.count,
-        "bundleId": client.bundleId, "environment": request.path.hasPrefix("/production/") ? "Production" : "Sandbox",
-        "signedTransactions": page,
-      ]
-      return .json(bytes: (try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
+      // Encoded, not serialized: JSONSerialization escapes a string a character at a time,
+      // and the stand-in would spend more on a page of signed transactions than the importer.
+      return .json(
+        HistoryPage(
+          revision: "rev-\(offset + page.count)", hasMore: offset + page.count < all.count, bundleId: client.bundleId,
+          environment: request.path.hasPrefix("/production/") ? "Production" : "Sandbox", signedTransactions: page))
     }
     if request.method == "PUT", let range = request.path.range(of: "/inApps/v2/transactions/consumption/") {
       let transactionId = String(request.path[range.upperBound...])
@@ -353,6 +369,23 @@ public final class AppStoreServerSandbox: Sendable {
   }
 
   /// The token's checks, as Apple documents them.
+  /// Whether a bearer token is good now: verified once, then remembered until it expires (a
+  /// client sends the same token for many calls, and the stand-in must not cost more than the
+  /// importer it measures).
+  private func accepts(token: String, client: Client) -> Bool {
+    let now = clock()
+    if let expires = state.withLock({ $0.accepted[token] }), expires > now.timeIntervalSince1970 { return true }
+    guard Self.verify(token: token, client: client, now: now),
+      let claims = CompactJWS(token).flatMap({ try? JSONSerialization.jsonObject(with: $0.payload) as? [String: Any] }),
+      let expires = (claims["exp"] as? NSNumber)?.doubleValue
+    else { return false }
+    state.withLock { state in
+      if state.accepted.count >= 1_000 { state.accepted = [:] }
+      state.accepted[token] = expires
+    }
+    return true
+  }
+
   public static func verify(token: String, client: Client, now: Date) -> Bool {
     guard let jws = CompactJWS(token),
       let header = try? JSONSerialization.jsonObject(with: jws.header) as? [String: Any],

@@ -66,13 +66,15 @@ public final class HistoryImporter: Sendable {
   /// Customers claimed together, and requests to Apple in flight at once.
   let batchSize: Int
   let concurrency: Int
+  /// Batches in progress at once.
+  let lanes: Int
   let owner = "history-" + Digest.hex(Digest.randomBytes(6))
   private let loop = BackgroundPasses()
 
   public init(
     imports: any ProfileImportRepository, keys: any AppStoreServerRepository, api: any AppStoreServerAPI,
     secrets: SecretBox?, time: any TimeSource, logger: Logger, firstRetry: TimeInterval = 60, batchSize: Int = 64,
-    concurrency: Int = 8, settings: @escaping @Sendable (Int64) -> AppStoreSettings?,
+    concurrency: Int = 8, lanes: Int = 2, settings: @escaping @Sendable (Int64) -> AppStoreSettings?,
     record: @escaping @Sendable (Int64, [(profileId: String, page: [String])]) throws -> [ImportedPage]
   ) {
     self.imports = imports
@@ -84,6 +86,7 @@ public final class HistoryImporter: Sendable {
     self.firstRetry = firstRetry
     self.batchSize = max(1, batchSize)
     self.concurrency = max(1, concurrency)
+    self.lanes = max(1, lanes)
     self.settings = settings
     self.record = record
     loop.bind { [weak self] in await self?.processDue() ?? 0 }
@@ -98,11 +101,23 @@ public final class HistoryImporter: Sendable {
   /// Waits (up to `timeout` seconds) until no pass started by `kick()` is running (tests).
   public func waitUntilIdle(timeout: TimeInterval = 10) { loop.waitUntilIdle(timeout: timeout) }
 
-  /// Runs due jobs, a batch of customers at a time (up to 16 batches a pass); returns how many.
+  /// Runs due jobs, a batch of customers at a time (up to 16 batches a pass, `lanes` batches
+  /// at once); returns how many.
   @discardableResult
   public func processDue() async -> Int {
+    // Two lanes so that one batch's pages are fetched and verified while the batch before is
+    // written: one lane alone left a core idle waiting for Apple, then the other for the disk.
+    let perLane = max(1, 16 / lanes)
+    return await withTaskGroup(of: Int.self) { group in
+      for _ in 0..<lanes { group.addTask { await self.runBatches(perLane) } }
+      return await group.reduce(0, +)
+    }
+  }
+
+  /// Claims and runs up to `limit` batches, one after the other; returns how many jobs ran.
+  private func runBatches(_ limit: Int) async -> Int {
     var ran = 0
-    for _ in 0..<16 {
+    for _ in 0..<limit {
       let now = time.now()
       let jobs: [HistoryImportJob]
       do {
@@ -154,10 +169,15 @@ public final class HistoryImporter: Sendable {
       let active = jobs.indices.filter { outcomes[$0] == nil }
       guard !active.isEmpty else { break }
       var requests: [(index: Int, token: String)] = []
+      // One token an app a round: a token is good for many calls (Apple asks for no more).
+      var tokens: [Int64: String] = [:]
       for index in active {
         do {
-          guard case .success(let key) = opened[jobs[index].appId] else { continue }
-          requests.append((index, try key.token(now: time.now())))
+          let appId = jobs[index].appId
+          guard case .success(let key) = opened[appId] else { continue }
+          let token = try tokens[appId] ?? key.token(now: time.now())
+          tokens[appId] = token
+          requests.append((index, token))
         } catch {
           outcomes[index] = .retry(next: now.addingTimeInterval(backoff(jobs[index])), error: "\(error)")
         }
