@@ -57,6 +57,11 @@ extension RelationalStore {
     try rollCohort(db, appId: appId, profile: profile.id)
   }
 
+  /// The profiles credited with a subscription's transactions (NULL for none), one row a transaction.
+  static var subscriptionProfiles: String {
+    "SELECT attr_profile FROM app_store_transactions WHERE app_id = ? AND original_transaction_id = ?"
+  }
+
   /// The profiles credited with these subscriptions' transactions.
   static func rollCohorts(_ db: any SQLConnection, appId: Int64, originals: [String], pending: PendingRollups)
     throws
@@ -66,10 +71,7 @@ extension RelationalStore {
       // Deduplicated and filtered here, not in SQL: with DISTINCT or `attr_profile IS NOT NULL`
       // SQLite's planner walked the index by profile, every transaction of the app, to
       // skip a sort (2 ms a purchase at 12 000 transactions, growing with them).
-      for row in try db.query(
-        "SELECT attr_profile FROM app_store_transactions WHERE app_id = ? AND original_transaction_id = ?",
-        [.integer(appId), .text(original)])
-      {
+      for row in try db.query(subscriptionProfiles, [.integer(appId), .text(original)]) {
         if let profile: String = try row.decode("attr_profile") { profiles.insert(profile) }
       }
     }

@@ -92,6 +92,57 @@ struct PostgresDeadlockTests {
   }
 }
 
+/// Lookups a purchase makes read through the index that fits them, however many rows the app has.
+@Suite("SQLite plans")
+struct SQLitePlanTests {
+  @Test("the profiles of a subscription are read through the index by original transaction")
+  func subscriptionProfilesByOriginal() throws {
+    let path = temporaryDirectory().appendingPathComponent("plans.sqlite").path
+    _ = try SQLiteStore(path: path, connections: 1)
+    let connection = try SQLiteConnection(path: path)
+    defer { connection.close() }
+    let plan = try connection.query(
+      "EXPLAIN QUERY PLAN " + SQLiteStore.subscriptionProfiles, [.integer(1), .text("2000000001")]
+    ).map { try $0.decode("detail", as: String.self) }.joined(separator: "; ")
+    // With DISTINCT the planner walked the index by profile, every transaction of the app.
+    #expect(plan.contains("app_store_transactions_by_original (app_id=? AND original_transaction_id=?)"), "\(plan)")
+  }
+}
+
+/// Prepared statements are dropped and prepared again as a connection ages, so none keeps a
+/// plan made for tables as they were (empty, on a new database) for the connection's life.
+@Suite("PostgreSQL plans", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))
+struct PostgresPlanTests {
+  @Test("a statement is prepared again after the first thousand executions, then ten times as late")
+  func preparedAgain() throws {
+    let schema = PostgresCluster.freshSchema()
+    let url = try #require(PostgresCluster.url)
+    let connection = try PostgresConnection(
+      conninfo: url,
+      setup: [
+        "SET client_min_messages = warning", "CREATE SCHEMA IF NOT EXISTS \(schema)", "SET search_path TO \(schema)",
+      ])
+    try connection.execute("CREATE TABLE purchases (id TEXT PRIMARY KEY, buyer TEXT)")
+    let lookup = "SELECT buyer FROM purchases WHERE id = ?"
+    func preparedAt() throws -> String {
+      let rows = try connection.query(
+        "SELECT CAST(prepare_time AS TEXT) AS at FROM pg_prepared_statements WHERE statement LIKE ?",
+        [.text("SELECT buyer FROM purchases%")])
+      return try #require(rows.first).decode("at", as: String.self)
+    }
+    try connection.query(lookup, [.text("t-1")])
+    let first = try preparedAt()
+    // Each lookup and each reading of the prepared statements counts as an execution.
+    for _ in 0..<(PostgresConnection.firstReplan / 2 - 2) { try connection.query(lookup, [.text("t-1")]) }
+    #expect(try preparedAt() == first, "not yet due")
+    for _ in 0..<(PostgresConnection.firstReplan / 2) { try connection.query(lookup, [.text("t-1")]) }
+    let second = try preparedAt()
+    #expect(second > first, "prepared again after \(PostgresConnection.firstReplan) executions")
+    for _ in 0..<(PostgresConnection.firstReplan * 2) { try connection.query(lookup, [.text("t-1")]) }
+    #expect(try preparedAt() == second, "the next time is ten times as late")
+  }
+}
+
 extension PostgresDeadlockTests {
   static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in

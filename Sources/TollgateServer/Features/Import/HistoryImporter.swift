@@ -50,7 +50,8 @@ public struct HistoryImportStatus: Codable, Sendable, Hashable {
 /// Customers go in batches: up to `batchSize` claimed together, their pages fetched
 /// `concurrency` at a time, each round of pages recorded in one unit of work and their
 /// revisions in one more — two commits per round rather than four per customer, which is
-/// what bounded the pace on a disk that waits for each commit.
+/// what bounded the pace on a disk that waits for each commit. `lanes` batches are under way
+/// at once, so one is fetched and verified while another is written.
 public final class HistoryImporter: Sendable {
   let imports: any ProfileImportRepository
   let keys: any AppStoreServerRepository
