@@ -38,6 +38,18 @@ package enum AppleAdsProjection {
     package var gross: [Money: Int64] = [:]
 
     package init() {}
+
+    /// Adds another set of changes to these.
+    package mutating func merge(_ other: Changes) {
+      for (group, more) in other.counts {
+        var known = counts[group] ?? Counts()
+        known.installs += more.installs
+        known.flowInTime += more.flowInTime
+        known.purchasers += more.purchasers
+        counts[group] = known
+      }
+      for (money, amount) in other.gross { gross[money, default: 0] += amount }
+    }
   }
 
   /// A profile Apple Ads attribution was applied to: an install of its group, whether the

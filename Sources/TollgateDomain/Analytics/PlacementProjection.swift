@@ -45,6 +45,18 @@ package enum PlacementProjection {
       daily[Day(variation: variation, day: day), default: [:]][column, default: 0] += amount
     }
 
+    /// Adds another set of changes to these (a unit of work gathers its rows, then writes once).
+    package mutating func merge(_ other: Changes) {
+      for (day, counters) in other.daily {
+        for (column, amount) in counters { daily[day, default: [:]][column, default: 0] += amount }
+      }
+      for (key, figures) in other.money { add(figures, key.variation, day: key.day, currency: key.currency) }
+      for (key, moments) in other.payers { payers[key] = (payers[key] ?? PayerMoments()) + moments }
+    }
+
+    /// Whether nothing changes.
+    package var isEmpty: Bool { daily.isEmpty && money.isEmpty && payers.isEmpty }
+
     package mutating func add(_ figures: MoneyFigures, _ variation: Variation, day: Int64, currency: String) {
       let key = MoneyDay(variation: variation, day: day, currency: currency)
       var sum = money[key] ?? MoneyFigures()

@@ -10,35 +10,30 @@ import TollgateSupport
 final class PendingRollups {
   var cohorts: [CohortSegmentRow: CohortCounters] = [:]
   var subscriptionDays: [SubscriptionRow: SubscriptionCounters] = [:]
-  /// `stats_daily` impressions and viewers by paywall and day.
-  var daily: [DailyRow: (impressions: Int64, viewers: Int64)] = [:]
-
-  struct DailyRow: Hashable {
-    var key: VariationKey
-    var day: Int64
-  }
+  /// `stats_daily`, `stats_revenue` and `stats_payer_revenue` by paywall and day.
+  var placement = PlacementProjection.Changes()
+  /// `stats_apple_ads` and `stats_apple_ads_revenue` by keyword and day.
+  var appleAds = AppleAdsProjection.Changes()
 
   func addDaily(_ key: VariationKey, day: Int64, impressions: Int64 = 0, viewers: Int64 = 0) {
-    let known = daily[DailyRow(key: key, day: day)] ?? (0, 0)
-    daily[DailyRow(key: key, day: day)] = (known.impressions + impressions, known.viewers + viewers)
+    if impressions != 0 { placement.count("impressions", key, day: day, by: impressions) }
+    if viewers != 0 { placement.count("viewers", key, day: day, by: viewers) }
   }
 }
 
 extension RelationalStore {
-  /// Writes what `pending` gathered and empties it.
+  /// Writes what `pending` gathered and empties it. Every writer of shared rollup rows writes
+  /// them here, table by table in this order and each table's rows in key order, so two units
+  /// of work that touch the same rows wait for each other instead of deadlocking.
   static func write(_ pending: PendingRollups, _ db: any SQLConnection, appId: Int64) throws {
     try bumpCohortSegments(db, appId: appId, pending.cohorts)
     try bumpSubscriptionDays(
       db, appId: appId, pending.subscriptionDays.map { ($0.key.dimensions, $0.key.where_, $0.value) })
-    let daily = pending.daily.sorted {
-      ($0.key.key.placement, $0.key.key.audience, $0.key.key.variation, $0.key.day)
-        < ($1.key.key.placement, $1.key.key.audience, $1.key.key.variation, $1.key.day)
-    }
-    for (row, counts) in daily {
-      try bump(db, appId: appId, row.key, day: row.day, impressions: counts.impressions, viewers: counts.viewers)
-    }
+    try apply(pending.placement, db, appId: appId)
+    try apply(pending.appleAds, db, appId: appId)
     pending.cohorts = [:]
     pending.subscriptionDays = [:]
-    pending.daily = [:]
+    pending.placement = PlacementProjection.Changes()
+    pending.appleAds = AppleAdsProjection.Changes()
   }
 }

@@ -124,12 +124,12 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func rollTransaction(old: TransactionPayload?, new: TransactionPayload, credit: PurchaseAttribution) throws {
-    try Store.rollTransaction(db, appId: appId, old: old, new: new, credit)
+    try Store.rollTransaction(db, appId: appId, old: old, new: new, credit, pending: pending)
   }
 
   func rollSubscriptions(_ originals: [String]) throws {
     for original in originals {
-      try Store.rollTrial(db, appId: appId, original: original)
+      try Store.rollTrial(db, appId: appId, original: original, pending: pending)
       try Store.rollSubscription(db, appId: appId, original: original, pending: pending)
     }
     try Store.rollCohorts(db, appId: appId, originals: originals, pending: pending)

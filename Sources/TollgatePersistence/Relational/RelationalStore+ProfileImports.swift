@@ -114,7 +114,7 @@ extension RelationalStore {
           attributed)
         try Self.insertRows(
           db, table: "stats_cohort_profiles", columns: "app_id, profile_id, dimensions, changes", contributions)
-        try Self.apply(installs, db, appId: appId)
+        try Self.apply(installs, db, appId: appId, pending: pending)
         try Self.write(pending, db, appId: appId)
 
         let histories: [[SQLValue]] = fresh.compactMap { imported in

@@ -46,7 +46,7 @@ extension RelationalStore {
   /// A transaction stored for the first time (`old` nil) or replaced by a newer signed version.
   static func rollTransaction(
     _ db: any SQLConnection, appId: Int64, old: TransactionPayload?, new: TransactionPayload,
-    _ credit: PurchaseAttribution
+    _ credit: PurchaseAttribution, pending: PendingRollups? = nil
   ) throws {
     let key = VariationKey(placement: credit.placementId, audience: credit.audienceId, variation: credit.variationId)
     let price = new.price ?? 0
@@ -54,7 +54,7 @@ extension RelationalStore {
     var changes = PlacementProjection.Changes()
     PlacementProjection.transaction(new, key, into: &changes)
     if let old { PlacementProjection.transaction(old, key, into: &changes, sign: -1) }
-    try apply(changes, db, appId: appId)
+    try apply(changes, db, appId: appId, pending: pending)
     if new.isPaid, credit.isAttributed, let profileId = credit.profileId {
       // What the payer paid changes by the new payment, and by a refund made or taken back.
       var change: Int64 = old == nil ? price : 0
@@ -63,24 +63,24 @@ extension RelationalStore {
       if old == nil || change != 0 {
         try rollPayer(
           db, appId: appId, key, profileId: profileId, currency: new.currencyCode, change: change,
-          day: new.purchaseDay)
+          day: new.purchaseDay, pending: pending)
       }
     }
     guard old == nil else { return }
     if new.isPurchase, credit.isAttributed, let profileId = credit.profileId {
       try rollFirstDay(
         db, table: "stats_purchasers", appId: appId, key, profileId: profileId, day: new.purchaseDay,
-        counter: "purchasers")
+        counter: "purchasers", pending: pending)
     }
     if let profileId = credit.profileId {
-      try rollAppleAdsPurchase(db, appId: appId, profileId: profileId, new)
+      try rollAppleAdsPurchase(db, appId: appId, profileId: profileId, new, pending: pending)
     }
   }
 
   /// Moves a profile's first day for a variation to the earliest seen, adjusting the counter.
   private static func rollFirstDay(
     _ db: any SQLConnection, table: String, appId: Int64, _ key: VariationKey, profileId: String, day: Int64,
-    counter: String
+    counter: String, pending: PendingRollups?
   ) throws {
     let known = try db.query(
       "SELECT first_day FROM \(table) WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
@@ -106,7 +106,7 @@ extension RelationalStore {
         ])
     }
     PlacementProjection.first(counter, key, day: day, into: &changes)
-    try apply(changes, db, appId: appId)
+    try apply(changes, db, appId: appId, pending: pending)
   }
 
   /// A paying viewer's net revenue for a variation moves by `change`; their first paid day is
@@ -114,7 +114,7 @@ extension RelationalStore {
   /// taken out and the new one put in.
   private static func rollPayer(
     _ db: any SQLConnection, appId: Int64, _ key: VariationKey, profileId: String, currency: String, change: Int64,
-    day: Int64
+    day: Int64, pending: PendingRollups?
   ) throws {
     let who: [SQLValue] = [.integer(appId), .text(key.variation), .text(profileId), .text(currency)]
     let row = try db.query(
@@ -144,7 +144,7 @@ extension RelationalStore {
       PlacementProjection.payer(key, day: before.day, currency: currency, net: before.net, into: &changes, sign: -1)
     }
     PlacementProjection.payer(key, day: after.day, currency: currency, net: after.net, into: &changes)
-    try apply(changes, db, appId: appId)
+    try apply(changes, db, appId: appId, pending: pending)
   }
 
   static func bumpPayerRevenue(
@@ -170,7 +170,9 @@ extension RelationalStore {
   /// Recomputes a subscription's trial facts from all its transactions and applies the
   /// change, once per subscription a batch touched. The credit goes to the subscription's
   /// first transaction's paywall.
-  static func rollTrial(_ db: any SQLConnection, appId: Int64, original: String) throws {
+  static func rollTrial(_ db: any SQLConnection, appId: Int64, original: String, pending: PendingRollups? = nil)
+    throws
+  {
     let rows = try db.query(
       """
       SELECT payload, attr_placement, attr_audience, attr_variation FROM app_store_transactions
@@ -206,7 +208,7 @@ extension RelationalStore {
     var changes = PlacementProjection.Changes()
     if let previous { PlacementProjection.trial(before, previous, into: &changes, sign: -1) }
     PlacementProjection.trial(facts, owner, into: &changes)
-    try apply(changes, db, appId: appId)
+    try apply(changes, db, appId: appId, pending: pending)
     guard facts.trialDay != nil || row != nil else { return }
     try db.query(
       """
@@ -231,7 +233,8 @@ extension RelationalStore {
 
   /// A purchase by a profile that came from Apple Ads: its campaign's revenue and purchasers.
   private static func rollAppleAdsPurchase(
-    _ db: any SQLConnection, appId: Int64, profileId: String, _ transaction: TransactionPayload
+    _ db: any SQLConnection, appId: Int64, profileId: String, _ transaction: TransactionPayload,
+    pending: PendingRollups?
   ) throws {
     guard
       let row = try db.query(
@@ -250,7 +253,7 @@ extension RelationalStore {
         [.integer(appId), .text(profileId)])
       AppleAdsProjection.firstPurchase(group, into: &changes)
     }
-    try apply(changes, db, appId: appId)
+    try apply(changes, db, appId: appId, pending: pending)
   }
 
   /// Apple Ads attribution just applied to a profile: an install of its campaign, with what
@@ -279,21 +282,28 @@ extension RelationalStore {
         .integer(Int64(inTime)), .integer(Int64(purchaser)),
       ])
     guard db.changes == 1 else { return }
+    // Gathered and written once, in the order every writer of these rows keeps.
+    let pending = PendingRollups()
     var changes = AppleAdsProjection.Changes()
     AppleAdsProjection.install(group, flowInTime: inTime == 1, purchaser: purchaser == 1, into: &changes)
     for transaction in transactions { AppleAdsProjection.sale(group, transaction, into: &changes) }
-    try apply(changes, db, appId: appId)
+    try apply(changes, db, appId: appId, pending: pending)
     // Its subscriptions are now reported under the campaign.
     let originals = try db.query(
       "SELECT DISTINCT original_transaction_id FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key)
     for row in originals {
-      try rollSubscription(db, appId: appId, original: try row.decode("original_transaction_id"))
+      try rollSubscription(db, appId: appId, original: try row.decode("original_transaction_id"), pending: pending)
     }
-    try rollCohort(db, appId: appId, profile: profile.id)
+    try rollCohort(db, appId: appId, profile: profile.id, pending: pending)
+    try write(pending, db, appId: appId)
   }
 
-  /// Adds a projection's changes to `stats_apple_ads` and `stats_apple_ads_revenue`.
-  static func apply(_ changes: AppleAdsProjection.Changes, _ db: any SQLConnection, appId: Int64) throws {
+  /// Adds a projection's changes to `stats_apple_ads` and `stats_apple_ads_revenue`: into
+  /// `pending` when a unit of work gathers them, else at once.
+  static func apply(
+    _ changes: AppleAdsProjection.Changes, _ db: any SQLConnection, appId: Int64, pending: PendingRollups? = nil
+  ) throws {
+    if let pending { return pending.appleAds.merge(changes) }
     func key(_ group: AppleAdsKey) -> [SQLValue] {
       [.integer(group.day), .integer(group.campaign), .integer(group.adGroup), .integer(group.keyword)]
     }
@@ -315,27 +325,31 @@ extension RelationalStore {
       }.map { row, gross in (key(row.group) + [.text(row.currency)], [gross]) })
   }
 
-  /// Adds a projection's changes to `stats_daily` and `stats_revenue`.
-  static func apply(_ changes: PlacementProjection.Changes, _ db: any SQLConnection, appId: Int64) throws {
+  /// Adds a projection's changes to `stats_daily`, `stats_revenue` and `stats_payer_revenue`:
+  /// into `pending` when a unit of work gathers them, else at once. Rows go in key order.
+  static func apply(
+    _ changes: PlacementProjection.Changes, _ db: any SQLConnection, appId: Int64, pending: PendingRollups? = nil
+  ) throws {
+    if let pending { return pending.placement.merge(changes) }
+    func order(_ a: VariationKey, _ b: VariationKey) -> Bool {
+      (a.placement, a.audience, a.variation) < (b.placement, b.audience, b.variation)
+    }
     for (row, counters) in changes.daily.sorted(by: {
-      ($0.key.day, $0.key.variation.variation) < ($1.key.day, $1.key.variation.variation)
+      $0.key.day != $1.key.day ? $0.key.day < $1.key.day : order($0.key.variation, $1.key.variation)
     }) {
       try bump(db, appId: appId, row.variation, day: row.day, counters: counters)
     }
-    for (row, figures) in changes.money.sorted(by: {
-      ($0.key.day, $0.key.variation.variation, $0.key.currency) < (
-        $1.key.day, $1.key.variation.variation, $1.key.currency
-      )
-    }) where figures != MoneyFigures() {
+    func before(_ a: PlacementProjection.MoneyDay, _ b: PlacementProjection.MoneyDay) -> Bool {
+      if a.day != b.day { return a.day < b.day }
+      if a.variation != b.variation { return order(a.variation, b.variation) }
+      return a.currency < b.currency
+    }
+    for (row, figures) in changes.money.sorted(by: { before($0.key, $1.key) }) where figures != MoneyFigures() {
       try bumpRevenue(
         db, appId: appId, row.variation, day: row.day, currency: row.currency, gross: figures.gross,
         refunded: figures.refunded, transactions: figures.transactions)
     }
-    for (row, moments) in changes.payers.sorted(by: {
-      ($0.key.day, $0.key.variation.variation, $0.key.currency) < (
-        $1.key.day, $1.key.variation.variation, $1.key.currency
-      )
-    }) {
+    for (row, moments) in changes.payers.sorted(by: { before($0.key, $1.key) }) {
       try bumpPayerRevenue(db, appId: appId, row.variation, day: row.day, currency: row.currency, moments)
     }
   }

@@ -120,7 +120,7 @@ extension RelationalStore {
         "environment", "day", "product_id", "currency", "storefront", "campaign_id", "ad_group_id", "keyword_id",
         "placement_id", "audience_id", "variation_id", "origin",
       ], counters: SubscriptionCounters.columns,
-      rows.sorted { ($0.key.where_, $0.key.dimensions.variationId) < ($1.key.where_, $1.key.dimensions.variationId) }
+      rows.sorted { Self.keyOrder($0.key, $1.key) }
         .map { row, counters in
           let (dimensions, where_) = (row.dimensions, row.where_)
           return
@@ -140,6 +140,21 @@ extension RelationalStore {
         ($0.key.environment, $0.key.day, $0.key.currency) < ($1.key.environment, $1.key.day, $1.key.currency)
       }
       .map { row, counters in ([.text(row.environment), .integer(row.day), .text(row.currency)], counters.values) })
+  }
+
+  /// The order `stats_subscription_days` rows are written in: their whole key, so two writers
+  /// of the same rows lock them in the same order.
+  static func keyOrder(_ a: SubscriptionRow, _ b: SubscriptionRow) -> Bool {
+    if a.where_ != b.where_ { return a.where_ < b.where_ }
+    let (x, y) = (a.dimensions, b.dimensions)
+    if (x.storefront, x.campaignId, x.adGroupId, x.keywordId) != (y.storefront, y.campaignId, y.adGroupId, y.keywordId)
+    {
+      return (x.storefront, x.campaignId, x.adGroupId, x.keywordId) < (
+        y.storefront, y.campaignId, y.adGroupId, y.keywordId
+      )
+    }
+    return (x.placementId, x.audienceId, x.variationId, x.origin ?? "live")
+      < (y.placementId, y.audienceId, y.variationId, y.origin ?? "live")
   }
 
   /// Every subscription's contribution, recomputed from the rebuild's reading of the raw rows:

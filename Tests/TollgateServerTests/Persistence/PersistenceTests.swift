@@ -143,6 +143,47 @@ struct PostgresPlanTests {
   }
 }
 
+/// Purchases recorded at once bump the same revenue rows; they are written at the end of each
+/// unit of work in one order, so the second waits for the first instead of deadlocking with it.
+@Suite("Rollup writers", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))
+struct RollupWriterOrderTests {
+  @Test("two units of work bumping the same days in opposite orders both commit, neither runs again")
+  func noDeadlock() async throws {
+    let store = try PostgresCluster.store()
+    let app = try store.createApp(name: "order")
+    let credit = PurchaseAttribution(placementId: "onboarding", audienceId: "all", variationId: "onboarding:all:a")
+    // Each has recorded its first day's sale when the other records its first; then each
+    // records the other's day.
+    let bothRecordedOne = DispatchGroup()
+    bothRecordedOne.enter()
+    bothRecordedOne.enter()
+    @Sendable func writer(_ name: String, days: [Double]) -> Result<Int, any Error> {
+      var runs = 0
+      return Result {
+        try store.purchases(appId: app.id) { unit in
+          runs += 1
+          for (index, day) in days.enumerated() {
+            let sale = StoreKitFixtures.transaction(
+              "\(name)-\(index)", original: "\(name)-0", purchased: day, expires: day + 30)
+            try unit.rollTransaction(old: nil, new: sale, credit: credit)
+            if index == 0, runs == 1 {
+              bothRecordedOne.leave()
+              bothRecordedOne.wait()
+            }
+          }
+          return runs
+        }
+      }
+    }
+    async let a = PostgresDeadlockTests.onThread { writer("a", days: [1, 2]) }
+    async let b = PostgresDeadlockTests.onThread { writer("b", days: [2, 1]) }
+    let runs = try await [a.get(), b.get()]
+    #expect(runs == [1, 1], "a unit of work ran again: PostgreSQL broke a deadlock")
+    let days = StatsDay.of(StoreKitFixtures.date(1))...StatsDay.of(StoreKitFixtures.date(2))
+    #expect(try store.revenueTotals(appId: app.id, days: days)["USD"]?.transactions == 4)
+  }
+}
+
 extension PostgresDeadlockTests {
   static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in

@@ -22,10 +22,6 @@ final class PurchaseService: Sendable {
   let logger: Logger
   /// Told when a refund request waits for an answer (nil: none are sent from this process).
   let refundAnswers: RefundRequestAnswerer?
-  /// Imported pages are written one unit of work at a time: the history importer verifies the
-  /// next batch while this one is written, but two batches written at once bump the same
-  /// revenue rows in different orders, and PostgreSQL breaks that deadlock by failing one.
-  private let importTurns = NSLock()
 
   init(
     apps: any AppRepository, purchases: any PurchaseRepository, configs: ConfigCache, verifier: SignedDataVerifier,
@@ -204,10 +200,8 @@ final class PurchaseService: Sendable {
     let outcomes =
       recording.isEmpty
       ? []
-      : try importTurns.withLock {
-        try purchases.record(
-          appId: appId, recording.map { facts[$0] }, at: time.now(), derive: profiles.derivation(config.compiled))
-      }
+      : try purchases.record(
+        appId: appId, recording.map { facts[$0] }, at: time.now(), derive: profiles.derivation(config.compiled))
     var pagesDone = facts.indices.map { ImportedPage(recorded: 0, changed: false, refused: refusals[$0]) }
     for (index, outcome) in zip(recording, outcomes) {
       profiles.changed(outcome.changed, appId)
