@@ -368,7 +368,6 @@ public final class AppStoreServerSandbox: Sendable {
     return Response(status: status, headers: [("Content-Type", "application/json")], body: body)
   }
 
-  /// The token's checks, as Apple documents them.
   /// Whether a bearer token is good now: verified once, then remembered until it expires (a
   /// client sends the same token for many calls, and the stand-in must not cost more than the
   /// importer it measures).
@@ -386,6 +385,7 @@ public final class AppStoreServerSandbox: Sendable {
     return true
   }
 
+  /// The token's checks, as Apple documents them.
   public static func verify(token: String, client: Client, now: Date) -> Bool {
     guard let jws = CompactJWS(token),
       let header = try? JSONSerialization.jsonObject(with: jws.header) as? [String: Any],

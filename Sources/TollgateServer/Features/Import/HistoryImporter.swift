@@ -64,7 +64,7 @@ public final class HistoryImporter: Sendable {
   let record: @Sendable (Int64, [(profileId: String, page: [String])]) throws -> [ImportedPage]
   let lease: TimeInterval = 120
   let firstRetry: TimeInterval
-  /// Customers claimed together, and requests to Apple in flight at once.
+  /// Customers claimed together, and requests to Apple in flight at once for each batch.
   let batchSize: Int
   let concurrency: Int
   /// Batches in progress at once.
