@@ -4,7 +4,7 @@ import TollgateDomain
 import TollgateSupport
 
 /// The embedded default store: one SQLite file in WAL mode, a small pool of connections
-/// (readers run in parallel, writers take turns on a lock, then `BEGIN IMMEDIATE`).
+/// (readers run in parallel, writers take turns through `BEGIN IMMEDIATE`).
 public final class SQLiteStore: RelationalStore {
   let pool: ConnectionPool
   let relaxedPool: ConnectionPool
@@ -29,18 +29,14 @@ public final class SQLiteStore: RelationalStore {
   public init(path: String, connections: Int = 4) throws {
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    // One turn for every writer of the file in this process (other processes still wait in
-    // SQLite's busy handler).
-    let writers = NSLock()
-    let opened = try (0..<max(1, connections)).map { _ in try SQLiteConnection(path: path, writers: writers) }
+    let opened = try (0..<max(1, connections)).map { _ in try SQLiteConnection(path: path) }
     try Self.migrate(opened[0])
     pool = ConnectionPool(
       opened,
       finish: { connection in
         try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
       })
-    relaxedPool = ConnectionPool(
-      try (0..<2).map { _ in try SQLiteConnection(path: path, relaxed: true, writers: writers) })
+    relaxedPool = ConnectionPool(try (0..<2).map { _ in try SQLiteConnection(path: path, relaxed: true) })
   }
 
   private static func migrate(_ connection: SQLiteConnection) throws {

@@ -8,7 +8,6 @@ import TollgateSupport
 final class SQLiteConnection: SQLConnection, @unchecked Sendable {
   private var handle: OpaquePointer?
   private var statements: [String: OpaquePointer] = [:]
-  private let writers: NSLock?
 
   /// SQLite copies bound text and blobs (the C macro `SQLITE_TRANSIENT`).
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -16,11 +15,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
   /// `relaxed` connections commit without waiting for the disk (`synchronous=NORMAL`:
   /// durable across process crashes, not power loss); only writes that can be recomputed
   /// use them.
-  /// `writers` is shared by the connections of one store: a writer waits on it, woken the
-  /// moment the one before commits, instead of in SQLite's busy handler, which sleeps in
-  /// steps of up to 100 ms while the lock may already be free.
-  init(path: String, relaxed: Bool = false, writers: NSLock? = nil) throws {
-    self.writers = writers
+  init(path: String, relaxed: Bool = false) throws {
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
     var opened: OpaquePointer?
     let status = sqlite3_open_v2(path, &opened, flags, nil)
@@ -109,13 +104,6 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
   /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; rolls back when it throws.
   /// IMMEDIATE takes the write lock up front, so two writers wait instead of deadlocking.
   func transaction<T>(_ body: () throws -> T) throws -> T {
-    if let writers {
-      // As long as SQLite's own wait: then the same "database is locked" error.
-      guard writers.lock(before: Date().addingTimeInterval(10)) else {
-        throw Self.error(SQLITE_BUSY, "database is locked (another writer held it for 10 s)")
-      }
-    }
-    defer { writers?.unlock() }
     try execute("BEGIN IMMEDIATE")
     do {
       let result = try body()
