@@ -62,6 +62,12 @@ package enum AppleAdsProjection {
     changes.counts[group] = counts
   }
 
+  /// An attributed profile whose Apple Ads-targeted flow reached its first launch in time, as
+  /// reported after its install was known.
+  package static func flowInTime(_ group: Group, into changes: inout Changes) {
+    changes.counts[group, default: Counts()].flowInTime += 1
+  }
+
   /// An attributed profile's first purchase (a trial start counts) after its install was known.
   package static func firstPurchase(_ group: Group, into changes: inout Changes) {
     changes.counts[group, default: Counts()].purchasers += 1

@@ -173,12 +173,13 @@ extension RelationalStore {
         try db.query(
           "UPDATE stats_aa_profiles SET flow_in_time = 1 WHERE app_id = ? AND profile_id = ?",
           [.integer(appId), .text(profileId)])
-        try Self.bumpAppleAds(
-          db, appId: appId,
+        var changes = AppleAdsProjection.Changes()
+        AppleAdsProjection.flowInTime(
           AppleAdsKey(
             day: try row.decode("day"), campaign: try row.decode("campaign_id"),
             adGroup: try row.decode("ad_group_id"), keyword: try row.decode("keyword_id")),
-          flowInTime: 1)
+          into: &changes)
+        try Self.apply(changes, db, appId: appId)
       }
     }
   }

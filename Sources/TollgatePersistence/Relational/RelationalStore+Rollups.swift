@@ -147,26 +147,6 @@ extension RelationalStore {
     try apply(changes, db, appId: appId, pending: pending)
   }
 
-  static func bumpPayerRevenue(
-    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, currency: String, _ moments: PayerMoments
-  ) throws {
-    guard !moments.isZero else { return }
-    try db.query(
-      """
-      INSERT INTO stats_payer_revenue (app_id, placement_id, audience_id, variation_id, day, currency, payers, net,
-      log_sum, log_squares) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (app_id, placement_id, audience_id, variation_id, day, currency) DO UPDATE SET
-      payers = stats_payer_revenue.payers + excluded.payers, net = stats_payer_revenue.net + excluded.net,
-      log_sum = stats_payer_revenue.log_sum + excluded.log_sum,
-      log_squares = stats_payer_revenue.log_squares + excluded.log_squares
-      """,
-      [
-        .integer(appId), .text(key.placement), .text(key.audience), .text(key.variation), .integer(day),
-        .text(currency), .integer(moments.payers), .integer(moments.net), .integer(moments.logSum),
-        .integer(moments.logSquares),
-      ])
-  }
-
   /// Recomputes a subscription's trial facts from all its transactions and applies the
   /// change, once per subscription a batch touched. The credit goes to the subscription's
   /// first transaction's paywall.
@@ -326,97 +306,49 @@ extension RelationalStore {
   }
 
   /// Adds a projection's changes to `stats_daily`, `stats_revenue` and `stats_payer_revenue`:
-  /// into `pending` when a unit of work gathers them, else at once. Rows go in key order.
+  /// into `pending` when a unit of work gathers them, else at once, many rows a statement in
+  /// key order (writers lock rows in one order).
   static func apply(
     _ changes: PlacementProjection.Changes, _ db: any SQLConnection, appId: Int64, pending: PendingRollups? = nil
   ) throws {
     if let pending { return pending.placement.merge(changes) }
+    func key(_ variation: VariationKey, _ day: Int64) -> [SQLValue] {
+      [.text(variation.placement), .text(variation.audience), .text(variation.variation), .integer(day)]
+    }
     func order(_ a: VariationKey, _ b: VariationKey) -> Bool {
       (a.placement, a.audience, a.variation) < (b.placement, b.audience, b.variation)
-    }
-    for (row, counters) in changes.daily.sorted(by: {
-      $0.key.day != $1.key.day ? $0.key.day < $1.key.day : order($0.key.variation, $1.key.variation)
-    }) {
-      try bump(db, appId: appId, row.variation, day: row.day, counters: counters)
     }
     func before(_ a: PlacementProjection.MoneyDay, _ b: PlacementProjection.MoneyDay) -> Bool {
       if a.day != b.day { return a.day < b.day }
       if a.variation != b.variation { return order(a.variation, b.variation) }
       return a.currency < b.currency
     }
-    for (row, figures) in changes.money.sorted(by: { before($0.key, $1.key) }) where figures != MoneyFigures() {
-      try bumpRevenue(
-        db, appId: appId, row.variation, day: row.day, currency: row.currency, gross: figures.gross,
-        refunded: figures.refunded, transactions: figures.transactions)
-    }
-    for (row, moments) in changes.payers.sorted(by: { before($0.key, $1.key) }) {
-      try bumpPayerRevenue(db, appId: appId, row.variation, day: row.day, currency: row.currency, moments)
-    }
+    let variationDay = ["placement_id", "audience_id", "variation_id", "day"]
+    try bumpCounters(
+      db, table: "stats_daily", appId: appId, keys: variationDay, counters: dailyCounters,
+      changes.daily.sorted {
+        $0.key.day != $1.key.day ? $0.key.day < $1.key.day : order($0.key.variation, $1.key.variation)
+      }.map { row, counters in (key(row.variation, row.day), dailyCounters.map { counters[$0] ?? 0 }) })
+    try bumpCounters(
+      db, table: "stats_revenue", appId: appId, keys: variationDay + ["currency"],
+      counters: ["gross", "refunded", "transactions"],
+      changes.money.sorted { before($0.key, $1.key) }.map { row, figures in
+        (key(row.variation, row.day) + [.text(row.currency)], [figures.gross, figures.refunded, figures.transactions])
+      })
+    try bumpCounters(
+      db, table: "stats_payer_revenue", appId: appId, keys: variationDay + ["currency"],
+      counters: ["payers", "net", "log_sum", "log_squares"],
+      changes.payers.sorted { before($0.key, $1.key) }.map { row, moments in
+        (
+          key(row.variation, row.day) + [.text(row.currency)],
+          [moments.payers, moments.net, moments.logSum, moments.logSquares]
+        )
+      })
   }
 
-  static func bump(
-    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, impressions: Int64 = 0,
-    viewers: Int64 = 0, refunds: Int64 = 0
-  ) throws {
-    try bump(
-      db, appId: appId, key, day: day, counters: ["impressions": impressions, "viewers": viewers, "refunds": refunds])
-  }
-
+  /// The counters of `stats_daily`.
   static var dailyCounters: [String] {
     ["impressions", "viewers", "purchasers", "trials", "trial_conversions", "refunds"]
-  }
-
-  static func bump(_ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, counters: [String: Int64])
-    throws
-  {
-    let values = dailyCounters.map { counters[$0] ?? 0 }
-    guard values.contains(where: { $0 != 0 }) else { return }
-    try db.query(
-      """
-      INSERT INTO stats_daily (app_id, placement_id, audience_id, variation_id, day, \(dailyCounters.joined(separator: ", ")))
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (app_id, placement_id, audience_id, variation_id, day) DO UPDATE SET
-      \(dailyCounters.map { "\($0) = stats_daily.\($0) + excluded.\($0)" }.joined(separator: ", "))
-      """,
-      [.integer(appId), .text(key.placement), .text(key.audience), .text(key.variation), .integer(day)]
-        + values.map(SQLValue.integer))
-  }
-
-  static func bumpRevenue(
-    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, day: Int64, currency: String, gross: Int64 = 0,
-    refunded: Int64 = 0, transactions: Int64 = 0
-  ) throws {
-    try db.query(
-      """
-      INSERT INTO stats_revenue (app_id, placement_id, audience_id, variation_id, day, currency, gross, refunded,
-      transactions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (app_id, placement_id, audience_id, variation_id, day, currency) DO UPDATE SET
-      gross = stats_revenue.gross + excluded.gross, refunded = stats_revenue.refunded + excluded.refunded,
-      transactions = stats_revenue.transactions + excluded.transactions
-      """,
-      [
-        .integer(appId), .text(key.placement), .text(key.audience), .text(key.variation), .integer(day),
-        .text(currency), .integer(gross), .integer(refunded), .integer(transactions),
-      ])
-  }
-
-  static func bumpAppleAds(
-    _ db: any SQLConnection, appId: Int64, _ key: AppleAdsKey, installs: Int64 = 0, flowInTime: Int64 = 0,
-    purchasers: Int64 = 0
-  ) throws {
-    try db.query(
-      """
-      INSERT INTO stats_apple_ads (app_id, day, campaign_id, ad_group_id, keyword_id, installs, flow_in_time, purchasers)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (app_id, day, campaign_id, ad_group_id, keyword_id) DO UPDATE SET
-      installs = stats_apple_ads.installs + excluded.installs,
-      flow_in_time = stats_apple_ads.flow_in_time + excluded.flow_in_time,
-      purchasers = stats_apple_ads.purchasers + excluded.purchasers
-      """,
-      [
-        .integer(appId), .integer(key.day), .integer(key.campaign), .integer(key.adGroup), .integer(key.keyword),
-        .integer(installs), .integer(flowInTime), .integer(purchasers),
-      ])
   }
 }
 
