@@ -83,7 +83,8 @@ enum CommandLineTool {
                                   app_version, locale, custom_attributes, apple_ads, transaction_ids);
                                   a wrong line is refused with its number, the rest imported; the same
                                   file again changes nothing; OUT gets every refused line; --from reads
-                                  RevenueCat's transactions export or Adapty's events export (CSV)
+                                  RevenueCat's transactions export or Adapty's events export (CSV);
+                                  FILE may be gzipped, - reads standard input
       import history --app NAME [--follow]
                                   imported customers' App Store histories (fetched from Apple by a
                                   running server): done, failed, pending, transactions, time left;
@@ -111,7 +112,7 @@ enum CommandLineTool {
                                   active subscriptions and trials, conversions, renewals, churn,
                                   refunds, revenue, proceeds and MRR per period
       report cohorts --app NAME [--by day|week|month] [--segment none|source|campaign|ad_group|keyword|variation|country|origin]
-            [--environment production|sandbox] [--from DAY] [--to DAY] [--format …]
+            [--origin import|live] [--environment production|sandbox] [--from DAY] [--to DAY] [--format …]
                                   install cohorts: paying share, trials, active subscriptions and
                                   net revenue and proceeds per install at ages 0 … 365 days
       apple-ads credentials --app NAME --key FILE

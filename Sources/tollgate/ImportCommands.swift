@@ -10,7 +10,9 @@ import TollgateSupport
 /// with their install dates, attribution and App Store history, brought onto Tollgate.
 enum ImportCommands {
   static func profiles(_ options: inout Options) throws {
-    guard let file = options.positional() else { throw Failure("import profiles needs a FILE (NDJSON)") }
+    guard let file = options.positional() else {
+      throw Failure("import profiles needs a FILE (NDJSON, or a peer's CSV with --from; gzipped or not; - reads stdin)")
+    }
     let name = try options.required("--app")
     let refusalsFile = options.value("--refusals", env: nil)
     let fromText = options.value("--from", env: nil) ?? "ndjson"
@@ -18,27 +20,29 @@ enum ImportCommands {
     guard peer != nil || fromText == "ndjson" else { throw Failure("--from is ndjson, revenuecat or adapty") }
     let databasePath = options.databasePath
     try options.finish()
-    guard let handle = FileHandle(forReadingAtPath: file) else { throw Failure("cannot read \(file)") }
-    defer { try? handle.close() }
+    let input = try ImportInput(file)
+    defer { input.close() }
     let store = try StoreLocation.open(databasePath, connections: 1).database
     defer { store.close() }
     guard let app = try store.app(named: name) else {
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
     }
     let service = ProfileImportService(database: store)
-    let session = try service.begin(appId: app.id, source: fromText, by: "cli")
     if let peer {
-      // A peer's export: its rows grouped by customer first (a customer's rows may be anywhere).
-      let data = try handle.readToEnd() ?? Data()
-      let (lines, skipped) = peer.lines(data)
+      // A peer's export: its rows grouped by customer first (a customer's rows may be anywhere),
+      // the whole file read before an import begins.
+      let (lines, skipped) = try peer.lines(try CSVReader(chunks: input.read))
+      try input.finish()
+      let session = try service.begin(appId: app.id, source: fromText, by: "cli")
       for (line, reason) in skipped { session.refuse(Int64(line), "$", reason) }
       for (line, value) in lines { session.feed(line: [UInt8](WireCoding.encode(value)), number: Int64(line)) }
       return try finish(session, service: service, app: app, name: name, file: file, refusalsFile: refusalsFile)
     }
+    let session = try service.begin(appId: app.id, source: fromText, by: "cli")
     var carry: [UInt8] = []
     var lines = 0
     let progress = isatty(STDERR_FILENO) == 1
-    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+    while let chunk = try input.read(), !chunk.isEmpty {
       var start = chunk.startIndex
       for index in chunk.indices where chunk[index] == 0x0A {
         carry.append(contentsOf: chunk[start..<index])
@@ -51,6 +55,7 @@ enum ImportCommands {
       carry.append(contentsOf: chunk[start...])
     }
     if !carry.isEmpty { session.feed(line: carry) }
+    try input.finish()
     if progress { FileHandle.standardError.write(Data("\r".utf8)) }
     try finish(session, service: service, app: app, name: name, file: file, refusalsFile: refusalsFile)
   }

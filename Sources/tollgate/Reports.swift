@@ -79,10 +79,10 @@ enum Reports {
   /// `report cohorts`: the same figures as `GET /v1/admin/stats/cohorts`.
   static func cohorts(_ options: inout Options) throws {
     var parameters: [String: String] = [:]
-    for name in ["by", "segment", "environment"] {
+    for name in ["by", "segment", "environment", "origin"] {
       if let value = options.value("--\(name)", env: nil) { parameters[name] = value }
     }
-    let request: (SubscriptionReport.Grouping, CohortReport.Segment, String)
+    let request: CohortReport.Request
     do {
       request = try CohortReport.request(parameters)
     } catch {
@@ -103,9 +103,11 @@ enum Reports {
       try ConfigValidator.compile($0.document, revision: $0.revision)
     }
     let report = CohortReport.build(
-      installDays: days, by: request.0, segment: request.1, environment: request.2,
-      rows: try store.cohortRows(
-        appId: app.id, installDays: days, by: request.0, segment: request.1, environment: request.2),
+      installDays: days, by: request.grouping, segment: request.segment, environment: request.environment,
+      rows: request.select(
+        try store.cohortRows(
+          appId: app.id, installDays: days, by: request.grouping, segment: request.storedSegment,
+          environment: request.environment)),
       reporting: config?.reporting, today: StatsDay.of(now))
     emit(report, format, rows: ReportTables.cohortRows, table: ReportTables.cohortTable)
   }

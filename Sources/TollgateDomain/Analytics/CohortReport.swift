@@ -106,11 +106,33 @@ public struct CohortReport: Codable, Sendable, Hashable {
     return try ReportRange.days(from: from ?? PlacementReport.isoDay(end - 89), to: to, now: now)
   }
 
-  /// The grouping, segmentation and environment a request names (`by`, default `week`;
-  /// `segment`, default `none`; `environment`, default `production`); `bad_parameter` otherwise.
-  public static func request(_ parameters: [String: String]) throws(DomainError)
-    -> (SubscriptionReport.Grouping, Segment, String)
-  {
+  /// What a cohort request names.
+  public struct Request: Sendable {
+    public var grouping: SubscriptionReport.Grouping
+    public var segment: Segment
+    /// `Production` or `Sandbox`.
+    public var environment: String
+    /// Only imported (`import`) or only live customers; nil: both.
+    public var origin: String?
+
+    /// The segmentation whose stored rows answer: an origin filter reads the `origin` rows.
+    public var storedSegment: Segment { origin == nil ? segment : .origin }
+
+    /// The stored rows kept to the origin asked for, labelled as the segment asked for.
+    public func select(_ rows: [CohortTotals]) -> [CohortTotals] {
+      guard let origin else { return rows }
+      return rows.filter { $0.segment == origin }.map { row in
+        var row = row
+        row.segment = "all"
+        return row
+      }
+    }
+  }
+
+  /// The grouping, segmentation, environment and origin a request names (`by`, default `week`;
+  /// `segment`, default `none`; `environment`, default `production`; `origin`, `import` or
+  /// `live`, only without another segment); `bad_parameter` otherwise.
+  public static func request(_ parameters: [String: String]) throws(DomainError) -> Request {
     guard let grouping = SubscriptionReport.Grouping(rawValue: parameters["by"] ?? "week") else {
       throw DomainError(.badParameter, "by is day, week or month.")
     }
@@ -118,11 +140,25 @@ public struct CohortReport: Codable, Sendable, Hashable {
       throw DomainError(
         .badParameter, "segment is one of \(Segment.allCases.map(\.rawValue).joined(separator: ", ")).")
     }
+    let environment: String
     switch parameters["environment"] ?? "production" {
-    case "production": return (grouping, segment, "Production")
-    case "sandbox": return (grouping, segment, "Sandbox")
+    case "production": environment = "Production"
+    case "sandbox": environment = "Sandbox"
     default: throw DomainError(.badParameter, "environment is production or sandbox.")
     }
+    let origin = parameters["origin"]
+    if let origin {
+      guard ["import", "live"].contains(origin) else {
+        throw DomainError(.badParameter, "origin is import (customers a profile import brought) or live.")
+      }
+      // Cohorts are stored once per segmentation, not per pair of them.
+      guard segment == .none else {
+        throw DomainError(
+          .badParameter,
+          "origin filters cohorts without a segment; segment=origin shows imported and live side by side.")
+      }
+    }
+    return Request(grouping: grouping, segment: segment, environment: environment, origin: origin)
   }
 
   /// Builds the report; `today` decides which ages a cohort has reached.

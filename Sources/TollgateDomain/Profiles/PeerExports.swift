@@ -7,7 +7,8 @@ import TollgateSupport
 /// install time, store country, attributes, and the App Store original transaction ids Apple's
 /// history is fetched from. docs/migrating.md maps every column.
 public enum PeerExport: String, Sendable, CaseIterable {
-  /// RevenueCat's Scheduled Data Exports, Transactions feed (CSV, uncompressed).
+  /// RevenueCat's Scheduled Data Exports, Transactions feed (CSV; the command line reads it
+  /// gzipped too).
   case revenuecat
   /// Adapty's S3 / Google Cloud Storage events export (CSV).
   case adapty
@@ -26,11 +27,14 @@ public enum PeerExport: String, Sendable, CaseIterable {
     var firstLine = 0
   }
 
-  /// The import lines of a whole export (`data`: the CSV file), one per customer in the order
-  /// they first appear (with the CSV line they first appear on), and the rows that could not
-  /// be read (line, why).
-  public func lines(_ data: Data) -> (lines: [(line: Int, value: JSONValue)], skipped: [(line: Int, reason: String)]) {
-    var reader = CSVReader(data)
+  /// The import lines of a whole export (`reader`: its CSV, read row by row, so only the
+  /// customers are held, not the file), one per customer in the order they first appear (with
+  /// the CSV line they first appear on), and the rows that could not be read (line, why).
+  /// Throws what reading the input throws.
+  public func lines(_ reader: CSVReader) throws -> (
+    lines: [(line: Int, value: JSONValue)], skipped: [(line: Int, reason: String)]
+  ) {
+    var reader = reader
     var customers: [String: Customer] = [:]
     var order: [String] = []
     var skipped: [(Int, String)] = []
@@ -43,7 +47,7 @@ public enum PeerExport: String, Sendable, CaseIterable {
     guard missing.isEmpty else {
       return ([], [(1, "the header lacks \(missing.sorted().joined(separator: ", ")) (is this a \(rawValue) export?)")])
     }
-    while let row = reader.next() {
+    while let row = try reader.next() {
       let key: String
       switch self {
       case .revenuecat: key = row["rc_original_app_user_id"] ?? ""
@@ -66,7 +70,7 @@ public enum PeerExport: String, Sendable, CaseIterable {
 
   /// `rc_last_seen_app_user_id_alias` names the customer unless it is RevenueCat's anonymous
   /// id; `first_seen_time` is the install; `country` only when `country_source` is `from_sdk`
-  /// (the store's); App Store rows give `original_store_transaction_id`; custom subscriber
+  /// (the store's; alpha-2, kept as the storefront's alpha-3); App Store rows give `original_store_transaction_id`; custom subscriber
   /// attributes keep their values.
   static func revenueCat(_ row: [String: String], into customer: inout Customer) {
     if let alias = row["rc_last_seen_app_user_id_alias"], !alias.isEmpty, !alias.hasPrefix("$RCAnonymousID") {
@@ -78,7 +82,7 @@ public enum PeerExport: String, Sendable, CaseIterable {
       customer.installed = min(customer.installed ?? seen, seen)
     }
     if row["country_source"] == "from_sdk", let country = row["country"], !country.isEmpty {
-      customer.country = country
+      customer.country = Self.storefront(country)
     }
     if row["store"] == "app_store", let original = row["original_store_transaction_id"], !original.isEmpty,
       !customer.originals.contains(original)
@@ -101,7 +105,7 @@ public enum PeerExport: String, Sendable, CaseIterable {
     {
       customer.installed = min(customer.installed ?? installed, installed)
     }
-    if let country = row["store_country"], !country.isEmpty { customer.country = country }
+    if let country = row["store_country"], !country.isEmpty { customer.country = Self.storefront(country) }
     if row["store"] == "app_store", let original = row["original_transaction_id"], !original.isEmpty,
       !customer.originals.contains(original)
     {
@@ -135,6 +139,11 @@ public enum PeerExport: String, Sendable, CaseIterable {
       object["environment"] = .string(customer.sandbox ? "Sandbox" : "Production")
     }
     return .object(object)
+  }
+
+  /// A country as the App Store's storefronts spell it: an alpha-2 code becomes its alpha-3.
+  static func storefront(_ country: String) -> String {
+    country.count == 2 ? CountryCodes.alpha3(country) ?? country : country
   }
 
   static func json(_ text: String) -> JSONValue? {

@@ -80,7 +80,8 @@ public enum ProfileImportLine {
     default: fail("$.installed_at", "is required: when the app was installed (ISO 8601)")
     }
     var install = InstallMeta()
-    install.storeCountry = text("store_country", max: 3)
+    // An alpha-2 code is kept as the storefront's alpha-3, the spelling the SDK sends.
+    install.storeCountry = text("store_country", max: 3).map(PeerExport.storefront)
     install.appVersion = text("app_version", max: 64)
     install.locale = text("locale", max: 35)
     var custom: [String: JSONValue] = [:]

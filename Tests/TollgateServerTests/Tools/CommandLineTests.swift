@@ -323,7 +323,8 @@ struct CommandLineTests {
     let app = try #require(try store.app(named: "shop"))
     let customer = try #require(try store.profile(appId: app.id, customerUserId: "user-1001"))
     #expect(customer.createdAt == Date(timeIntervalSince1970: 1_740_816_000), "first_seen_time 2025-03-01 08:00:00")
-    #expect(customer.install.storeCountry == "US" && customer.customAttributes["plan"] == .string("gold"))
+    // RevenueCat's alpha-2 country is kept as the alpha-3 the SDK sends.
+    #expect(customer.install.storeCountry == "USA" && customer.customAttributes["plan"] == .string("gold"))
     let adaptyProfile = try #require(try store.profile(appId: app.id, id: "3f8a2b1c-4d5e-4f60-8a7b-9c0d1e2f3a4b"))
     #expect(adaptyProfile.customerUserId == "user-3003" && adaptyProfile.install.storeCountry == "USA")
     #expect(try store.historyImportProgress(appId: app.id).customers == 4)
@@ -332,6 +333,32 @@ struct CommandLineTests {
       "revenuecat",
     ])
     #expect(wrong.stdout.contains("the header lacks"), "\(wrong.stdout) \(wrong.stderr)")
+  }
+
+  @Test("a gzipped export imports as delivered; one cut short stops before anything is stored")
+  func importGzipped() throws {
+    let directory = temporaryDirectory()
+    let cli = CLI(database: directory.appendingPathComponent("gzip.sqlite").path)
+    #expect(try cli.run(["keys", "create", "--app", "shop"]).status == 0)
+    let csv = repositoryRoot.appendingPathComponent("examples/migration/revenuecat-transactions.csv")
+    let packed = directory.appendingPathComponent("transactions.csv.gz")
+    let gzip = Process()
+    gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+    gzip.arguments = ["-c", csv.path]
+    let pipe = Pipe()
+    gzip.standardOutput = pipe
+    try gzip.run()
+    let compressed = pipe.fileHandleForReading.readDataToEndOfFile()
+    gzip.waitUntilExit()
+    try compressed.write(to: packed)
+    let cut = directory.appendingPathComponent("cut.csv.gz")
+    try compressed.prefix(compressed.count - 12).write(to: cut)
+
+    let broken = try cli.run(["import", "profiles", cut.path, "--app", "shop", "--from", "revenuecat"])
+    #expect(broken.status != 0 && broken.stderr.contains("damaged or cut short"), "\(broken.stdout) \(broken.stderr)")
+    let whole = try cli.run(["import", "profiles", packed.path, "--app", "shop", "--from", "revenuecat"])
+    #expect(whole.status == 0, "\(whole.stderr)")
+    #expect(whole.stdout.contains("3 lines, 3 profiles imported, 0 already there, 1 refused"), "\(whole.stdout)")
   }
 
   @Test("usage errors exit 2 with a message")

@@ -117,6 +117,15 @@ struct ProfileImportTests {
     #expect(
       try await imported.server.admin("GET", "/v1/admin/stats/subscriptions?origin=elsewhere&\(range)").errorCode
         == "bad_parameter")
+    // Cohorts kept to one origin: all of this server's are imported, none live.
+    let importedCohorts2 = try await imported.server.admin(
+      "GET", "/v1/admin/stats/cohorts?origin=import&by=day&\(range)")
+    #expect(importedCohorts2.json?.objectValue?["cohorts"] == importedCohorts?.objectValue?["cohorts"])
+    let liveCohorts2 = try await imported.server.admin("GET", "/v1/admin/stats/cohorts?origin=live&by=day&\(range)")
+    #expect(liveCohorts2.status == 200 && liveCohorts2.json?.objectValue?["cohorts"]?.arrayValue?.isEmpty == true)
+    #expect(
+      try await imported.server.admin("GET", "/v1/admin/stats/cohorts?origin=import&segment=country&\(range)")
+        .errorCode == "bad_parameter")
     // The live rollups of the imported server are what a rebuild from its raw rows gives.
     let database = imported.server.server.store.database
     let rolled = try database.rollupSnapshot(appId: imported.server.alpha.app.id)

@@ -192,15 +192,18 @@ extension StatsService {
   }
 
   /// Install cohorts of UTC install days `from`…`to` (default the last 90) by day, week or
-  /// month, split by a segment; each with the ages all its installs have reached.
+  /// month, split by a segment or kept to imported or live customers; each with the ages all
+  /// its installs have reached.
   func cohortReport(appId: Int64, from: String?, to: String?, parameters: [String: String]) throws -> CohortReport {
     let now = time.now()
     let days = try CohortReport.installDays(from: from, to: to, now: now)
-    let (grouping, segment, environment) = try CohortReport.request(parameters)
+    let request = try CohortReport.request(parameters)
     return CohortReport.build(
-      installDays: days, by: grouping, segment: segment, environment: environment,
-      rows: try analytics.cohortRows(
-        appId: appId, installDays: days, by: grouping, segment: segment, environment: environment),
+      installDays: days, by: request.grouping, segment: request.segment, environment: request.environment,
+      rows: request.select(
+        try analytics.cohortRows(
+          appId: appId, installDays: days, by: request.grouping, segment: request.storedSegment,
+          environment: request.environment)),
       reporting: try configs.entry(appId: appId)?.config.reporting, today: StatsDay.of(now))
   }
 }
