@@ -78,22 +78,38 @@ enum ImportAtScale {
     _ = try server.start()
     defer { server.stop() }
 
-    // The profiles, through the import's own path.
+    // The profiles as a file on disk, then read and imported as `tollgate import profiles` does.
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID().uuidString).ndjson")
+    defer { try? FileManager.default.removeItem(at: file) }
+    _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+    let output = try FileHandle(forWritingTo: file)
+    let formatter = Date.ISO8601FormatStyle()
+    var text = ""
+    for index in 0..<profiles {
+      let installed = now.addingTimeInterval(-Double(100 + index % 600) * 86_400)
+      text +=
+        #"{"customer_user_id":"customer-\#(index)","installed_at":"\#(formatter.format(installed))","store_country":"USA","app_version":"4.2.0""#
+      if index % 5 == 1 {
+        text += #","apple_ads":{"campaign_id":542370539,"ad_group_id":542370540,"keyword_id":\#(700_000 + index % 50)}"#
+      }
+      if index < histories { text += #","transaction_ids":["\#(7_000_000_000 + index * 10)"]"# }
+      text += "}\n"
+      if text.utf8.count > 1 << 20 {
+        try output.write(contentsOf: Data(text.utf8))
+        text = ""
+      }
+    }
+    try output.write(contentsOf: Data(text.utf8))
+    try output.close()
+
     let imports = ProfileImportService(database: store)
     let importing = Date()
     let session = try imports.begin(appId: app.id, source: "ndjson", by: "bench")
-    let formatter = Date.ISO8601FormatStyle()
-    for index in 0..<profiles {
-      let installed = now.addingTimeInterval(-Double(100 + index % 600) * 86_400)
-      var line =
-        #"{"customer_user_id":"customer-\#(index)","installed_at":"\#(formatter.format(installed))","store_country":"USA","app_version":"4.2.0""#
-      if index % 5 == 1 {
-        line += #","apple_ads":{"campaign_id":542370539,"ad_group_id":542370540,"keyword_id":\#(700_000 + index % 50)}"#
-      }
-      if index < histories { line += #","transaction_ids":["\#(7_000_000_000 + index * 10)"]"# }
-      line += "}"
-      session.feed(line: Array(line.utf8))
+    let input = try FileHandle(forReadingFrom: file)
+    while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+      [UInt8](chunk).withUnsafeBufferPointer { session.feed(chunk: $0) }
     }
+    try input.close()
     let summary = try session.finish()
     let importSeconds = Date().timeIntervalSince(importing)
     let importRSS = peakRSSMegabytes()

@@ -39,22 +39,11 @@ enum ImportCommands {
       return try finish(session, service: service, app: app, name: name, file: file, refusalsFile: refusalsFile)
     }
     let session = try service.begin(appId: app.id, source: fromText, by: "cli")
-    var carry: [UInt8] = []
-    var lines = 0
     let progress = isatty(STDERR_FILENO) == 1
     while let chunk = try input.read(), !chunk.isEmpty {
-      var start = chunk.startIndex
-      for index in chunk.indices where chunk[index] == 0x0A {
-        carry.append(contentsOf: chunk[start..<index])
-        session.feed(line: carry)
-        carry.removeAll(keepingCapacity: true)
-        start = index + 1
-        lines += 1
-        if progress, lines % 10_000 == 0 { FileHandle.standardError.write(Data("\r\(lines) lines".utf8)) }
-      }
-      carry.append(contentsOf: chunk[start...])
+      chunk.withUnsafeBufferPointer { session.feed(chunk: $0) }
+      if progress { FileHandle.standardError.write(Data("\r\(session.lines) lines".utf8)) }
     }
-    if !carry.isEmpty { session.feed(line: carry) }
     try input.finish()
     if progress { FileHandle.standardError.write(Data("\r".utf8)) }
     try finish(session, service: service, app: app, name: name, file: file, refusalsFile: refusalsFile)

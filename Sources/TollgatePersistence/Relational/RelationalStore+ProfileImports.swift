@@ -54,19 +54,14 @@ extension RelationalStore {
         let named = candidates.compactMap(\.profile.customerUserId)
         for start in stride(from: 0, to: named.count, by: 500) {
           let chunk = named[start..<min(start + 500, named.count)]
-          for row in try db.query(
-            """
-            SELECT customer_user_id FROM profiles WHERE app_id = ? AND customer_user_id IS NOT NULL
-            AND customer_user_id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))
-            """, [app] + chunk.map(SQLValue.text))
-          {
+          for row in try db.query(Self.takenCustomers(chunk.count), [app] + chunk.map(SQLValue.text)) {
             taken.insert(try row.decode("customer_user_id"))
           }
         }
         candidates.removeAll { $0.profile.customerUserId.map(taken.contains) ?? false }
         let columns = JSONColumns(remembering: true)
         let inserted = Set(
-          try Self.insertRows(
+          try Self.loadRows(
             db, table: "profiles", columns: BulkRows.profileColumns,
             candidates.map { [app] + Self.values($0.profile, encoding: columns) },
             suffix: "ON CONFLICT (app_id, id) DO NOTHING RETURNING id"
@@ -74,7 +69,7 @@ extension RelationalStore {
         let fresh = candidates.filter { inserted.contains($0.profile.id) }
         outcome.imported = fresh.count
         outcome.existing = profiles.count - fresh.count
-        try Self.insertRows(
+        try Self.loadRows(
           db, table: "imported_profiles", columns: "app_id, profile_id", fresh.map { [app, .text($0.profile.id)] })
 
         let pending = PendingRollups()
@@ -108,11 +103,11 @@ extension RelationalStore {
             app, .text(profile.id), columns.encode(contribution.dimensions), columns.encode(contribution.entries),
           ])
         }
-        try Self.insertRows(
+        try Self.loadRows(
           db, table: "stats_aa_profiles",
           columns: "app_id, profile_id, day, campaign_id, ad_group_id, keyword_id, flow_in_time, purchaser",
           attributed)
-        try Self.insertRows(
+        try Self.loadRows(
           db, table: "stats_cohort_profiles", columns: "app_id, profile_id, dimensions, changes", contributions)
         try Self.apply(installs, db, appId: appId, pending: pending)
         try Self.write(pending, db, appId: appId)
@@ -126,7 +121,7 @@ extension RelationalStore {
           }
         }
         outcome.histories =
-          try Self.insertRows(
+          try Self.loadRows(
             db, table: "history_imports",
             columns: "app_id, profile_id, environment, transaction_id, status, next_try_at, created_at", histories,
             suffix: "ON CONFLICT DO NOTHING RETURNING profile_id"
@@ -134,6 +129,16 @@ extension RelationalStore {
         return outcome
       }
     }
+  }
+
+  /// Which of `count` customer ids the app has. No `customer_user_id IS NOT NULL`: with it
+  /// SQLite read the index from the first non-null id on (every named profile of the app, per
+  /// chunk) instead of looking each id up; the partial index is still used, `IN` implies it.
+  static func takenCustomers(_ count: Int) -> String {
+    """
+    SELECT customer_user_id FROM profiles WHERE app_id = ?
+    AND customer_user_id IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))
+    """
   }
 
   public func finishImport(_ record: ProfileImportRecord) throws {

@@ -100,6 +100,45 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     return rows
   }
 
+  /// Loads `lines` (each one row in `COPY`'s text format, ending in a newline: see
+  /// `BulkRows.copyLine`) into `table (columns)` with `COPY … FROM STDIN`, PostgreSQL's bulk
+  /// path: no statement to parse or plan per row, no parameters to bind. Runs in the caller's
+  /// transaction; an error (a constraint, a bad value) fails the whole load.
+  func copy(into table: String, columns: String, lines: [String]) throws {
+    try ensureConnected()
+    let started = PQexec(handle, "COPY \(table) (\(columns)) FROM STDIN")
+    guard PQresultStatus(started) == PGRES_COPY_IN else {
+      defer { PQclear(started) }
+      try check(started)
+      throw StoreError.database("PostgreSQL did not start COPY into \(table): \(lastError())")
+    }
+    PQclear(started)
+    var buffer: [UInt8] = []
+    buffer.reserveCapacity(1 << 20)
+    func send() {
+      _ = buffer.withUnsafeBufferPointer { bytes in
+        bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+          PQputCopyData(handle, $0, Int32(bytes.count))
+        }
+      }
+      buffer.removeAll(keepingCapacity: true)
+    }
+    for line in lines {
+      buffer.append(contentsOf: line.utf8)
+      if buffer.count >= 1 << 20 { send() }
+    }
+    if !buffer.isEmpty { send() }
+    // A failed send shows in the result PostgreSQL gives after the end.
+    PQputCopyEnd(handle, nil)
+    var failure: (any Error)?
+    while let result = PQgetResult(handle) {
+      do { try check(result) } catch { failure = failure ?? error }
+      PQclear(result)
+    }
+    executions += 1
+    if let failure { throw failure }
+  }
+
   /// Runs `body` in a transaction; one that PostgreSQL rolls back to break a deadlock or a
   /// serialization conflict runs again (up to `conflictRetries` times, after a short random
   /// pause so the two sides do not meet again): writers whose rows overlap in another order —

@@ -107,6 +107,19 @@ struct SQLitePlanTests {
     // With DISTINCT the planner walked the index by profile, every transaction of the app.
     #expect(plan.contains("app_store_transactions_by_original (app_id=? AND original_transaction_id=?)"), "\(plan)")
   }
+
+  @Test("an import looks each customer id up in the index, not every named profile from the first on")
+  func takenCustomersByIndex() throws {
+    let path = temporaryDirectory().appendingPathComponent("plans.sqlite").path
+    _ = try SQLiteStore(path: path, connections: 1)
+    let connection = try SQLiteConnection(path: path)
+    defer { connection.close() }
+    let plan = try connection.query(
+      "EXPLAIN QUERY PLAN " + SQLiteStore.takenCustomers(3), [.integer(1), .text("a"), .text("b"), .text("c")]
+    ).map { try $0.decode("detail", as: String.self) }.joined(separator: "; ")
+    // With customer_user_id IS NOT NULL the planner read a range: (app_id=? AND customer_user_id>?).
+    #expect(plan.contains("profiles_by_customer (app_id=? AND customer_user_id=?)"), "\(plan)")
+  }
 }
 
 /// Prepared statements are dropped and prepared again as a connection ages, so none keeps a

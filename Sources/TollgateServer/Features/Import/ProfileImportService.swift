@@ -104,6 +104,29 @@ public final class ProfileImportService: Sendable {
       self.record = record
     }
 
+    /// A piece of NDJSON as it arrives (a file's or a request body's chunk): each complete line
+    /// is fed, a line cut by the chunk's end waits for the rest (or for `finish`).
+    public func feed(chunk bytes: UnsafeBufferPointer<UInt8>) {
+      var start = bytes.startIndex
+      for index in bytes.indices where bytes[index] == 0x0A {
+        if carry.isEmpty {
+          feed(line: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        } else {
+          carry.append(contentsOf: bytes[start..<index])
+          feed(line: carry)
+          carry.removeAll(keepingCapacity: true)
+        }
+        start = index + 1
+      }
+      carry.append(contentsOf: bytes[start...])
+    }
+
+    /// Lines read so far.
+    public var lines: Int64 { record.lines }
+
+    /// The end of a line cut by a chunk's end.
+    private var carry: [UInt8] = []
+
     /// One line of NDJSON (without its line break); blank lines are skipped. `number` names it
     /// in refusals when it is not the line's position (a peer export's customer: its CSV line).
     public func feed(line bytes: some Collection<UInt8>, number given: Int64? = nil) {
@@ -191,6 +214,10 @@ public final class ProfileImportService: Sendable {
     /// Stores the rest and the counts; what the import did. A storage failure is thrown (the
     /// batches stored before it stay: importing the file again completes it).
     public func finish() throws -> ProfileImportSummary {
+      if !carry.isEmpty {
+        feed(line: carry)
+        carry.removeAll()
+      }
       flush()
       settle()
       record.finishedAt = service.time.now().timeIntervalSince1970

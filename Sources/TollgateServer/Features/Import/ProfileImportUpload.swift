@@ -21,7 +21,6 @@ final class ProfileImportUpload: BodySink {
   static let maximumBytes = 1 << 30
 
   private var session: ProfileImportService.Session?
-  private var carry: [UInt8] = []
   private var problem: Reading?
 
   init(request: Request, auth: Authenticator, imports: ProfileImportService) {
@@ -50,19 +49,7 @@ final class ProfileImportUpload: BodySink {
   }
 
   func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-    guard let session else { return }
-    var start = bytes.startIndex
-    for index in bytes.indices where bytes[index] == 0x0A {
-      if carry.isEmpty {
-        session.feed(line: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-      } else {
-        carry.append(contentsOf: bytes[start..<index])
-        session.feed(line: carry)
-        carry.removeAll(keepingCapacity: true)
-      }
-      start = index + 1
-    }
-    carry.append(contentsOf: bytes[start...])
+    session?.feed(chunk: bytes)
   }
 
   func finish() -> any Sendable { reading() }
@@ -70,10 +57,6 @@ final class ProfileImportUpload: BodySink {
   func reading() -> Reading {
     if let problem { return problem }
     guard let session else { return .unauthorized }
-    if !carry.isEmpty {
-      session.feed(line: carry)
-      carry.removeAll()
-    }
     do {
       return .summary(try session.finish())
     } catch let error as DomainError {

@@ -211,6 +211,46 @@ struct ProfileImportTests {
   }
 
   @Test(
+    "a batch of hundreds is stored as it came, whatever its attributes hold; again, none is stored twice",
+    arguments: StoreFactory.available)
+  func bulkBatch(engine: StoreFactory) async throws {
+    let harness = try await Harness(upload: false, engine: engine)
+    defer { harness.stop() }
+    let server = harness.server
+    server.time.advance(days: 30)
+    // Text PostgreSQL's COPY format escapes (tab, line breaks, backslash), quotes and non-ASCII.
+    let awkward = "tab\there\nline\\back \"quoted\" \r\nÜmlaut 漢字 🚀"
+    let attributes = WireCoding.encode(JSONValue.object(["note": .string(awkward), "rank": .int(7)]))
+    let lines = (0..<300).map { index in
+      let apple =
+        index % 3 == 0
+        ? #","apple_ads":{"campaign_id":542370539,"ad_group_id":542370540,"keyword_id":\#(700 + index % 5)}"# : ""
+      return
+        #"{"customer_user_id":"bulk-\#(index)","installed_at":"\#(Self.iso(Double(index % 20)))","store_country":"GB","custom_attributes":\#(String(decoding: attributes, as: UTF8.self))\#(apple)}"#
+    }
+    let first = try await Self.post(server, lines).decode(ProfileImportSummary.self)
+    #expect(first.imported == 300 && first.existing == 0 && first.refused == 0, "\(first)")
+    let id = ProfileImportLine.mintedId(customer: "bulk-42", appId: server.alpha.app.id)
+    let profile = try await server.admin("GET", "/v1/admin/profiles/\(id)").decode(ProfilePayload.self)
+    #expect(profile.customAttributes["note"] == .string(awkward) && profile.customAttributes["rank"] == .int(7))
+    #expect(profile.install.storeCountry == "GBR" && profile.createdAt == Self.iso(2))
+    let cohorts = try await server.admin(
+      "GET", "/v1/admin/stats/cohorts?segment=source&by=month&from=\(Self.day(0))&to=\(Self.day(29))")
+    let installs = (cohorts.json?.objectValue?["cohorts"]?.arrayValue ?? []).reduce(into: [String: Int64]()) {
+      if case .string(let segment)? = $1.objectValue?["segment"], case .int(let count)? = $1.objectValue?["installs"] {
+        $0[segment, default: 0] += count
+      }
+    }
+    #expect(installs == ["apple_ads": 100, "organic": 200], "\(installs)")
+    let again = try await Self.post(server, lines).decode(ProfileImportSummary.self)
+    #expect(again.imported == 0 && again.existing == 300, "\(again)")
+    let database = server.server.store.database
+    let rolled = try database.rollupSnapshot(appId: server.alpha.app.id)
+    try database.rebuildRollups(appId: server.alpha.app.id)
+    #expect(try database.rollupSnapshot(appId: server.alpha.app.id) == rolled)
+  }
+
+  @Test(
     "a history job that fails mid-history resumes at the revision it reached; Apple's refusal fails one customer only; no webhook for the past",
     arguments: StoreFactory.available)
   func historyResumes(engine: StoreFactory) async throws {
