@@ -112,8 +112,8 @@ enum CommandLineTool {
                                   active subscriptions and trials, conversions, renewals, churn,
                                   refunds, revenue, proceeds and MRR per period
       report cohorts --app NAME [--by day|week|month] [--segment none|source|campaign|ad_group|keyword|variation|country|origin]
-            [--origin import|live] [--environment production|sandbox] [--from DAY] [--to DAY] [--format …]
-                                  install cohorts: paying share, trials, active subscriptions and
+            [--origin import|live] [--top N] [--environment production|sandbox] [--from DAY] [--to DAY]
+            [--format …]          install cohorts: paying share, trials, active subscriptions and
                                   net revenue and proceeds per install at ages 0 … 365 days
       apple-ads credentials --app NAME --key FILE
                                   seal the Apple Ads API private key (PEM, P-256) in the database and

@@ -79,7 +79,7 @@ enum Reports {
   /// `report cohorts`: the same figures as `GET /v1/admin/stats/cohorts`.
   static func cohorts(_ options: inout Options) throws {
     var parameters: [String: String] = [:]
-    for name in ["by", "segment", "environment", "origin"] {
+    for name in ["by", "segment", "environment", "origin", "top"] {
       if let value = options.value("--\(name)", env: nil) { parameters[name] = value }
     }
     let request: CohortReport.Request
@@ -102,13 +102,13 @@ enum Reports {
     let config = try store.currentConfig(appId: app.id).map {
       try ConfigValidator.compile($0.document, revision: $0.revision)
     }
-    let report = CohortReport.build(
+    let rows = try store.cohortRows(
+      appId: app.id, installDays: days, by: request.grouping, segment: request.storedSegment,
+      environment: request.environment)
+    var report = CohortReport.build(
       installDays: days, by: request.grouping, segment: request.segment, environment: request.environment,
-      rows: request.select(
-        try store.cohortRows(
-          appId: app.id, installDays: days, by: request.grouping, segment: request.storedSegment,
-          environment: request.environment)),
-      reporting: config?.reporting, today: StatsDay.of(now))
+      rows: request.select(rows), reporting: config?.reporting, today: StatsDay.of(now))
+    report.segmentsInOthers = request.othersCount(rows)
     emit(report, format, rows: ReportTables.cohortRows, table: ReportTables.cohortTable)
   }
 

@@ -47,6 +47,16 @@ public struct CohortReport: Codable, Sendable, Hashable {
   public var currency: String?
   public var unconverted: [String]
   public var cohorts: [Cohort]
+  /// With `top`: how many segments the `others` cohorts sum (absent without `top`).
+  public var segmentsInOthers: Int?
+
+  /// The segment the segments past `top` are summed into.
+  public static let others = "others"
+
+  enum CodingKeys: String, CodingKey {
+    case from, to, by, segment, environment, currency, unconverted, cohorts
+    case segmentsInOthers = "segments_in_others"
+  }
 
   /// The ages reported, in days since install.
   public static let ages: [Int64] = [0, 1, 3, 7, 14, 30, 60, 90, 180, 365]
@@ -114,24 +124,49 @@ public struct CohortReport: Codable, Sendable, Hashable {
     public var environment: String
     /// Only imported (`import`) or only live customers; nil: both.
     public var origin: String?
+    /// Only the `top` segments with the most installs in the range, the rest summed into one
+    /// `others` segment; nil: every segment.
+    public var top: Int?
 
     /// The segmentation whose stored rows answer: an origin filter reads the `origin` rows.
     public var storedSegment: Segment { origin == nil ? segment : .origin }
 
-    /// The stored rows kept to the origin asked for, labelled as the segment asked for.
+    /// The stored rows kept to the origin asked for, labelled as the segment asked for, and
+    /// with `top`, those of the segments past it labelled `others` (they add up: every figure
+    /// is a sum).
     public func select(_ rows: [CohortTotals]) -> [CohortTotals] {
-      guard let origin else { return rows }
-      return rows.filter { $0.segment == origin }.map { row in
+      var rows = rows
+      if let origin {
+        rows = rows.filter { $0.segment == origin }.map { row in
+          var row = row
+          row.segment = "all"
+          return row
+        }
+      }
+      guard let top else { return rows }
+      var installs: [String: Int64] = [:]
+      for row in rows { installs[row.segment, default: 0] += row.counters.installs }
+      guard installs.count > top else { return rows }
+      let kept = Set(installs.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(top).map(\.key))
+      return rows.map { row in
+        guard !kept.contains(row.segment) else { return row }
         var row = row
-        row.segment = "all"
+        row.segment = CohortReport.others
         return row
       }
     }
+
+    /// How many segments `select` sums into `others` (nil without `top`).
+    public func othersCount(_ rows: [CohortTotals]) -> Int? {
+      guard let top else { return nil }
+      return max(0, Set(rows.map(\.segment)).count - top)
+    }
   }
 
-  /// The grouping, segmentation, environment and origin a request names (`by`, default `week`;
-  /// `segment`, default `none`; `environment`, default `production`; `origin`, `import` or
-  /// `live`, only without another segment); `bad_parameter` otherwise.
+  /// The grouping, segmentation, environment, origin and top a request names (`by`, default
+  /// `week`; `segment`, default `none`; `environment`, default `production`; `origin`, `import`
+  /// or `live`, only without another segment; `top`, 1–1000 segments); `bad_parameter`
+  /// otherwise.
   public static func request(_ parameters: [String: String]) throws(DomainError) -> Request {
     guard let grouping = SubscriptionReport.Grouping(rawValue: parameters["by"] ?? "week") else {
       throw DomainError(.badParameter, "by is day, week or month.")
@@ -158,7 +193,14 @@ public struct CohortReport: Codable, Sendable, Hashable {
           "origin filters cohorts without a segment; segment=origin shows imported and live side by side.")
       }
     }
-    return Request(grouping: grouping, segment: segment, environment: environment, origin: origin)
+    var top: Int?
+    if let text = parameters["top"] {
+      guard let number = Int(text), (1...1_000).contains(number) else {
+        throw DomainError(.badParameter, "top is a number of segments from 1 to 1000.")
+      }
+      top = number
+    }
+    return Request(grouping: grouping, segment: segment, environment: environment, origin: origin, top: top)
   }
 
   /// Builds the report; `today` decides which ages a cohort has reached.

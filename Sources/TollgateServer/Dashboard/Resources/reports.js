@@ -518,8 +518,10 @@ pages.subscriptions = async (view) => {
 
 // Install cohorts: a triangle of net revenue per install by cohort and age (shaded by value),
 // and LTV curves per segment (each age over the cohorts that reached it).
-const cohortState = { by: "week", segment: "source", environment: "production" };
-forgetOnSignIn.push(() => Object.assign(cohortState, { by: "week", segment: "source", environment: "production" }));
+// Only the segments with the most installs are split out (the rest summed into "others"): a
+// thousand keywords would be a thousand curves and a table no one reads.
+const cohortState = { by: "week", segment: "source", environment: "production", top: "20" };
+forgetOnSignIn.push(() => Object.assign(cohortState, { by: "week", segment: "source", environment: "production", top: "20" }));
 
 pages.cohorts = async (view) => {
   const [report, switchOver] = await Promise.all([api("/v1/admin/stats/cohorts?" + new URLSearchParams(cohortState).toString()),
@@ -535,13 +537,17 @@ pages.cohorts = async (view) => {
     el("label", { for: "cohorts-segment" }, "Split by"),
     select("cohorts-segment", [["none", "Nothing"], ["source", "Organic / Apple Ads"], ["campaign", "Campaign"], ["ad_group", "Ad group"],
       ["keyword", "Keyword"], ["variation", "First paywall shown"], ["country", "Country"], ["origin", "Imported or live"]], "segment"),
+    el("label", { for: "cohorts-top" }, "Segments"),
+    select("cohorts-top", [["10", "Top 10"], ["20", "Top 20"], ["50", "Top 50"]], "top"),
     el("label", { for: "cohorts-environment" }, "Store"),
     select("cohorts-environment", [["production", "Production"], ["sandbox", "Sandbox"]], "environment"));
   const currency = report.currency;
   const ages = [0, 1, 3, 7, 14, 30, 60, 90, 180, 365];
   const amount = (value) => value === undefined || value === null || !currency ? "—" : money(value, currency);
   const intro = el("p", { class: "hint" }, "Profiles installed from " + report.from + " to " + report.to + " (" + report.environment
-    + " money). Each cell: net revenue per install from install through that age (LTV); ages a cohort has not reached yet are empty.");
+    + " money). Each cell: net revenue per install from install through that age (LTV); ages a cohort has not reached yet are empty."
+    + (report.segments_in_others ? " The " + cohortState.top + " segments with the most installs are shown; the other "
+      + count(report.segments_in_others) + " are summed in others." : ""));
   if (report.cohorts.length === 0) {
     view.replaceChildren(el("h1", {}, "Cohorts"), controls, intro,
       empty("No installs in this period. Installs are profiles the SDK creates on an app's first launch."));

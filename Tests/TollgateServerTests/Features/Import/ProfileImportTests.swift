@@ -242,6 +242,18 @@ struct ProfileImportTests {
       }
     }
     #expect(installs == ["apple_ads": 100, "organic": 200], "\(installs)")
+    // The two keyword segments with the most installs (ties by name), the other four summed.
+    let topped = try await server.admin(
+      "GET", "/v1/admin/stats/cohorts?segment=keyword&top=2&by=month&from=\(Self.day(0))&to=\(Self.day(29))")
+    let byKeyword = (topped.json?.objectValue?["cohorts"]?.arrayValue ?? []).reduce(into: [String: Int64]()) {
+      if case .string(let segment)? = $1.objectValue?["segment"], case .int(let count)? = $1.objectValue?["installs"] {
+        $0[segment, default: 0] += count
+      }
+    }
+    #expect(byKeyword == ["organic": 200, "542370539/542370540/700": 20, "others": 80], "\(byKeyword)")
+    #expect(topped.json?.objectValue?["segments_in_others"] == .int(4))
+    #expect(
+      try await server.admin("GET", "/v1/admin/stats/cohorts?segment=keyword&top=0").errorCode == "bad_parameter")
     let again = try await Self.post(server, lines).decode(ProfileImportSummary.self)
     #expect(again.imported == 0 && again.existing == 300, "\(again)")
     let database = server.server.store.database

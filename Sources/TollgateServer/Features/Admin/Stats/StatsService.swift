@@ -198,12 +198,13 @@ extension StatsService {
     let now = time.now()
     let days = try CohortReport.installDays(from: from, to: to, now: now)
     let request = try CohortReport.request(parameters)
-    return CohortReport.build(
+    let rows = try analytics.cohortRows(
+      appId: appId, installDays: days, by: request.grouping, segment: request.storedSegment,
+      environment: request.environment)
+    var report = CohortReport.build(
       installDays: days, by: request.grouping, segment: request.segment, environment: request.environment,
-      rows: request.select(
-        try analytics.cohortRows(
-          appId: appId, installDays: days, by: request.grouping, segment: request.storedSegment,
-          environment: request.environment)),
-      reporting: try configs.entry(appId: appId)?.config.reporting, today: StatsDay.of(now))
+      rows: request.select(rows), reporting: try configs.entry(appId: appId)?.config.reporting, today: StatsDay.of(now))
+    report.segmentsInOthers = request.othersCount(rows)
+    return report
   }
 }
