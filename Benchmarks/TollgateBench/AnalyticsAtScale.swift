@@ -134,12 +134,11 @@ enum AnalyticsAtScale {
     let topRequest = try CohortReport.request(["by": "month", "segment": "keyword", "top": "20"])
     var topReport: CohortReport?
     let topTimings = try Timings(runs: 50) {
-      let rows = try store.cohortRows(
-        appId: app.id, installDays: year, by: .month, segment: .keyword, environment: "Production")
+      let (rows, inOthers) = try store.cohortRows(appId: app.id, installDays: year, request: topRequest)
       topReport = CohortReport.build(
-        installDays: year, by: .month, segment: .keyword, environment: "Production", rows: topRequest.select(rows),
+        installDays: year, by: .month, segment: .keyword, environment: "Production", rows: rows,
         reporting: reporting, today: days.upperBound)
-      topReport?.segmentsInOthers = topRequest.othersCount(rows)
+      topReport?.segmentsInOthers = inOthers
       _ = WireCoding.encode(topReport)
     }
     let thirty = (days.upperBound - 29)...days.upperBound

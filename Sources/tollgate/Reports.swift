@@ -102,13 +102,11 @@ enum Reports {
     let config = try store.currentConfig(appId: app.id).map {
       try ConfigValidator.compile($0.document, revision: $0.revision)
     }
-    let rows = try store.cohortRows(
-      appId: app.id, installDays: days, by: request.grouping, segment: request.storedSegment,
-      environment: request.environment)
+    let (rows, inOthers) = try store.cohortRows(appId: app.id, installDays: days, request: request)
     var report = CohortReport.build(
       installDays: days, by: request.grouping, segment: request.segment, environment: request.environment,
-      rows: request.select(rows), reporting: config?.reporting, today: StatsDay.of(now))
-    report.segmentsInOthers = request.othersCount(rows)
+      rows: rows, reporting: config?.reporting, today: StatsDay.of(now))
+    report.segmentsInOthers = inOthers
     emit(report, format, rows: ReportTables.cohortRows, table: ReportTables.cohortTable)
   }
 

@@ -131,35 +131,22 @@ public struct CohortReport: Codable, Sendable, Hashable {
     /// The segmentation whose stored rows answer: an origin filter reads the `origin` rows.
     public var storedSegment: Segment { origin == nil ? segment : .origin }
 
-    /// The stored rows kept to the origin asked for, labelled as the segment asked for, and
-    /// with `top`, those of the segments past it labelled `others` (they add up: every figure
-    /// is a sum).
+    /// The stored rows kept to the origin asked for, labelled as the segment asked for.
     public func select(_ rows: [CohortTotals]) -> [CohortTotals] {
-      var rows = rows
-      if let origin {
-        rows = rows.filter { $0.segment == origin }.map { row in
-          var row = row
-          row.segment = "all"
-          return row
-        }
-      }
-      guard let top else { return rows }
-      var installs: [String: Int64] = [:]
-      for row in rows { installs[row.segment, default: 0] += row.counters.installs }
-      guard installs.count > top else { return rows }
-      let kept = Set(installs.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(top).map(\.key))
-      return rows.map { row in
-        guard !kept.contains(row.segment) else { return row }
+      guard let origin else { return rows }
+      return rows.filter { $0.segment == origin }.map { row in
         var row = row
-        row.segment = CohortReport.others
+        row.segment = "all"
         return row
       }
     }
 
-    /// How many segments `select` sums into `others` (nil without `top`).
-    public func othersCount(_ rows: [CohortTotals]) -> Int? {
-      guard let top else { return nil }
-      return max(0, Set(rows.map(\.segment)).count - top)
+    /// With `top`, the segments kept apart — the `top` with the most installs in the range, ties
+    /// by name — when there are more (the rest are summed into `others`, every figure being a
+    /// sum); nil when every segment is shown.
+    public func kept(_ installs: [String: Int64]) -> Set<String>? {
+      guard let top, origin == nil, installs.count > top else { return nil }
+      return Set(installs.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(top).map(\.key))
     }
   }
 

@@ -116,24 +116,76 @@ extension RelationalStore {
     appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
     segment: CohortReport.Segment, environment: String
   ) throws -> [CohortTotals] {
+    try foldedCohortRows(
+      appId: appId, installDays: installDays, by: grouping, segment: segment, environment: environment, keeping: nil)
+  }
+
+  public func cohortRows(
+    appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
+    segment: CohortReport.Segment, environment: String, keeping: Set<String>
+  ) throws -> [CohortTotals] {
+    try foldedCohortRows(
+      appId: appId, installDays: installDays, by: grouping, segment: segment, environment: environment,
+      keeping: keeping)
+  }
+
+  public func cohortSegmentInstalls(
+    appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
+    segment: CohortReport.Segment, environment: String
+  ) throws -> [String: Int64] {
+    let plan = CohortReport.readPlan(installDays: installDays, by: grouping)
+    return try with { db in
+      var installs: [String: Int64] = [:]
+      func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws {
+        for row in try db.query(
+          """
+          SELECT value, CAST(SUM(installs) AS BIGINT) AS installs FROM stats_cohort_segments
+          WHERE app_id = ? AND segment = ? AND grain = ? AND period >= ? AND period <= ?
+          AND environment IN ('', ?) GROUP BY value
+          """,
+          [
+            .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
+            .integer(periods.upperBound), .text(environment),
+          ])
+        {
+          installs[try row.decode("value"), default: 0] += try row.decode("installs", as: Int64.self)
+        }
+      }
+      if let periods = plan.periods { try read(grouping, periods) }
+      for days in plan.days { try read(.day, days) }
+      return installs.filter { $0.value > 0 }
+    }
+  }
+
+  /// The cohort rows, with the values outside `keeping` (when given) summed as `others`.
+  private func foldedCohortRows(
+    appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
+    segment: CohortReport.Segment, environment: String, keeping: Set<String>?
+  ) throws -> [CohortTotals] {
     let plan = CohortReport.readPlan(installDays: installDays, by: grouping)
     let columns = CohortCounters.columns
+    let kept = keeping.map { $0.sorted() } ?? []
+    if keeping != nil && kept.isEmpty { return [] }
+    let folded =
+      keeping == nil
+      ? "value" : "CASE WHEN value IN (\(kept.map { _ in "?" }.joined(separator: ", "))) THEN value ELSE ? END"
+    let foldValues: [SQLValue] = keeping == nil ? [] : kept.map(SQLValue.text) + [.text(CohortReport.others)]
     return try with { db in
       func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws -> [CohortTotals] {
         try db.query(
           """
-          SELECT period, value, currency, age,
+          SELECT period, \(folded) AS folded, currency, age,
           \(columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
           FROM stats_cohort_segments WHERE app_id = ? AND segment = ? AND grain = ? AND period >= ? AND period <= ?
-          AND environment IN ('', ?) GROUP BY period, value, currency, age
+          AND environment IN ('', ?) GROUP BY period, folded, currency, age
           """,
-          [
+          foldValues + [
             .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
             .integer(periods.upperBound), .text(environment),
           ]
         ).map { row in
           CohortTotals(
-            start: try row.decode("period"), segment: try row.decode("value"), currency: try row.decode("currency"),
+            start: try row.decode("period"), segment: try row.decode("folded"), currency: try row.decode("currency"),
             age: try row.decode("age"), counters: CohortCounters(values: try columns.map { try row.decode($0) }))
         }
       }

@@ -29,9 +29,48 @@ public protocol AnalyticsRepository: Sendable {
     segment: CohortReport.Segment, environment: String
   ) throws -> [CohortTotals]
 
+  /// Installs per segment value over `installDays` (what `top` ranks segments by).
+  func cohortSegmentInstalls(
+    appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
+    segment: CohortReport.Segment, environment: String
+  ) throws -> [String: Int64]
+
+  /// `cohortRows` with the values outside `keeping` summed into one `others` value by the
+  /// database, so a segmentation of thousands of values comes back as `keeping.count + 1`.
+  func cohortRows(
+    appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
+    segment: CohortReport.Segment, environment: String, keeping: Set<String>
+  ) throws -> [CohortTotals]
+
   /// Every rollup row of the app as text lines (rows that netted out to zero left out), sorted.
   func rollupSnapshot(appId: Int64) throws -> [String]
 
   /// Recomputes the app's rollups from raw rows, in one transaction.
   func rebuildRollups(appId: Int64) throws
+}
+
+extension AnalyticsRepository {
+  /// The rows a cohort request's report is built from, and how many segments its `others`
+  /// sums (nil without `top`): with `top`, the segments are ranked first and the rest summed
+  /// by the database.
+  public func cohortRows(appId: Int64, installDays: ClosedRange<Int64>, request: CohortReport.Request) throws
+    -> (rows: [CohortTotals], segmentsInOthers: Int?)
+  {
+    let stored = request.storedSegment
+    if request.top != nil, request.origin == nil {
+      let installs = try cohortSegmentInstalls(
+        appId: appId, installDays: installDays, by: request.grouping, segment: stored,
+        environment: request.environment)
+      if let kept = request.kept(installs) {
+        let rows = try cohortRows(
+          appId: appId, installDays: installDays, by: request.grouping, segment: stored,
+          environment: request.environment, keeping: kept)
+        return (rows, installs.count - kept.count)
+      }
+    }
+    let rows = try cohortRows(
+      appId: appId, installDays: installDays, by: request.grouping, segment: stored,
+      environment: request.environment)
+    return (request.select(rows), request.top == nil ? nil : 0)
+  }
 }

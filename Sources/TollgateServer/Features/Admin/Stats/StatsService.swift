@@ -198,13 +198,11 @@ extension StatsService {
     let now = time.now()
     let days = try CohortReport.installDays(from: from, to: to, now: now)
     let request = try CohortReport.request(parameters)
-    let rows = try analytics.cohortRows(
-      appId: appId, installDays: days, by: request.grouping, segment: request.storedSegment,
-      environment: request.environment)
+    let (rows, inOthers) = try analytics.cohortRows(appId: appId, installDays: days, request: request)
     var report = CohortReport.build(
       installDays: days, by: request.grouping, segment: request.segment, environment: request.environment,
-      rows: request.select(rows), reporting: try configs.entry(appId: appId)?.config.reporting, today: StatsDay.of(now))
-    report.segmentsInOthers = request.othersCount(rows)
+      rows: rows, reporting: try configs.entry(appId: appId)?.config.reporting, today: StatsDay.of(now))
+    report.segmentsInOthers = inOthers
     return report
   }
 }
