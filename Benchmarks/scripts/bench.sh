@@ -81,6 +81,8 @@ serve_and_measure() {
   R[$label.flow]=$(BENCH_IDS="$out/ids.txt" BENCH_KEY=$BENCH_KEY wrk_run "$label-flow" -s Benchmarks/scripts/flow.lua "http://127.0.0.1:$port")
   echo "== $label: default audience"
   R[$label.default]=$(wrk_run "$label-default" -H "Authorization: Api-Key $BENCH_KEY" "http://127.0.0.1:$port/v1/sdk/placements/p0/default")
+  echo "== $label: profile creation (a new install each request)"
+  R[$label.create]=$(BENCH_KEY=$BENCH_KEY wrk_run "$label-create" -s Benchmarks/scripts/create.lua "http://127.0.0.1:$port")
   echo "== $label: attribution ingestion"
   R[$label.attribution]=$("$BIN/tollgate-bench" attribution --url "http://127.0.0.1:$port" --key "$BENCH_KEY" --tokens 2000)
   R[$label.rss]=$(peak_rss_mb "$server")
@@ -232,6 +234,10 @@ row() { echo "| $1 | $(rps "$2") | $(p50 "$2") ms | $(p99 "$2") ms |"; }
   if [ -n "${R[postgres.flow]:-}" ]; then
     row "placement resolution, PostgreSQL" "${R[postgres.flow]}"
     row "default audience, PostgreSQL" "${R[postgres.default]}"
+  fi
+  row "profile creation, SQLite (\`POST /v1/sdk/profiles\`, a new id each request)" "${R[sqlite.create]}"
+  if [ -n "${R[postgres.create]:-}" ]; then
+    row "profile creation, PostgreSQL" "${R[postgres.create]}"
   fi
   row "placement resolution, SQLite, $LARGE profiles (all cached)" "${R[large.flow]}"
   row "placement resolution, SQLite, a $LIST-value saved list in every first rule (\`\$inGroup\`)" "${R[list.flow]}"

@@ -8,6 +8,8 @@ import TollgateSupport
 final class SQLiteConnection: SQLConnection, @unchecked Sendable {
   private var handle: OpaquePointer?
   private var statements: [String: OpaquePointer] = [:]
+  /// Its busy handler's state (see `SQLiteWriteTurns`).
+  private let waiter = SQLiteWriteTurns.Waiter()
 
   /// SQLite copies bound text and blobs (the C macro `SQLITE_TRANSIENT`).
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -26,7 +28,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
       handle = nil
       throw StoreError.database("\(path): \(message)")
     }
-    sqlite3_busy_timeout(handle, 10_000)
+    _ = SQLiteWriteTurns.install(on: handle, waiter)
     try execute("PRAGMA journal_mode = WAL")
     // FULL: a commit is on disk before the caller hears about it, even on power loss.
     try execute(relaxed ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL")
@@ -50,6 +52,9 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
   func execute(_ sql: String) throws {
     var error: UnsafeMutablePointer<CChar>?
     let status = sqlite3_exec(handle, sql, nil, nil, &error)
+    // Out of a transaction now (COMMIT, ROLLBACK, or a statement that was its own): the write
+    // lock, if this connection held it, is free.
+    if sqlite3_get_autocommit(handle) != 0 { SQLiteWriteTurns.shared.released() }
     guard status == SQLITE_OK else {
       let message = error.map { String(cString: $0) } ?? "unknown error"
       sqlite3_free(error)
@@ -58,10 +63,13 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
   }
 
   /// Disk full and I/O errors are the storage's, not the request's: they become
-  /// `storageUnavailable` (503), everything else `database`.
+  /// `storageUnavailable` (503); the write lock still taken after the busy handler's 10 s
+  /// becomes `conflict` (503 `database_unavailable`, nothing written, send it again);
+  /// everything else `database`.
   static func error(_ status: Int32, _ message: String) -> StoreError {
     switch status & 0xff {
     case SQLITE_FULL, SQLITE_IOERR: return .storageUnavailable(message)
+    case SQLITE_BUSY: return .conflict("SQLite: \(message) (another writer held the lock for 10 s)")
     default: return .database(message)
     }
   }
@@ -92,6 +100,11 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     var rows: [SQLRow] = []
     let count = sqlite3_column_count(statement)
     let columns = SQLRow.Columns((0..<count).map { String(cString: sqlite3_column_name(statement, $0)) })
+    defer {
+      if sqlite3_stmt_readonly(statement) == 0, sqlite3_get_autocommit(handle) != 0 {
+        SQLiteWriteTurns.shared.released()
+      }
+    }
     while true {
       let status = sqlite3_step(statement)
       if status == SQLITE_DONE { break }

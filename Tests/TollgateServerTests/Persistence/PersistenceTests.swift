@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TollgateAPI
 import TollgateTestSupport
@@ -119,6 +120,56 @@ struct SQLitePlanTests {
     ).map { try $0.decode("detail", as: String.self) }.joined(separator: "; ")
     // With customer_user_id IS NOT NULL the planner read a range: (app_id=? AND customer_user_id>?).
     #expect(plan.contains("profiles_by_customer (app_id=? AND customer_user_id=?)"), "\(plan)")
+  }
+}
+
+/// Writers of one process waiting for SQLite's write lock are woken when it is let go.
+@Suite("SQLite write turns")
+struct SQLiteWriteTurnsTests {
+  @Test("a writer that finds the lock taken waits for the commit, then writes; none answers busy")
+  func waitsForTheCommit() throws {
+    let path = temporaryDirectory().appendingPathComponent("turns.sqlite").path
+    _ = try SQLiteStore(path: path, connections: 1)
+    let first = try SQLiteConnection(path: path)
+    let second = try SQLiteConnection(path: path)
+    defer {
+      first.close()
+      second.close()
+    }
+    try first.execute("CREATE TABLE turns (writer TEXT NOT NULL)")
+    try first.execute("BEGIN IMMEDIATE")
+    try first.query("INSERT INTO turns (writer) VALUES (?)", [.text("first")])
+    let done = DispatchSemaphore(value: 0)
+    let outcome = Mutex<(any Error)?>(nil)
+    Thread.detachNewThread {
+      do {
+        _ = try second.transaction { try second.query("INSERT INTO turns (writer) VALUES (?)", [.text("second")]) }
+      } catch {
+        outcome.withLock { $0 = error }
+      }
+      done.signal()
+    }
+    // The second writer cannot finish while the first holds the lock.
+    #expect(done.wait(timeout: .now() + .milliseconds(50)) == .timedOut)
+    try first.execute("COMMIT")
+    #expect(done.wait(timeout: .now() + .seconds(10)) == .success)
+    #expect(outcome.withLock { $0 } == nil)
+    let writers = try first.query("SELECT writer FROM turns ORDER BY writer").map {
+      try $0.decode("writer", as: String.self)
+    }
+    #expect(writers == ["first", "second"])
+  }
+
+  @Test("a wait that has lasted its patience gives up; SQLite's busy answer is a conflict to send again (503)")
+  func patience() {
+    let turns = SQLiteWriteTurns()
+    #expect(!turns.wait(since: Date(timeIntervalSinceNow: -SQLiteWriteTurns.patience - 1)))
+    #expect(turns.wait(since: Date()))
+    guard case .conflict = SQLiteConnection.error(5, "database is locked") else {
+      Issue.record("SQLITE_BUSY (5) is not a conflict")
+      return
+    }
+    #expect(SQLiteConnection.error(5, "database is locked").clientError?.code == .databaseUnavailable)
   }
 }
 
