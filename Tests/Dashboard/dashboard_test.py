@@ -444,6 +444,23 @@ try:
     check(markers and driver.find_elements(By.ID, "switch-over"), f"cohorts: the switch-over cohort is marked ({len(markers)})")
     shoot("cohorts")
 
+    # Split by keyword, the top 10 kept: the table is what the API answers for top=10, and the
+    # hint says how many keywords the others row sums.
+    for element, value in [("cohorts-segment", "keyword"), ("cohorts-top", "10")]:
+        Select(driver.find_element(By.ID, element)).select_by_value(value)
+        wait.until(lambda d: d.execute_script(
+            f"const s = document.getElementById('{element}');"
+            f"return s && s.value === '{value}' && !document.getElementById('view').hasAttribute('aria-busy')"))
+    settle("Cohorts")
+    keyword_report = admin("GET", "/v1/admin/stats/cohorts?by=week&segment=keyword&top=10&environment=sandbox")[1]
+    rows = cells(driver.find_element(By.ID, "cohorts-table"))
+    check([row[1] for row in rows] == [cohort["segment"] for cohort in keyword_report["cohorts"]],
+          f"cohorts by keyword: the rows are the top-10 answer's ({len(rows)})")
+    in_others = keyword_report.get("segments_in_others", 0)
+    hint = driver.find_element(By.CSS_SELECTOR, "#view p.hint").text
+    check(("summed in others" in hint) == (in_others > 0), f"cohorts by keyword: {in_others} in others, hint: {hint[-90:]}")
+    shoot("cohorts-keywords")
+
     # Configuration: mistakes are listed at their paths and nothing is applied; the fix is served.
     open_page("Configuration", "Configuration")
     before = admin("GET", "/v1/admin/app")[1]["revision"]
