@@ -96,28 +96,27 @@ struct PostgresDeadlockTests {
 /// Lookups a purchase makes read through the index that fits them, however many rows the app has.
 @Suite("SQLite plans")
 struct SQLitePlanTests {
-  @Test("the profiles of a subscription are read through the index by original transaction")
-  func subscriptionProfilesByOriginal() throws {
+  /// SQLite's plan for `sql` on a freshly migrated database, its steps joined by "; ".
+  static func plan(_ sql: String, _ values: [SQLValue]) throws -> String {
     let path = temporaryDirectory().appendingPathComponent("plans.sqlite").path
     _ = try SQLiteStore(path: path, connections: 1)
     let connection = try SQLiteConnection(path: path)
     defer { connection.close() }
-    let plan = try connection.query(
-      "EXPLAIN QUERY PLAN " + SQLiteStore.subscriptionProfiles, [.integer(1), .text("2000000001")]
-    ).map { try $0.decode("detail", as: String.self) }.joined(separator: "; ")
+    return try connection.query("EXPLAIN QUERY PLAN " + sql, values).map {
+      try $0.decode("detail", as: String.self)
+    }.joined(separator: "; ")
+  }
+
+  @Test("the profiles of a subscription are read through the index by original transaction")
+  func subscriptionProfilesByOriginal() throws {
+    let plan = try Self.plan(SQLiteStore.subscriptionProfiles, [.integer(1), .text("2000000001")])
     // With DISTINCT the planner walked the index by profile, every transaction of the app.
     #expect(plan.contains("app_store_transactions_by_original (app_id=? AND original_transaction_id=?)"), "\(plan)")
   }
 
   @Test("an import looks each customer id up in the index, not every named profile from the first on")
   func takenCustomersByIndex() throws {
-    let path = temporaryDirectory().appendingPathComponent("plans.sqlite").path
-    _ = try SQLiteStore(path: path, connections: 1)
-    let connection = try SQLiteConnection(path: path)
-    defer { connection.close() }
-    let plan = try connection.query(
-      "EXPLAIN QUERY PLAN " + SQLiteStore.takenCustomers(3), [.integer(1), .text("a"), .text("b"), .text("c")]
-    ).map { try $0.decode("detail", as: String.self) }.joined(separator: "; ")
+    let plan = try Self.plan(SQLiteStore.takenCustomers(3), [.integer(1), .text("a"), .text("b"), .text("c")])
     // With customer_user_id IS NOT NULL the planner read a range: (app_id=? AND customer_user_id>?).
     #expect(plan.contains("profiles_by_customer (app_id=? AND customer_user_id=?)"), "\(plan)")
   }
