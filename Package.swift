@@ -34,11 +34,17 @@ let package = Package(
       pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]
     ),
+    // Argon2id for people's passwords (crypto_pwhash).
+    .systemLibrary(
+      name: "CSodium",
+      pkgConfig: "libsodium",
+      providers: [.apt(["libsodium-dev"])]
+    ),
     .target(name: "TollgateAPI"),
     // The server in layers the compiler keeps (a reference upward does not build):
     // Support ← Domain ← Persistence ← Server, Support ← HTTP ← Server.
     // What every layer shares: errors in the API's terms, logging, time, crypto primitives.
-    .target(name: "TollgateSupport", dependencies: ["TollgateAPI", "COpenSSL"]),
+    .target(name: "TollgateSupport", dependencies: ["TollgateAPI", "COpenSSL", "CSodium"]),
     // Pure rules and values: no I/O, no SQL, no HTTP.
     .target(name: "TollgateDomain", dependencies: ["TollgateAPI", "TollgateSupport", "COpenSSL"]),
     // SQL, records, repositories, the profile cache.
@@ -56,11 +62,11 @@ let package = Package(
       ],
       // The console's files, compiled into the binary as byte arrays (`PackageResources`).
       resources: [
-        "index.html", "app.css", "core.js", "paywall.js", "reports.js", "admin.js", "builder.js",
+        "index.html", "app.css", "core.js", "paywall.js", "reports.js", "admin.js", "builder.js", "people.js",
         "template-classic.json", "template-cards.json", "template-minimal.json",
       ].map {
         .embedInCode("Dashboard/Resources/\($0)")
-      }
+      } + [.embedInCode("Features/People/Resources/common-passwords.txt")]
     ),
     .target(name: "Adapty", dependencies: ["TollgateAPI"]),
     // Paywalls designed in the console, drawn: its own module, as apps import it (`import AdaptyUI`).

@@ -94,8 +94,22 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   case bundleMismatch = "bundle_mismatch"
   /// Signed by Apple in an environment this app does not accept.
   case environmentNotAllowed = "environment_not_allowed"
-  /// Over a rate limit; `Retry-After` says when to come back.
+  /// Over a rate limit, or too many failed sign-ins; `Retry-After` says when to come back.
   case rateLimited = "rate_limited"
+  /// The console session ended (signed out, expired, or the person was disabled): sign in again.
+  case sessionExpired = "session_expired"
+  /// A state-changing console request without the session's CSRF token or from another origin.
+  case csrfFailed = "csrf_failed"
+  /// No invitation has this link.
+  case invitationNotFound = "invitation_not_found"
+  /// The invitation's time is up: ask for a new one.
+  case invitationExpired = "invitation_expired"
+  /// The invitation was accepted already.
+  case invitationUsed = "invitation_used"
+  /// The new password is too short, too common or contains the e-mail address.
+  case weakPassword = "weak_password"
+  /// No person with this id is a member of the app.
+  case personNotFound = "person_not_found"
   /// The server failed; the error is logged.
   case internalError = "internal_error"
   /// Too many Apple Ads tokens wait for Apple.
@@ -111,19 +125,22 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   public var status: Int {
     switch self {
     case .malformedJSON, .missingParameter, .badParameter: 400
-    case .missingCredentials, .invalidCredentials, .keyRevoked: 401
-    case .forbidden: 403
+    case .missingCredentials, .invalidCredentials, .keyRevoked, .sessionExpired: 401
+    case .forbidden, .csrfFailed: 403
     case .routeNotFound, .profileNotFound, .placementNotFound, .configNotFound, .appNotFound, .keyNotFound,
       .revisionNotFound, .webhookNotFound, .deliveryNotFound, .chartNotInstalled, .credentialsNotFound,
-      .assetNotFound, .listNotFound, .orderNotFound, .accessLevelNotFound, .grantNotFound, .importNotFound:
+      .assetNotFound, .listNotFound, .orderNotFound, .accessLevelNotFound, .grantNotFound, .importNotFound,
+      .invitationNotFound, .personNotFound:
       404
     case .methodNotAllowed: 405
-    case .customerUserIdTaken, .lastSecretKey, .listInUse, .noAppStoreTransactions: 409
+    case .customerUserIdTaken, .lastSecretKey, .listInUse, .noAppStoreTransactions, .invitationUsed: 409
+    case .invitationExpired: 410
     case .payloadTooLarge: 413
     case .unsupportedMediaType: 415
     case .validationFailed, .invalidConfig, .secretsKeyMissing, .appStoreNotConfigured, .appleAdsNotConfigured,
       .invalidPrivateKey, .appStoreServerAPINotConfigured, .invalidSpendFile, .invalidAsset, .malformedJWS,
-      .invalidSignature, .untrustedCertificate, .bundleMismatch, .environmentNotAllowed:
+      .invalidSignature, .untrustedCertificate, .bundleMismatch, .environmentNotAllowed,
+      .weakPassword:
       422
     case .rateLimited: 429
     case .internalError: 500

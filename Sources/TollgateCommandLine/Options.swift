@@ -19,7 +19,8 @@ public struct Options {
       command = [first]
       index = 1
       let grouped =
-        ["keys", "report", "rollups", "config", "apple-ads", "app-store", "spend", "lists", "access"].contains(first)
+        ["keys", "report", "rollups", "config", "apple-ads", "app-store", "spend", "lists", "access", "users"].contains(
+          first)
         // `import FILE` applies a configuration; `import profiles|history` are their own.
         || (first == "import" && ["profiles", "history"].contains(arguments.dropFirst().first ?? ""))
       if grouped, arguments.count > 1, !arguments[1].hasPrefix("-") {

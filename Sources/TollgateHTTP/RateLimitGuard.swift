@@ -33,14 +33,10 @@ package struct RateLimitGuard: RouteGuard {
   /// proxy — the last address that proxy added to `X-Forwarded-For`.
   func clientAddress(_ request: Request) -> String {
     // The stored (lower-case) key: no name to lower-case on every request.
-    guard let forwarded = request.headers["x-forwarded-for"]?.split(separator: ",").last else {
-      return request.clientAddress
-    }
-    guard limits.trustedProxies.contains(request.clientAddress) else {
+    if request.headers["x-forwarded-for"] != nil, !limits.trustedProxies.contains(request.clientAddress) {
       untrusted.saw(request.clientAddress)
-      return request.clientAddress
     }
-    return forwarded.trimmingCharacters(in: .whitespaces)
+    return request.address(trusting: limits.trustedProxies)
   }
 
   /// 429 with the seconds until a token is back.

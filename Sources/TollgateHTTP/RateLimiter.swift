@@ -151,7 +151,7 @@ package struct ParsedRateLimits: Sendable {
   package var tokensPerKey: RateLimiter.Limit
   package var tokensPerProfile: RateLimiter.Limit
   var admin: RateLimiter.Limit
-  var trustedProxies: Set<String>
+  package var trustedProxies: Set<String>
 
   static let off = ParsedRateLimits(
     address: .off, tokensPerKey: .off, tokensPerProfile: .off, admin: .off, trustedProxies: [])

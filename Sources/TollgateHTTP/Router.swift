@@ -13,6 +13,9 @@ public struct Router: Sendable {
     public let method: String
     /// The pattern, e.g. `/v1/sdk/profiles/{id}`; also the metrics label.
     public let pattern: String
+    /// What the route needs (a permission's name, e.g. `config:write`); nil for routes that
+    /// take a public key, a signed body or nothing.
+    public let permission: String?
     let segments: [Segment]
     let handler: Handler
   }
@@ -50,13 +53,21 @@ public struct Router: Sendable {
 
   /// Registers a route.
   public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+    add(method, pattern, permission: nil, handler)
+  }
+
+  /// Registers a route that needs `permission` (the handler checks it; the table says it).
+  public mutating func add(
+    _ method: String, _ pattern: String, permission: String?, _ handler: @escaping Handler
+  ) {
     precondition(!routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route")
     let segments = pattern.split(separator: "/").map { part -> Segment in
       part.first == "{" && part.last == "}"
         ? .parameter(Array(part.utf8.dropFirst().dropLast())) : .literal(Array(part.utf8))
     }
     bySegmentCount[segments.count, default: []].append(routes.count)
-    routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+    routes.append(
+      Route(method: method, pattern: pattern, permission: permission, segments: segments, handler: handler))
   }
 
   /// Finds the route for a method and path.

@@ -57,13 +57,24 @@ enum CommandLineTool {
           --events-retention-days N
                                   keep raw flow views N days (TOLLGATE_EVENTS_RETENTION_DAYS,
                                   default 400; 0 keeps them forever); reports keep every figure
-          --no-dashboard          do not serve the web console at /dashboard
+          --public-url URL        where people reach the console, e.g. https://tollgate.example.com
+                              (TOLLGATE_PUBLIC_URL): invitation links point there, console
+                              changes must come from that origin, https makes cookies Secure
+      --no-dashboard          do not serve the web console at /dashboard
       keys create --app NAME      create the app if needed and print a new public + secret key
       keys create --app NAME --kind public|secret [--label TEXT]
                                   one more key for the app (shown once)
       keys list --app NAME        the app's keys: id, kind, created, last used, revoked
       keys revoke KEY_ID --app NAME
                                   every server refuses the key within a second (401 key_revoked)
+      users add EMAIL --role ROLE --app NAME
+                              invite someone to the console with a role (owner, admin, editor,
+                              support, analyst, viewer): prints a link that works once, for 7
+                              days (links use --public-url, TOLLGATE_PUBLIC_URL)
+      users list --app NAME       the app's people: role, joined, disabled or locked; invitations
+      users disable EMAIL         no more sign-ins; their sessions end at once (every app)
+      users enable EMAIL          let a disabled person sign in again
+      users unlock EMAIL          lift a lock after failed sign-ins at once
       config history --app NAME [--limit N]
                                   applied revisions: when, by which key, what changed (* current)
       config show REVISION --app NAME
@@ -174,6 +185,11 @@ enum CommandLineTool {
         }
       case ["keys", "list"]: try Operations.keysList(&options)
       case ["keys", "revoke"]: try Operations.keysRevoke(&options)
+      case ["users", "add"]: try UserCommands.add(&options)
+      case ["users", "list"]: try UserCommands.list(&options)
+      case ["users", "disable"]: try UserCommands.disable(&options, disabled: true)
+      case ["users", "enable"]: try UserCommands.disable(&options, disabled: false)
+      case ["users", "unlock"]: try UserCommands.unlock(&options)
       case ["config", "history"]: try Operations.configHistory(&options)
       case ["config", "show"]: try Operations.configShow(&options)
       case ["config", "rollback"]: try Operations.configRollback(&options)
@@ -289,6 +305,12 @@ enum CommandLineTool {
       }
       retentionDays = number == 0 ? nil : number
     }
+    let publicURL = options.value("--public-url", env: "TOLLGATE_PUBLIC_URL")
+    if let publicURL {
+      guard let url = URL(string: publicURL), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+        throw Failure("--public-url takes an http(s) URL, e.g. https://tollgate.example.com")
+      }
+    }
     let dashboard = options.flag("--no-dashboard") == false
     let databasePath = options.databasePath
     let secrets = try secretsBox(&options, databasePath: databasePath)
@@ -312,8 +334,7 @@ enum CommandLineTool {
     }
     let store = try StoreLocation.open(databasePath, profileCache: profileCache, logger: logger)
     if let sampleConfig {
-      try SampleApp.prepare(
-        store: store.database, configPath: sampleConfig, databasePath: databasePath, settings: settings)
+      try SampleApp.prepare(store: store.database, configPath: sampleConfig, databasePath: databasePath)
     }
     var configuration = ServerConfiguration()
     configuration.http = settings
@@ -327,9 +348,14 @@ enum CommandLineTool {
     configuration.rateLimits = limits
     configuration.maxWaitSeconds = maxWait
     configuration.dashboard = dashboard
+    configuration.publicURL = publicURL
     configuration.eventsRetentionDays = retentionDays
     let server = Server(store: store, configuration: configuration)
     let port = try server.start()
+    if sampleConfig != nil {
+      try SampleApp.announce(
+        store: store.database, databasePath: databasePath, host: settings.bindAddress, port: port, publicURL: publicURL)
+    }
     let shownDatabase = StoreLocation.isPostgres(databasePath) ? "PostgreSQL" : databasePath
     logger.info("tollgate listening on http://\(settings.bindAddress):\(port) (database \(shownDatabase))")
     let signal = await Signals.next([SIGINT, SIGTERM])

@@ -11,7 +11,7 @@ import TollgateSupport
 public protocol Database:
   AppRepository, ConfigRepository, ProfileRepository, AssignmentRepository, AttributionJobRepository,
   EventRepository, PurchaseRepository, AnalyticsRepository, WebhookOutboxRepository, AppleAdsSpendRepository,
-  AssetRepository, SavedListRepository, AppStoreServerRepository, ProfileImportRepository,
+  AssetRepository, SavedListRepository, AppStoreServerRepository, ProfileImportRepository, PeopleRepository,
   AnyObject
 {
   /// Told, after each commit, which profiles a write changed (the profile cache forgets them).

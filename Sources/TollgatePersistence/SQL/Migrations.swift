@@ -42,6 +42,7 @@ enum Migrations {
     Migration(version: 18, name: "0018_subscription_ends", sql: sqliteTypes(subscriptionEnds)),
     Migration(version: 19, name: "0019_support_tools", sql: sqliteTypes(supportTools)),
     Migration(version: 20, name: "0020_profile_imports", sql: sqliteTypes(profileImports), rebuildsRollups: true),
+    Migration(version: 21, name: "0021_people_and_sessions", sql: sqliteTypes(people)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -68,6 +69,7 @@ enum Migrations {
     Migration(version: 18, name: "0018_subscription_ends", sql: postgresTypes(subscriptionEnds)),
     Migration(version: 19, name: "0019_support_tools", sql: postgresTypes(supportTools)),
     Migration(version: 20, name: "0020_profile_imports", sql: postgresTypes(profileImports), rebuildsRollups: true),
+    Migration(version: 21, name: "0021_people_and_sessions", sql: postgresTypes(people)),
   ]
 
   static let sqliteInitial = """
@@ -806,6 +808,53 @@ enum Migrations {
   /// refreshed from Apple (requested by an operator, the revision Apple answered kept); access
   /// levels granted by hand (kept apart from Apple's facts, part of the derivation); Apple's
   /// refund requests, the consumption information sent, and how each request closed.
+  /// People who sign in to the console, their roles per app, invitations, sessions (ids
+  /// stored hashed) and failed sign-ins.
+  static let people = """
+    CREATE TABLE people (
+      id {SERIAL},
+      email TEXT NOT NULL UNIQUE,
+      name TEXT,
+      password_hash TEXT,
+      created_at {REAL} NOT NULL,
+      disabled_at {REAL}
+    );
+    CREATE TABLE memberships (
+      person_id {INT} NOT NULL REFERENCES people(id),
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      role TEXT NOT NULL,
+      PRIMARY KEY (person_id, app_id)
+    );
+    CREATE INDEX memberships_by_app ON memberships(app_id);
+    CREATE TABLE invitations (
+      token_hash TEXT PRIMARY KEY,
+      email TEXT NOT NULL,
+      app_id {INT} NOT NULL REFERENCES apps(id),
+      role TEXT NOT NULL,
+      created_at {REAL} NOT NULL,
+      expires_at {REAL} NOT NULL,
+      accepted_at {REAL},
+      invited_by TEXT NOT NULL
+    );
+    CREATE INDEX invitations_by_app ON invitations(app_id, created_at);
+    CREATE TABLE console_sessions (
+      id_hash TEXT PRIMARY KEY,
+      person_id {INT} NOT NULL REFERENCES people(id),
+      csrf_token TEXT NOT NULL,
+      created_at {REAL} NOT NULL,
+      last_seen_at {REAL} NOT NULL,
+      address TEXT NOT NULL,
+      ended_at {REAL}
+    );
+    CREATE INDEX console_sessions_by_person ON console_sessions(person_id);
+    CREATE TABLE sign_in_failures (
+      key TEXT PRIMARY KEY,
+      failures {INT} NOT NULL,
+      last_failure {REAL},
+      locked_until {REAL}
+    );
+    """
+
   static let supportTools = """
     ALTER TABLE app_store_notifications ADD COLUMN origin TEXT NOT NULL DEFAULT 'delivered';
     CREATE TABLE app_store_history_refreshes (

@@ -69,3 +69,12 @@ extension HistoryImporter {
       settings: { _ in nil }, record: { _, _ in [] })
   }
 }
+
+extension PeopleService {
+  /// The people of `database`'s apps, at the recommended password cost.
+  public convenience init(database: any Database, time: any TimeSource = SystemTimeSource()) {
+    self.init(
+      people: database, apps: database, hasher: .recommended, passwords: CommonPasswords.policy,
+      policy: SessionPolicy(), time: time)
+  }
+}

@@ -56,6 +56,16 @@ public struct ServerConfiguration: Sendable {
   public var dashboard = true
   /// Seconds a CDN or client may keep a default-audience answer.
   public var defaultMaxAge = 60
+  /// Hashes people's passwords (tests use a cheaper cost).
+  public var passwordHasher = PasswordHasher.recommended
+  /// How long console sessions and invitations last.
+  public var sessionPolicy = SessionPolicy()
+  /// How failed sign-ins are slowed down.
+  public var signInThrottle = SignInThrottle()
+  /// The address people reach the console at (`--public-url`, e.g. https://tollgate.example.com):
+  /// invitation links point there, the console's writes must come from that origin, and an
+  /// `https` address makes session cookies `Secure`. Unset: the request's own host.
+  public var publicURL: String?
 
   /// The defaults: Apple's APIs, the system clock, the documented limits.
   public init() {}

@@ -47,7 +47,13 @@ public final class Service: Sendable {
     let waits = ProfileWaits()
     let metrics = Metrics()
     let errors = ErrorMapping(logger: logger)
-    let auth = Authenticator(keys: KeyVerifier(apps: database, time: time))
+    let sessions = ConsoleSessions(
+      people: database, hasher: configuration.passwordHasher, throttle: configuration.signInThrottle,
+      policy: configuration.sessionPolicy, time: time)
+    let consoleOrigin = configuration.publicURL.map { Authenticator.origin(of: $0).lowercased() }
+    let auth = Authenticator(
+      keys: KeyVerifier(apps: database, time: time), sessions: sessions, people: database,
+      consoleOrigin: consoleOrigin)
     let limits = (try? configuration.rateLimits.parsed()) ?? RateLimits().parsedDefaults
     let limiter = RateLimiter(clock: { time.elapsedSeconds() })
     let currentConfig: @Sendable (Int64) -> CompiledConfig? = { appId in (try? configs.entry(appId: appId))??.config }
@@ -193,6 +199,15 @@ public final class Service: Sendable {
       grants: AccessGrantService(
         apps: database, purchases: database, configs: configs, profiles: profiles, webhooks: webhooks, time: time)
     ).register(on: &router)
+
+    let peopleService = PeopleService(
+      people: database, apps: database, hasher: configuration.passwordHasher, passwords: CommonPasswords.policy,
+      policy: configuration.sessionPolicy, time: time)
+    ConsoleController(
+      sessions: sessions, people: peopleService, memberships: database, auth: auth, passwords: CommonPasswords.policy,
+      trustedProxies: limits.trustedProxies, alwaysSecure: consoleOrigin?.hasPrefix("https://") == true
+    ).register(on: &router)
+    PeopleController(auth: auth, people: peopleService, publicURL: configuration.publicURL).register(on: &router)
 
     var middleware: [any Middleware] = [MetricsMiddleware(metrics: metrics, logger: logger)]
     if configuration.dashboard { middleware.append(Dashboard()) }

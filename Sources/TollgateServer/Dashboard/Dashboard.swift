@@ -6,9 +6,9 @@ import TollgateSupport
 
 /// The web console at `/dashboard`: `Resources/index.html`, `app.css` and the script (the
 /// `.js` files there, in order, served as one `app.js`), embedded in the binary by SwiftPM —
-/// no build step, no CDN — plus Chart.js from Debian's `libjs-chart.js`. It talks to the admin
-/// API with the secret key the user pastes (kept in `sessionStorage`, sent as the Bearer
-/// header). Every value from the server is put into the page with `textContent`, never as
+/// no build step, no CDN — plus Chart.js from Debian's `libjs-chart.js`. People sign in with
+/// their e-mail and password; the session is an HttpOnly cookie the page cannot read, and each
+/// change carries the session's CSRF token. Every value from the server is put into the page with `textContent`, never as
 /// HTML, and the page has no inline script or style, so the CSP needs no `unsafe-inline`.
 /// Served outside the API router: these are files, not API routes.
 struct Dashboard: Middleware {
@@ -23,7 +23,7 @@ struct Dashboard: Middleware {
   /// The console's script: its files in the order they build on each other.
   static let script = Data(
     PackageResources.core_js + PackageResources.paywall_js + PackageResources.reports_js + PackageResources.admin_js
-      + PackageResources.builder_js)
+      + PackageResources.builder_js + PackageResources.people_js)
 
   /// The Paywalls page's starter templates, by name.
   static let templates: [String: [UInt8]] = [

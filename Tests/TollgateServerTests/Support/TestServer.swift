@@ -127,6 +127,8 @@ final class TestServer: Sendable {
         sandboxURL: appStoreAPI.appendingPathComponent("sandbox/"))
     }
     configuration.recoveryInterval = nil
+    // Argon2id at its least cost: the cost itself is checked in PasswordHasherTests.
+    configuration.passwordHasher = .fastForTests
     server = Server(store: store, configuration: configuration)
     port = try server.start()
   }
@@ -235,6 +237,9 @@ final class TestServer: Sendable {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.urlCache = nil
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    // Console tests send their session cookie by hand; nothing is remembered between requests.
+    configuration.httpShouldSetCookies = false
+    configuration.httpCookieAcceptPolicy = .never
     return URLSession(configuration: configuration)
   }()
 }

@@ -428,6 +428,59 @@ struct CommandLineTests {
     #expect((wal?[.size] as? Int ?? 0) == 0)
     let printed = String(decoding: server.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(printed.contains("secret key (admin): tg_sec_"))
+    // The way in for a person: an owner invitation link, printed until an owner joins.
+    let link = try #require(printed.split(separator: "\n").first { $0.contains("/dashboard/#invitation=") })
+    #expect(link.contains("http://127.0.0.1:\(port)/dashboard/#invitation="))
+    let token = String(link.split(separator: "=").last ?? "")
+    let again = try ServeProcess([
+      "--database", database, "--port", String(port), "--sample-config",
+      repositoryRoot.appendingPathComponent("examples/sample-config.json").path,
+    ])
+    var offer = URLRequest(url: URL(string: "http://127.0.0.1:\(again.port)/v1/console/invitations/\(token)")!)
+    offer.httpMethod = "GET"
+    let (offered, offerResponse) = try await TestServer.session.data(for: offer)
+    #expect((offerResponse as? HTTPURLResponse)?.statusCode == 200)
+    let invitation = try JSONDecoder().decode([String: JSONValue].self, from: offered)
+    #expect(invitation["email"] == .string("you@example.com") && invitation["role"] == .string("owner"))
+    #expect(again.stop() == .exit(0))
+  }
+
+  @Test("users add prints a one-time link; list, disable, enable and unlock; a wrong role or e-mail is refused")
+  func users() throws {
+    let cli = CLI(database: temporaryDirectory().appendingPathComponent("cli.sqlite").path)
+    #expect(try cli.run(["keys", "create", "--app", "shop"]).status == 0)
+    let added = try cli.run([
+      "users", "add", "Ana@Example.com", "--role", "editor", "--app", "shop", "--public-url", "https://tg.example.com",
+    ])
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(added.stdout.contains("Invited ana@example.com to shop as editor"))
+    #expect(added.stdout.contains("https://tg.example.com/dashboard/#invitation="))
+    let listed = try cli.run(["users", "list", "--app", "shop"])
+    #expect(listed.stdout.contains("ana@example.com") && listed.stdout.contains("invited until"))
+    let badRole = try cli.run(["users", "add", "ben@example.com", "--role", "god", "--app", "shop"])
+    #expect(badRole.status == 1)
+    #expect(badRole.stderr.contains("owner, admin, editor, support, analyst, viewer"))
+    let badEmail = try cli.run(["users", "add", "not-an-address", "--role", "viewer", "--app", "shop"])
+    #expect(badEmail.status == 1)
+    #expect(try cli.run(["users", "disable", "nobody@example.com"]).status == 1)
+
+    // Once joined, the person can be disabled and enabled, and a lock lifted.
+    let store = try SQLiteStore(path: cli.database)
+    let token = String(added.stdout.split(separator: "=").last!.prefix { !$0.isWhitespace })
+    let service = PeopleService(
+      people: store, apps: store, hasher: .fastForTests, passwords: CommonPasswords.policy,
+      policy: SessionPolicy(), time: SystemTimeSource())
+    _ = try service.accept(token: token, password: "tangerine-kayak-orbit", name: nil)
+    store.close()
+    let disabled = try cli.run(["users", "disable", "ana@example.com"])
+    #expect(disabled.status == 0 && disabled.stdout.contains("disabled"))
+    #expect(try cli.run(["users", "list", "--app", "shop"]).stdout.contains("disabled"))
+    #expect(try cli.run(["users", "enable", "ana@example.com"]).status == 0)
+    #expect(try cli.run(["users", "unlock", "ana@example.com"]).status == 0)
+    let audit = try cli.run(["audit", "--app", "shop"])
+    for action in ["person.invited", "person.joined", "person.disabled", "person.enabled", "person.unlocked"] {
+      #expect(audit.stdout.contains(action), "\(action)")
+    }
   }
 
   @Test(

@@ -43,6 +43,38 @@ struct OpenAPITests {
     #expect(served.count >= 14)
   }
 
+  /// `METHOD /path` → the operation's `x-permission`.
+  static func documentedPermissions() throws -> [String: String] {
+    let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
+    var permissions: [String: String] = [:]
+    var currentPath: String?
+    var currentOperation: String?
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
+        currentPath = String(line.dropFirst(2).dropLast())
+      } else if let currentPath, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+        currentOperation = "\(line.trimmingCharacters(in: .whitespaces).dropLast().uppercased()) \(currentPath)"
+      } else if let currentOperation, line.hasPrefix("      x-permission: ") {
+        permissions[currentOperation] = String(line.dropFirst("      x-permission: ".count))
+      }
+    }
+    return permissions
+  }
+
+  @Test("each admin route's x-permission in the document is the one the route table declares")
+  func permissions() throws {
+    let service = Service(
+      store: OpenedStore(try SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path)))
+    var declared: [String: String] = [:]
+    for route in service.router.routes {
+      if let permission = route.permission { declared["\(route.method) \(route.pattern)"] = permission }
+    }
+    #expect(declared.count >= 50)
+    #expect(try Self.documentedPermissions() == declared)
+    // Every admin route declares one.
+    #expect(service.router.routes.filter { $0.pattern.hasPrefix("/v1/admin") && $0.permission == nil }.isEmpty)
+  }
+
   @Test("the document lists every error code the server has, each under the status it answers with")
   func errorCodes() throws {
     let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)

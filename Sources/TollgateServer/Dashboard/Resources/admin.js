@@ -365,7 +365,7 @@ pages.webhooks = async (view) => {
   const known = await names();
   const endpoints = (known.document.webhooks || []).map((webhook) => {
     const cell = el("div", { class: "actions" });
-    cell.append(confirmingButton("Rotate secret", "Confirm rotation", { "data-webhook": webhook.id }, async () => {
+    if (can("webhooks:write")) cell.append(confirmingButton("Rotate secret", "Confirm rotation", { "data-webhook": webhook.id }, async () => {
       try {
         const answer = await api("/v1/admin/webhooks/" + encodeURIComponent(webhook.id) + "/rotate-secret", "POST");
         cell.replaceChildren(el("div", {}, el("p", { class: "hint" }, "New signing secret (shown once; the old one stops now):"),

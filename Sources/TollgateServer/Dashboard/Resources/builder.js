@@ -152,7 +152,8 @@ pages.paywalls = async (view) => {
           status.textContent = "Uploading…";
           try {
             const response = await fetch("/v1/admin/assets", { method: "POST", body: file.files[0],
-              headers: { "Authorization": "Bearer " + sessionStorage.getItem(keyName), "Content-Type": file.files[0].type || "application/octet-stream" } });
+              credentials: "same-origin",
+              headers: Object.assign(consoleHeaders("POST"), { "Content-Type": file.files[0].type || "application/octet-stream" }) });
             const body = await response.json();
             if (!response.ok) throw new Error(body.error ? body.error.message : "HTTP " + response.status);
             block.asset = body.sha256;

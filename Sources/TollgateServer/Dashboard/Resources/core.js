@@ -1,6 +1,9 @@
 "use strict";
-// The secret key lives in this tab's sessionStorage only and goes out as the Bearer header.
-const keyName = "tollgate.secretKey";
+// The console signs a person in: the session lives in an HttpOnly cookie the page cannot read;
+// what the page keeps is who signed in, their apps and roles, and the session's CSRF token
+// (sent back with every change). Only the chosen app's name is remembered in this tab.
+let session = null;
+const appKey = "tollgate.app";
 // The user's languages as the browser states them (the engine's own default can differ).
 const locales = navigator.languages && navigator.languages.length ? [...navigator.languages] : undefined;
 const numbers = new Intl.NumberFormat(locales);
@@ -20,12 +23,34 @@ function el(tag, attributes, ...children) {
   return node;
 }
 
+// The app the console shows: the one chosen in this tab, else the person's first.
+function currentApp() {
+  if (!session || session.apps.length === 0) return null;
+  return session.apps.find((app) => app.name === sessionStorage.getItem(appKey)) || session.apps[0];
+}
+
+// Whether the person's role in the current app allows `permission` (the server decides; the
+// console only hides what would be refused).
+function can(permission) {
+  const app = currentApp();
+  return !!app && app.permissions.includes(permission);
+}
+
+// The headers of a console request: the app, and for a change the session's CSRF token.
+function consoleHeaders(method) {
+  const headers = {};
+  const app = currentApp();
+  if (app) headers["X-Tollgate-App"] = app.name;
+  if (method && method !== "GET" && session) headers["X-CSRF-Token"] = session.csrf_token;
+  return headers;
+}
+
 async function api(path, method, payload) {
-  const key = sessionStorage.getItem(keyName);
-  const headers = { "Authorization": "Bearer " + key };
+  const headers = consoleHeaders(method || "GET");
   if (payload !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(path, {
-    method: method || "GET", headers, body: payload === undefined ? undefined : JSON.stringify(payload)
+    method: method || "GET", headers, credentials: "same-origin",
+    body: payload === undefined ? undefined : JSON.stringify(payload)
   });
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
@@ -167,37 +192,123 @@ function switchOverHint(periods, day) {
     + ", the first install with Tollgate's SDK. Before it, the figures come from imported customers and their App Store history.");
 }
 
-function showSignIn(message) {
-  $("sign-in").hidden = false;
+// Which permission each page needs (the server refuses the rest; the console hides it).
+const pagePermissions = {
+  overview: "overview:read", placements: "reports:read", paywalls: "config:write", experiments: "reports:read",
+  subscriptions: "reports:read", cohorts: "reports:read", "apple-ads": "reports:read", "app-store": "integrations:read",
+  configuration: "config:write", profiles: "profiles:read", keys: "keys:write", webhooks: "support",
+  people: "people:write", account: "overview:read"
+};
+
+// Hides every form but `shown` (sign-in, invitation) and the console itself.
+function showOnly(shown) {
+  for (const id of ["sign-in", "invitation"]) $(id).hidden = id !== shown;
   $("nav").hidden = true;
-  $("sign-out").hidden = true;
+  $("session").hidden = true;
   $("app-name").textContent = "";
   $("view").replaceChildren();
+}
+
+function showSignIn(message) {
+  session = null;
+  showOnly("sign-in");
   const error = $("sign-in-error");
   error.hidden = !message;
   error.textContent = message || "";
-  $("key").focus();
+  $("password").value = "";
+  $("email").focus();
 }
 
 // What pages remember between visits (a lookup, a chosen placement) belongs to one sign-in.
 const forgetOnSignIn = [];
 
-async function signIn(key) {
+// Shows the console for the session just opened or found.
+function startConsole(answer) {
   for (const forget of forgetOnSignIn) forget();
-  sessionStorage.setItem(keyName, key);
-  try {
-    const app = await api("/v1/admin/app");
-    $("sign-in").hidden = true;
-    $("nav").hidden = false;
-    $("sign-out").hidden = false;
-    $("app-name").textContent = app.name;
-    route();
-  } catch (error) {
-    sessionStorage.removeItem(keyName);
-    showSignIn(error.status === 401 || error.status === 403
-      ? "This key does not open the admin API: paste the app's secret key (tg_sec_…)."
-      : "The server did not answer: " + error.message);
+  session = answer;
+  showOnly(null);
+  $("nav").hidden = false;
+  $("session").hidden = false;
+  $("person").textContent = session.person.name || session.person.email;
+  $("person").title = session.person.email;
+  const picker = $("app-picker");
+  picker.replaceChildren(...session.apps.map((app) => el("option", { value: app.name, selected: app === currentApp() }, app.name + " (" + app.role + ")")));
+  picker.hidden = session.apps.length < 2;
+  $("app-name").textContent = session.apps.length === 1 ? currentApp().name : "";
+  for (const link of document.querySelectorAll("nav a")) {
+    link.hidden = !can(pagePermissions[link.getAttribute("href").slice(1)]);
   }
+  if (session.apps.length === 0) {
+    $("view").replaceChildren(el("h1", {}, "No app yet"),
+      el("p", {}, "You belong to no app any more: ask an owner of an app to invite you again."));
+    return;
+  }
+  route();
+}
+
+async function signIn(email, password) {
+  try {
+    const answer = await api("/v1/console/sign-in", "POST", { email, password });
+    startConsole(answer);
+  } catch (error) {
+    showSignIn(error.status === 401 || error.status === 429 ? error.message : "The server did not answer: " + error.message);
+  }
+}
+
+async function signOut(everywhere) {
+  try {
+    await api(everywhere ? "/v1/console/sign-out-everywhere" : "/v1/console/sign-out", "POST");
+  } catch (error) {
+    // Signed out already (the session had ended): the sign-in page is the answer either way.
+  }
+  showSignIn(everywhere ? "Signed out on every device." : null);
+}
+
+// An invitation link (#invitation=TOKEN): what it offers, and a password to accept it with.
+async function showInvitation(token) {
+  showOnly("invitation");
+  const box = $("invitation");
+  let offer;
+  try {
+    offer = await api("/v1/console/invitations/" + encodeURIComponent(token));
+  } catch (error) {
+    box.replaceChildren(el("h1", {}, "Invitation"), el("p", { class: "error", role: "alert", id: "invitation-error" }, error.message),
+      el("p", {}, el("a", { href: "#overview", id: "to-sign-in" }, "Sign in")));
+    return;
+  }
+  const fresh = !offer.existing_person;
+  const name = el("input", { id: "invitation-name", autocomplete: "name", maxlength: "200" });
+  const password = el("input", { id: "invitation-password", type: "password", required: true,
+    autocomplete: fresh ? "new-password" : "current-password", minlength: fresh ? "12" : null, "aria-describedby": "invitation-help" });
+  const problem = el("p", { class: "error", role: "alert", id: "invitation-error", hidden: true });
+  const form = el("form", { id: "invitation-form" },
+    el("label", { for: "invitation-email" }, "E-mail"),
+    el("input", { id: "invitation-email", value: offer.email, readonly: true, autocomplete: "username" }),
+    fresh ? el("label", { for: "invitation-name" }, "Your name (optional)") : null, fresh ? name : null,
+    el("label", { for: "invitation-password" }, fresh ? "Choose a password" : "Your password"), password,
+    el("p", { class: "hint", id: "invitation-help" }, fresh
+      ? "At least 12 characters. A few unrelated words make a good one; common passwords are refused."
+      : "You already sign in as " + offer.email + ": your password adds this app to your account."),
+    el("button", { type: "submit" }, fresh ? "Join " + offer.app : "Add " + offer.app), problem);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const answer = await api("/v1/console/invitations/" + encodeURIComponent(token) + "/accept", "POST",
+        { password: password.value, name: fresh && name.value.trim() ? name.value.trim() : null });
+      // The link has done its work: it leaves the address bar and the history.
+      history.replaceState(null, "", location.pathname + "#overview");
+      sessionStorage.setItem(appKey, offer.app);
+      startConsole(answer);
+    } catch (error) {
+      problem.hidden = false;
+      problem.textContent = error.message;
+      password.focus();
+    }
+  });
+  box.replaceChildren(el("h1", {}, "Join " + offer.app),
+    el("p", {}, "You are invited to ", el("strong", {}, offer.app), " as ", el("strong", {}, offer.role),
+      ". The invitation works once, until " + when(offer.expires_at) + "."), form);
+  (fresh ? name : password).focus();
 }
 
 // The configuration's names for flows and audiences (ids where there is none).
@@ -214,9 +325,14 @@ async function names() {
 const pages = {};
 
 async function route() {
-  if (!sessionStorage.getItem(keyName)) return showSignIn();
-  const name = (location.hash || "#overview").slice(1);
-  const page = pages[name] ? name : "overview";
+  const hash = location.hash || "#overview";
+  if (hash.startsWith("#invitation=")) return showInvitation(decodeURIComponent(hash.slice("#invitation=".length)));
+  if (!session) return showSignIn();
+  const name = hash.slice(1);
+  // A page the role does not open shows the first one it does.
+  const allowed = (page) => pages[page] && can(pagePermissions[page]);
+  const page = allowed(name) ? name : Object.keys(pagePermissions).find(allowed);
+  if (!page) return;
   for (const link of document.querySelectorAll("nav a")) {
     if (link.getAttribute("href") === "#" + page) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
@@ -236,7 +352,7 @@ async function route() {
     view.replaceChildren(...draft.childNodes);
   } catch (error) {
     if (serial !== routeSerial) return;
-    if (error.status === 401) return showSignIn("The key stopped working (revoked?): sign in again.");
+    if (error.status === 401) return showSignIn("Your session ended: sign in again.");
     view.replaceChildren(el("h1", {}, "Something went wrong"),
       el("p", { class: "error", role: "alert" }, "Could not load this page: " + error.message),
       el("button", { type: "button", id: "retry" }, "Try again"));
@@ -248,17 +364,21 @@ async function route() {
 
 let routeSerial = 0;
 
-document.addEventListener("DOMContentLoaded", () => {
+document.addEventListener("DOMContentLoaded", async () => {
   $("sign-in-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    signIn($("key").value.trim());
+    signIn($("email").value.trim(), $("password").value);
   });
-  $("sign-out").addEventListener("click", () => {
-    sessionStorage.removeItem(keyName);
-    showSignIn();
+  $("sign-out").addEventListener("click", () => signOut(false));
+  $("app-picker").addEventListener("change", () => {
+    sessionStorage.setItem(appKey, $("app-picker").value);
+    startConsole(session);
   });
   window.addEventListener("hashchange", route);
-  const key = sessionStorage.getItem(keyName);
-  if (key) signIn(key);
-  else showSignIn();
+  if ((location.hash || "").startsWith("#invitation=")) return route();
+  try {
+    startConsole(await api("/v1/console/session"));
+  } catch (error) {
+    showSignIn(error.status === 401 ? null : "The server did not answer: " + error.message);
+  }
 });

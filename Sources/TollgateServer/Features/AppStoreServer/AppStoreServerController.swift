@@ -31,27 +31,24 @@ struct AppStoreServerController: Sendable {
   }
 
   func register(on router: inout Router) {
-    router.add("POST", "/v1/admin/app-store/credentials") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("POST", "/v1/admin/app-store/credentials", needs: .integrationsWrite, auth) { request, caller in
       let body = try request.decodeJSON(CredentialsBody.self)
-      return .json(try server.saveCredentials(appId: caller.appId, privateKey: body.privateKey, by: caller.keyId))
+      return .json(try server.saveCredentials(appId: caller.appId, privateKey: body.privateKey, by: caller.actor))
     }
-    router.add("DELETE", "/v1/admin/app-store/credentials") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
-      return .json(try server.deleteCredentials(appId: caller.appId, by: caller.keyId))
+    router.add("DELETE", "/v1/admin/app-store/credentials", needs: .integrationsWrite, auth) { request, caller in
+      return .json(try server.deleteCredentials(appId: caller.appId, by: caller.actor))
     }
-    router.add("GET", "/v1/admin/app-store/status") { request in
-      .json(try server.status(appId: try auth.appId(for: request, needs: .secretKey)))
+    router.add("GET", "/v1/admin/app-store/status", needs: .integrationsRead, auth) { request, caller in
+      .json(try server.status(appId: caller.appId))
     }
-    router.add("POST", "/v1/admin/app-store/test-notification") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("POST", "/v1/admin/app-store/test-notification", needs: .integrationsWrite, auth) { request, caller in
       let environment = request.body.isEmpty ? nil : try request.decodeJSON(TestBody.self).environment
       return .json(
-        try server.requestTestNotification(appId: caller.appId, environment: environment, by: caller.keyId),
+        try server.requestTestNotification(appId: caller.appId, environment: environment, by: caller.actor),
         status: 202)
     }
-    router.add("GET", "/v1/admin/app-store/orders/{orderId}") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/app-store/orders/{orderId}", needs: .support, auth) { request, caller in
+      let appId = caller.appId
       let orderId = request.parameter("orderId")
       // Answered when Apple has: the connection waits without a thread.
       let deferred = DeferredResponse()
@@ -66,14 +63,13 @@ struct AppStoreServerController: Sendable {
       }
       return .deferred(deferred)
     }
-    router.add("POST", "/v1/admin/profiles/{profileId}/app-store/refresh") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("POST", "/v1/admin/profiles/{profileId}/app-store/refresh", needs: .support, auth) { request, caller in
       let profileId = request.parameter("profileId")
       let deferred = DeferredResponse()
       let (server, errors) = (server, errors)
       Task {
         do {
-          let refresh = try await server.refreshHistory(appId: caller.appId, profileId: profileId, by: caller.keyId)
+          let refresh = try await server.refreshHistory(appId: caller.appId, profileId: profileId, by: caller.actor)
           _ = deferred.complete(.json(refresh))
         } catch {
           _ = deferred.complete(errors.answer { throw error })
@@ -81,13 +77,12 @@ struct AppStoreServerController: Sendable {
       }
       return .deferred(deferred)
     }
-    router.add("GET", "/v1/admin/app-store/refund-requests") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/app-store/refund-requests", needs: .integrationsRead, auth) { request, caller in
+      let appId = caller.appId
       return .json(try server.refundRequests(appId: appId, from: request.query["from"], to: request.query["to"]))
     }
-    router.add("POST", "/v1/admin/app-store/recover") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
-      return .json(try server.recoverNow(appId: caller.appId, by: caller.keyId), status: 202)
+    router.add("POST", "/v1/admin/app-store/recover", needs: .integrationsWrite, auth) { request, caller in
+      return .json(try server.recoverNow(appId: caller.appId, by: caller.actor), status: 202)
     }
   }
 }

@@ -21,21 +21,18 @@ struct AppleAdsSpendController: Sendable {
   }
 
   func register(on router: inout Router) {
-    router.add("POST", "/v1/admin/apple-ads/credentials") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("POST", "/v1/admin/apple-ads/credentials", needs: .integrationsWrite, auth) { request, caller in
       let body = try request.decodeJSON(CredentialsBody.self)
-      return .json(try spend.saveCredentials(appId: caller.appId, privateKey: body.privateKey, by: caller.keyId))
+      return .json(try spend.saveCredentials(appId: caller.appId, privateKey: body.privateKey, by: caller.actor))
     }
-    router.add("DELETE", "/v1/admin/apple-ads/credentials") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
-      return .json(try spend.deleteCredentials(appId: caller.appId, by: caller.keyId))
+    router.add("DELETE", "/v1/admin/apple-ads/credentials", needs: .integrationsWrite, auth) { request, caller in
+      return .json(try spend.deleteCredentials(appId: caller.appId, by: caller.actor))
     }
-    router.add("GET", "/v1/admin/apple-ads/status") { request in
-      .json(try spend.status(appId: try auth.appId(for: request, needs: .secretKey)))
+    router.add("GET", "/v1/admin/apple-ads/status", needs: .integrationsRead, auth) { request, caller in
+      .json(try spend.status(appId: caller.appId))
     }
-    router.add("POST", "/v1/admin/apple-ads/import") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
-      return .json(try spend.runNow(appId: caller.appId, by: caller.keyId), status: 202)
+    router.add("POST", "/v1/admin/apple-ads/import", needs: .integrationsWrite, auth) { request, caller in
+      return .json(try spend.runNow(appId: caller.appId, by: caller.actor), status: 202)
     }
   }
 }

@@ -16,9 +16,8 @@ struct AssetsController: Sendable {
   let assets: AssetService
 
   func register(on router: inout Router) {
-    router.add("POST", Self.uploadPath) { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
-      let (payload, created) = try assets.upload(appId: caller.appId, data: request.body, by: caller.keyId)
+    router.add("POST", Self.uploadPath, needs: .configWrite, auth) { request, caller in
+      let (payload, created) = try assets.upload(appId: caller.appId, data: request.body, by: caller.actor)
       return .json(payload, status: created ? 201 : 200)
     }
     router.add("GET", "/v1/assets/{sha256}") { request in

@@ -30,7 +30,7 @@ struct AttributionController: Sendable {
         // Answered once the token is committed; the connection waits without a thread, so
         // tokens arriving together share a transaction.
         let deferred = DeferredResponse()
-        attribution.submit(token, appId: appId, profile: profile, keyId: caller.keyId) { outcome in
+        attribution.submit(token, appId: appId, profile: profile, keyId: caller.actor) { outcome in
           deferred.complete(
             errors.answer {
               // Applied is permanent: no need to ask Apple again.
@@ -44,7 +44,7 @@ struct AttributionController: Sendable {
         return .deferred(deferred)
       }
       // Applied is permanent: no need to ask Apple again.
-      guard try attribution.submit(token, appId: appId, profile: profile, keyId: caller.keyId) else {
+      guard try attribution.submit(token, appId: appId, profile: profile, keyId: caller.actor) else {
         return .json(ProfilePayload(profile))
       }
       return waits.wait(

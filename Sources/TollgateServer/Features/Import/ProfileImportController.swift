@@ -25,8 +25,7 @@ struct ProfileImportController: Sendable {
   }
 
   func register(on router: inout Router) {
-    router.add("POST", Self.path) { request in
-      _ = try auth.caller(for: request, needs: .secretKey)
+    router.add("POST", Self.path, needs: .integrationsWrite, auth) { request, caller in
       let reading =
         request.upload as? ProfileImportUpload.Reading
         ?? {
@@ -38,22 +37,22 @@ struct ProfileImportController: Sendable {
       switch reading {
       case .summary(let summary): return .json(summary, status: 201)
       case .problem(let error): throw error
-      case .unauthorized: _ = try auth.caller(for: request, needs: .secretKey)
+      case .unauthorized: _ = try auth.caller(for: request, needs: Permission.integrationsWrite)
       }
       throw DomainError(.internalError, "the import was read without a caller")
     }
-    router.add("GET", Self.path) { request in
-      .json(try imports.overview(appId: try auth.appId(for: request, needs: .secretKey)))
+    router.add("GET", Self.path, needs: .reportsRead, auth) { request, caller in
+      .json(try imports.overview(appId: caller.appId))
     }
-    router.add("GET", "/v1/admin/imports/{importId}") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/imports/{importId}", needs: .integrationsRead, auth) { request, caller in
+      let appId = caller.appId
       guard let id = Int64(request.parameter("importId")) else {
         throw DomainError.notFound(.importNotFound, "No profile import \(request.parameter("importId")).")
       }
       return .json(try imports.summary(appId: appId, id: id))
     }
-    router.add("GET", "/v1/admin/history-import") { request in
-      .json(try histories.progress(appId: try auth.appId(for: request, needs: .secretKey)))
+    router.add("GET", "/v1/admin/history-import", needs: .integrationsRead, auth) { request, caller in
+      .json(try histories.progress(appId: caller.appId))
     }
   }
 }

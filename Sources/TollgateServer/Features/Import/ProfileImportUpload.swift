@@ -37,12 +37,12 @@ final class ProfileImportUpload: BodySink {
         DomainError(.unsupportedMediaType, "Send the profiles as application/x-ndjson: one JSON object a line."))
       return
     }
-    guard let caller = try? auth.caller(for: request, needs: .secretKey) else {
+    guard let caller = try? auth.caller(for: request, needs: Permission.integrationsWrite) else {
       problem = .unauthorized
       return
     }
     do {
-      session = try imports.begin(appId: caller.appId, source: "ndjson", by: caller.keyId)
+      session = try imports.begin(appId: caller.appId, source: "ndjson", by: caller.actor)
     } catch {
       problem = .problem(DomainError(.internalError, "The import could not start: \(error)"))
     }

@@ -22,7 +22,7 @@ struct ProfilesController: Sendable {
       let body = try request.decodeJSON(CreateProfileRequest.self)
       let (profile, created) = try profiles.create(appId: caller.appId, body)
       let current = try attribution.handOver(
-        body.appleAdsToken, appId: caller.appId, profile: profile, keyId: caller.keyId)
+        body.appleAdsToken, appId: caller.appId, profile: profile, keyId: caller.actor)
       return .json(ProfilePayload(current), status: created ? 201 : 200)
     }
 

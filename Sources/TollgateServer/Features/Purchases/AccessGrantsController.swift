@@ -11,20 +11,20 @@ struct AccessGrantsController: Sendable {
   let grants: AccessGrantService
 
   func register(on router: inout Router) {
-    router.add("POST", "/v1/admin/profiles/{profileId}/access-levels/{accessLevelId}/grant") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("POST", "/v1/admin/profiles/{profileId}/access-levels/{accessLevelId}/grant", needs: .support, auth) {
+      request, caller in
       let body = try request.decodeJSON(AccessGrantService.GrantBody.self)
       return .json(
         try grants.grant(
           appId: caller.appId, profileId: request.parameter("profileId"),
-          accessLevel: request.parameter("accessLevelId"), body, by: caller.keyId))
+          accessLevel: request.parameter("accessLevelId"), body, by: caller.actor))
     }
-    router.add("POST", "/v1/admin/profiles/{profileId}/access-levels/{accessLevelId}/revoke") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("POST", "/v1/admin/profiles/{profileId}/access-levels/{accessLevelId}/revoke", needs: .support, auth) {
+      request, caller in
       return .json(
         try grants.revoke(
           appId: caller.appId, profileId: request.parameter("profileId"),
-          accessLevel: request.parameter("accessLevelId"), by: caller.keyId))
+          accessLevel: request.parameter("accessLevelId"), by: caller.actor))
     }
   }
 }

@@ -12,27 +12,25 @@ struct ConfigController: Sendable {
   let config: ConfigService
 
   func register(on router: inout Router) {
-    router.add("GET", "/v1/admin/app") { request in
-      let app = try config.app(appId: try auth.appId(for: request, needs: .secretKey))
+    router.add("GET", "/v1/admin/app", needs: .overviewRead, auth) { request, caller in
+      let app = try config.app(appId: caller.appId)
       return .json(AppInfoPayload(name: app.name, revision: app.revision))
     }
 
-    router.add("PUT", "/v1/admin/config") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("PUT", "/v1/admin/config", needs: .configWrite, auth) { request, caller in
       try request.requireJSON()
-      let (applied, secrets) = try config.apply(request.body, appId: caller.appId, by: caller.keyId)
+      let (applied, secrets) = try config.apply(request.body, appId: caller.appId, by: caller.actor)
       return .json(
         ConfigAppliedPayload(
           revision: applied.revision, placements: applied.placementIds,
           webhookSecrets: secrets.isEmpty ? nil : secrets))
     }
 
-    router.add("GET", "/v1/admin/config") { request in
-      .json(try ConfigPayload(config.current(appId: try auth.appId(for: request, needs: .secretKey))))
+    router.add("GET", "/v1/admin/config", needs: .configRead, auth) { request, caller in
+      .json(try ConfigPayload(config.current(appId: caller.appId)))
     }
 
-    router.add("GET", "/v1/admin/config/history") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/config/history", needs: .configRead, auth) { request, caller in
       let limit = try request.limit(default: 50, maximum: 500)
       let (revisions, current) = try config.history(appId: caller.appId, limit: limit)
       return .json([
@@ -44,15 +42,13 @@ struct ConfigController: Sendable {
       ])
     }
 
-    router.add("GET", "/v1/admin/config/revisions/{revision}") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/config/revisions/{revision}", needs: .configRead, auth) { request, caller in
       return .json(try ConfigPayload(config.revision(appId: caller.appId, request.parameter("revision"))))
     }
 
-    router.add("POST", "/v1/admin/config/rollback") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("POST", "/v1/admin/config/rollback", needs: .configWrite, auth) { request, caller in
       let body = try request.decodeJSON(RollbackRequest.self)
-      let applied = try config.rollback(appId: caller.appId, to: body.revision, by: caller.keyId)
+      let applied = try config.rollback(appId: caller.appId, to: body.revision, by: caller.actor)
       return .json(
         ConfigAppliedPayload(revision: applied.revision, placements: applied.placementIds, webhookSecrets: nil))
     }

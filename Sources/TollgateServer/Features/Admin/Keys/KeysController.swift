@@ -12,27 +12,23 @@ struct KeysController: Sendable {
   let keys: KeyService
 
   func register(on router: inout Router) {
-    router.add("GET", "/v1/admin/keys") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/keys", needs: .keysWrite, auth) { request, caller in
       return .json(["keys": try keys.keys(appId: caller.appId).map { KeyPayload($0) }])
     }
 
-    router.add("POST", "/v1/admin/keys") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("POST", "/v1/admin/keys", needs: .keysWrite, auth) { request, caller in
       let body = try request.decodeJSON(CreateKeyRequest.self)
-      let (key, record) = try keys.create(appId: caller.appId, kind: body.kind, label: body.label, by: caller.keyId)
+      let (key, record) = try keys.create(appId: caller.appId, kind: body.kind, label: body.label, by: caller.actor)
       return .json(KeyPayload(record, key: key), status: 201)
     }
 
-    router.add("DELETE", "/v1/admin/keys/{keyId}") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
-      let revoked = try keys.revoke(appId: caller.appId, keyId: request.parameter("keyId"), by: caller.keyId)
+    router.add("DELETE", "/v1/admin/keys/{keyId}", needs: .keysWrite, auth) { request, caller in
+      let revoked = try keys.revoke(appId: caller.appId, keyId: request.parameter("keyId"), by: caller.actor)
       auth.forgetAll()
       return .json(KeyPayload(revoked))
     }
 
-    router.add("GET", "/v1/admin/audit") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/audit", needs: .auditRead, auth) { request, caller in
       let limit = try request.limit(default: 100, maximum: 1_000)
       let entries = try keys.auditLog(appId: caller.appId, before: request.query["before"], limit: limit).map {
         AuditPayload(

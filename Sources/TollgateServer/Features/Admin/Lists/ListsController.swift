@@ -17,28 +17,24 @@ struct ListsController: Sendable {
   let lists: SavedListService
 
   func register(on router: inout Router) {
-    router.add("PUT", "/v1/admin/lists/{listId}") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("PUT", "/v1/admin/lists/{listId}", needs: .configWrite, auth) { request, caller in
       let id = request.parameter("listId")
       try SavedListService.checkId(id)
       let values = try SavedListUpload.values(of: SavedListUpload.reading(of: request))
-      let (info, created) = try lists.put(appId: caller.appId, id: id, values: values, by: caller.keyId)
+      let (info, created) = try lists.put(appId: caller.appId, id: id, values: values, by: caller.actor)
       return .json(
         SavedListPayload(info, usedBy: try lists.users(appId: caller.appId, id: id)), status: created ? 201 : 200)
     }
-    router.add("GET", "/v1/admin/lists/{listId}") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/lists/{listId}", needs: .configRead, auth) { request, caller in
       let id = request.parameter("listId")
       let info = try lists.info(appId: caller.appId, id: id)
       return .json(SavedListPayload(info, usedBy: try lists.users(appId: caller.appId, id: id)))
     }
-    router.add("GET", "/v1/admin/lists") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/lists", needs: .configRead, auth) { request, caller in
       return .json(["lists": try lists.all(appId: caller.appId).map { SavedListPayload($0, usedBy: nil) }])
     }
-    router.add("DELETE", "/v1/admin/lists/{listId}") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
-      try lists.delete(appId: caller.appId, id: request.parameter("listId"), by: caller.keyId)
+    router.add("DELETE", "/v1/admin/lists/{listId}", needs: .configWrite, auth) { request, caller in
+      try lists.delete(appId: caller.appId, id: request.parameter("listId"), by: caller.actor)
       return Response(status: 204, headers: [], body: Data())
     }
   }

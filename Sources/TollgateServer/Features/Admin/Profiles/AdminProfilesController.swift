@@ -14,19 +14,19 @@ struct AdminProfilesController: Sendable {
   let profiles: ProfileService
 
   func register(on router: inout Router) {
-    router.add("GET", "/v1/admin/profiles/{profileId}") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/profiles/{profileId}", needs: .profilesRead, auth) { request, caller in
+      let appId = caller.appId
       return .json(ProfilePayload(try profiles.existing(appId: appId, id: request.parameter("profileId"))))
     }
 
-    router.add("GET", "/v1/admin/profiles") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/profiles", needs: .profilesRead, auth) { request, caller in
+      let appId = caller.appId
       let found = try profiles.profiles(appId: appId, customerUserId: request.query["customer_user_id"] ?? "")
       return .json(["profiles": found.map(ProfilePayload.init)])
     }
 
-    router.add("GET", "/v1/admin/profiles/{profileId}/activity") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/profiles/{profileId}/activity", needs: .profilesRead, auth) { request, caller in
+      let appId = caller.appId
       return .json(ProfileActivityPayload(try profiles.activity(appId: appId, id: request.parameter("profileId"))))
     }
   }

@@ -14,46 +14,45 @@ struct StatsController: Sendable {
   let metrics: Metrics
 
   func register(on router: inout Router) {
-    router.add("GET", "/v1/admin/stats/placements/{placementId}") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/stats/placements/{placementId}", needs: .reportsRead, auth) { request, caller in
+      let appId = caller.appId
       return .json(
         try stats.placementReport(
           appId: appId, placementId: request.parameter("placementId"), from: request.query["from"],
           to: request.query["to"]))
     }
 
-    router.add("GET", "/v1/admin/stats/placements/{placementId}/days") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/stats/placements/{placementId}/days", needs: .reportsRead, auth) { request, caller in
+      let appId = caller.appId
       return .json(
         try stats.placementDays(
           appId: appId, placementId: request.parameter("placementId"), from: request.query["from"],
           to: request.query["to"]))
     }
 
-    router.add("GET", "/v1/admin/stats/apple-ads") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/stats/apple-ads", needs: .reportsRead, auth) { request, caller in
+      let appId = caller.appId
       return .json(
         try stats.appleAdsReport(
           appId: appId, from: request.query["from"], to: request.query["to"], by: request.query["by"],
           environment: request.query["environment"]))
     }
 
-    router.add("GET", "/v1/admin/stats/subscriptions") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/stats/subscriptions", needs: .reportsRead, auth) { request, caller in
+      let appId = caller.appId
       return .json(
         try stats.subscriptionReport(
           appId: appId, from: request.query["from"], to: request.query["to"], parameters: request.query.dictionary))
     }
 
-    router.add("GET", "/v1/admin/stats/cohorts") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/stats/cohorts", needs: .reportsRead, auth) { request, caller in
+      let appId = caller.appId
       return .json(
         try stats.cohortReport(
           appId: appId, from: request.query["from"], to: request.query["to"], parameters: request.query.dictionary))
     }
 
-    router.add("GET", "/v1/admin/overview") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/overview", needs: .overviewRead, auth) { request, caller in
       return .json(try stats.overview(appId: caller.appId, requestsByClass: metrics.requestsByClass))
     }
   }

@@ -12,28 +12,27 @@ struct WebhooksController: Sendable {
   let webhooks: WebhookAdminService
 
   func register(on router: inout Router) {
-    router.add("GET", "/v1/admin/webhooks/deliveries") { request in
-      let appId = try auth.appId(for: request, needs: .secretKey)
+    router.add("GET", "/v1/admin/webhooks/deliveries", needs: .support, auth) { request, caller in
+      let appId = caller.appId
       return .json(
         DeliveriesPayload(
           deliveries: try webhooks.deliveries(
             appId: appId, status: request.query["status"], limit: request.query["limit"])))
     }
 
-    router.add("POST", "/v1/admin/webhooks/deliveries/{deliveryId}/redeliver") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("POST", "/v1/admin/webhooks/deliveries/{deliveryId}/redeliver", needs: .support, auth) {
+      request, caller in
       return .json(
         DeliveriesPayload(
           deliveries: try webhooks.redeliver(
-            appId: caller.appId, id: request.parameter("deliveryId"), by: caller.keyId)))
+            appId: caller.appId, id: request.parameter("deliveryId"), by: caller.actor)))
     }
 
-    router.add("POST", "/v1/admin/webhooks/{webhookId}/rotate-secret") { request in
-      let caller = try auth.caller(for: request, needs: .secretKey)
+    router.add("POST", "/v1/admin/webhooks/{webhookId}/rotate-secret", needs: .webhooksWrite, auth) { request, caller in
       let id = request.parameter("webhookId")
       return .json(
         WebhookSecretPayload(
-          webhookId: id, secret: try webhooks.rotateSecret(appId: caller.appId, webhookId: id, by: caller.keyId)))
+          webhookId: id, secret: try webhooks.rotateSecret(appId: caller.appId, webhookId: id, by: caller.actor)))
     }
   }
 }

@@ -1,0 +1,118 @@
+import Foundation
+import TollgateDomain
+
+/// A person who signs in to the console.
+public struct PersonRecord: Sendable, Hashable {
+  /// Internal id.
+  public var id: Int64
+  /// Lower-case e-mail address; unique.
+  public var email: String
+  /// The name they gave, if any.
+  public var name: String?
+  /// Argon2id hash of the password; nil for a person who only signs in through SSO.
+  public var passwordHash: String?
+  /// When they accepted their first invitation.
+  public var createdAt: Date
+  /// When an owner disabled them: they cannot sign in and their sessions ended.
+  public var disabledAt: Date?
+
+  /// Every stored field.
+  public init(
+    id: Int64, email: String, name: String?, passwordHash: String?, createdAt: Date, disabledAt: Date?
+  ) {
+    self.id = id
+    self.email = email
+    self.name = name
+    self.passwordHash = passwordHash
+    self.createdAt = createdAt
+    self.disabledAt = disabledAt
+  }
+}
+
+/// A person's role in one app.
+public struct MembershipRecord: Sendable, Hashable {
+  /// The person.
+  public var personId: Int64
+  /// The app.
+  public var appId: Int64
+  /// The app's name.
+  public var appName: String
+  /// What they may do there.
+  public var role: Role
+
+  /// Every stored field.
+  public init(personId: Int64, appId: Int64, appName: String, role: Role) {
+    self.personId = personId
+    self.appId = appId
+    self.appName = appName
+    self.role = role
+  }
+}
+
+/// An invitation to join an app with a role, accepted once through its link.
+public struct InvitationRecord: Sendable, Hashable {
+  /// SHA-256 of the link's token (the token itself is only in the link).
+  public var tokenHash: String
+  /// Who may accept it (lower case).
+  public var email: String
+  /// The app.
+  public var appId: Int64
+  /// The role it gives.
+  public var role: Role
+  /// When it was made.
+  public var createdAt: Date
+  /// When it stops working.
+  public var expiresAt: Date
+  /// When it was accepted (or withdrawn); then it opens nothing.
+  public var acceptedAt: Date?
+  /// Who made it (a person's e-mail, a key id or `cli`).
+  public var invitedBy: String
+
+  /// Every stored field.
+  public init(
+    tokenHash: String, email: String, appId: Int64, role: Role, createdAt: Date, expiresAt: Date,
+    acceptedAt: Date?, invitedBy: String
+  ) {
+    self.tokenHash = tokenHash
+    self.email = email
+    self.appId = appId
+    self.role = role
+    self.createdAt = createdAt
+    self.expiresAt = expiresAt
+    self.acceptedAt = acceptedAt
+    self.invitedBy = invitedBy
+  }
+}
+
+/// A signed-in console session, kept server-side; the cookie holds its id, the table only
+/// the id's hash.
+public struct SessionRecord: Sendable, Hashable {
+  /// SHA-256 of the cookie's id.
+  public var idHash: String
+  /// Whose session it is.
+  public var personId: Int64
+  /// The token state-changing requests must carry (`X-CSRF-Token`).
+  public var csrfToken: String
+  /// Sign-in time (absolute expiry counts from it).
+  public var createdAt: Date
+  /// The last request (idle expiry counts from it; kept to the minute).
+  public var lastSeenAt: Date
+  /// The address that signed in.
+  public var address: String
+  /// When it was signed out or ended by an owner.
+  public var endedAt: Date?
+
+  /// Every stored field.
+  public init(
+    idHash: String, personId: Int64, csrfToken: String, createdAt: Date, lastSeenAt: Date, address: String,
+    endedAt: Date?
+  ) {
+    self.idHash = idHash
+    self.personId = personId
+    self.csrfToken = csrfToken
+    self.createdAt = createdAt
+    self.lastSeenAt = lastSeenAt
+    self.address = address
+    self.endedAt = endedAt
+  }
+}

@@ -1,0 +1,262 @@
+import Foundation
+import TollgateDomain
+
+/// `PeopleRepository` on SQL.
+extension RelationalStore {
+  static var personColumns: String { "id, email, name, password_hash, created_at, disabled_at" }
+
+  static func person(_ row: SQLRow) throws -> PersonRecord {
+    PersonRecord(
+      id: try row.decode("id"), email: try row.decode("email"), name: try row.decode("name"),
+      passwordHash: try row.decode("password_hash"), createdAt: try row.decode("created_at"),
+      disabledAt: try row.decode("disabled_at"))
+  }
+
+  static func role(_ row: SQLRow) throws -> Role {
+    let name = try row.decode("role", as: String.self)
+    guard let role = Role(rawValue: name) else { throw StoreError.corruptRow("unknown role \(name)") }
+    return role
+  }
+
+  public func person(email: String) throws -> PersonRecord? {
+    try with { db in
+      try db.query("SELECT \(Self.personColumns) FROM people WHERE email = ?", [.text(email)]).first.map(Self.person)
+    }
+  }
+
+  public func person(id: Int64) throws -> PersonRecord? {
+    try with { db in
+      try db.query("SELECT \(Self.personColumns) FROM people WHERE id = ?", [.integer(id)]).first.map(Self.person)
+    }
+  }
+
+  public func setPassword(personId: Int64, hash: String) throws {
+    try with { db in
+      try db.query("UPDATE people SET password_hash = ? WHERE id = ?", [.text(hash), .integer(personId)])
+    }
+  }
+
+  public func setDisabled(personId: Int64, at: Date?) throws {
+    try with { db in
+      try db.transaction {
+        try db.query(
+          "UPDATE people SET disabled_at = ? WHERE id = ?",
+          [at.map { .real($0.timeIntervalSince1970) } ?? .null, .integer(personId)])
+        if let at { try Self.endSessions(db, personId: personId, at: at) }
+      }
+    }
+  }
+
+  public func memberships(personId: Int64) throws -> [MembershipRecord] {
+    try with { db in
+      try db.query(
+        """
+        SELECT m.person_id, m.app_id, a.name, m.role FROM memberships m JOIN apps a ON a.id = m.app_id
+        WHERE m.person_id = ? ORDER BY a.name
+        """, [.integer(personId)]
+      ).map { row in
+        MembershipRecord(
+          personId: try row.decode("person_id"), appId: try row.decode("app_id"), appName: try row.decode("name"),
+          role: try Self.role(row))
+      }
+    }
+  }
+
+  public func members(appId: Int64) throws -> [(person: PersonRecord, role: Role)] {
+    try with { db in
+      try db.query(
+        """
+        SELECT p.id, p.email, p.name, p.password_hash, p.created_at, p.disabled_at, m.role
+        FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.app_id = ? ORDER BY p.email
+        """, [.integer(appId)]
+      ).map { row in (try Self.person(row), try Self.role(row)) }
+    }
+  }
+
+  public func setRole(personId: Int64, appId: Int64, role: Role?) throws {
+    try with { db in
+      if let role {
+        try db.query(
+          """
+          INSERT INTO memberships (person_id, app_id, role) VALUES (?, ?, ?)
+          ON CONFLICT (person_id, app_id) DO UPDATE SET role = excluded.role
+          """, [.integer(personId), .integer(appId), .text(role.rawValue)])
+      } else {
+        try db.query(
+          "DELETE FROM memberships WHERE person_id = ? AND app_id = ?", [.integer(personId), .integer(appId)])
+      }
+    }
+  }
+
+  static var invitationColumns: String {
+    "token_hash, email, app_id, role, created_at, expires_at, accepted_at, invited_by"
+  }
+
+  static func invitation(_ row: SQLRow) throws -> InvitationRecord {
+    InvitationRecord(
+      tokenHash: try row.decode("token_hash"), email: try row.decode("email"), appId: try row.decode("app_id"),
+      role: try role(row), createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"),
+      acceptedAt: try row.decode("accepted_at"), invitedBy: try row.decode("invited_by"))
+  }
+
+  public func addInvitation(_ invitation: InvitationRecord) throws {
+    try with { db in
+      try db.query(
+        "INSERT INTO invitations (\(Self.invitationColumns)) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
+        [
+          .text(invitation.tokenHash), .text(invitation.email), .integer(invitation.appId),
+          .text(invitation.role.rawValue), .real(invitation.createdAt.timeIntervalSince1970),
+          .real(invitation.expiresAt.timeIntervalSince1970), .text(invitation.invitedBy),
+        ])
+    }
+  }
+
+  public func invitation(tokenHash: String) throws -> InvitationRecord? {
+    try with { db in
+      try db.query("SELECT \(Self.invitationColumns) FROM invitations WHERE token_hash = ?", [.text(tokenHash)])
+        .first.map(Self.invitation)
+    }
+  }
+
+  public func pendingInvitations(appId: Int64) throws -> [InvitationRecord] {
+    try with { db in
+      try db.query(
+        """
+        SELECT \(Self.invitationColumns) FROM invitations WHERE app_id = ? AND accepted_at IS NULL
+        ORDER BY created_at DESC
+        """, [.integer(appId)]
+      ).map(Self.invitation)
+    }
+  }
+
+  public func acceptInvitation(tokenHash: String, at: Date, name: String?, newPasswordHash: String?) throws
+    -> PersonRecord?
+  {
+    try with { db in
+      try db.transaction {
+        try db.query(
+          "UPDATE invitations SET accepted_at = ? WHERE token_hash = ? AND accepted_at IS NULL",
+          [.real(at.timeIntervalSince1970), .text(tokenHash)])
+        guard db.changes == 1,
+          let invitation = try db.query(
+            "SELECT \(Self.invitationColumns) FROM invitations WHERE token_hash = ?", [.text(tokenHash)]
+          ).first.map(Self.invitation)
+        else { return nil }
+        if let newPasswordHash {
+          try db.query(
+            """
+            INSERT INTO people (email, name, password_hash, created_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (email) DO NOTHING
+            """,
+            [
+              .text(invitation.email), name.map(SQLValue.text) ?? .null, .text(newPasswordHash),
+              .real(at.timeIntervalSince1970),
+            ])
+        }
+        guard
+          let person = try db.query(
+            "SELECT \(Self.personColumns) FROM people WHERE email = ?", [.text(invitation.email)]
+          ).first.map(Self.person)
+        else { throw StoreError.conflict("the invited person does not exist and no password was given") }
+        try db.query(
+          """
+          INSERT INTO memberships (person_id, app_id, role) VALUES (?, ?, ?)
+          ON CONFLICT (person_id, app_id) DO UPDATE SET role = excluded.role
+          """, [.integer(person.id), .integer(invitation.appId), .text(invitation.role.rawValue)])
+        return person
+      }
+    }
+  }
+
+  static var sessionColumns: String {
+    "id_hash, person_id, csrf_token, created_at, last_seen_at, address, ended_at"
+  }
+
+  public func addSession(_ session: SessionRecord) throws {
+    try with { db in
+      try db.query(
+        "INSERT INTO console_sessions (\(Self.sessionColumns)) VALUES (?, ?, ?, ?, ?, ?, NULL)",
+        [
+          .text(session.idHash), .integer(session.personId), .text(session.csrfToken),
+          .real(session.createdAt.timeIntervalSince1970), .real(session.lastSeenAt.timeIntervalSince1970),
+          .text(session.address),
+        ])
+    }
+  }
+
+  public func session(idHash: String) throws -> SessionRecord? {
+    try with { db in
+      try db.query("SELECT \(Self.sessionColumns) FROM console_sessions WHERE id_hash = ?", [.text(idHash)])
+        .first.map { row in
+          SessionRecord(
+            idHash: try row.decode("id_hash"), personId: try row.decode("person_id"),
+            csrfToken: try row.decode("csrf_token"), createdAt: try row.decode("created_at"),
+            lastSeenAt: try row.decode("last_seen_at"), address: try row.decode("address"),
+            endedAt: try row.decode("ended_at"))
+        }
+    }
+  }
+
+  public func touchSession(idHash: String, at: Date) throws {
+    try with { db in
+      try db.query(
+        "UPDATE console_sessions SET last_seen_at = ? WHERE id_hash = ?",
+        [.real(at.timeIntervalSince1970), .text(idHash)])
+    }
+  }
+
+  public func endSession(idHash: String, at: Date) throws {
+    try with { db in
+      try db.query(
+        "UPDATE console_sessions SET ended_at = ? WHERE id_hash = ? AND ended_at IS NULL",
+        [.real(at.timeIntervalSince1970), .text(idHash)])
+    }
+  }
+
+  public func endSessions(personId: Int64, at: Date) throws {
+    try with { db in try Self.endSessions(db, personId: personId, at: at) }
+  }
+
+  static func endSessions(_ db: any SQLConnection, personId: Int64, at: Date) throws {
+    try db.query(
+      "UPDATE console_sessions SET ended_at = ? WHERE person_id = ? AND ended_at IS NULL",
+      [.real(at.timeIntervalSince1970), .integer(personId)])
+  }
+
+  public func signInFailures(key: String) throws -> SignInThrottle.Record {
+    try with { db in try Self.signInFailures(db, key: key, lock: "") }
+  }
+
+  static func signInFailures(_ db: any SQLConnection, key: String, lock: String) throws -> SignInThrottle.Record {
+    try db.query(
+      "SELECT failures, last_failure, locked_until FROM sign_in_failures WHERE key = ?\(lock)", [.text(key)]
+    ).first.map { row in
+      SignInThrottle.Record(
+        failures: Int(try row.decode("failures", as: Int64.self)), lastFailure: try row.decode("last_failure"),
+        lockedUntil: try row.decode("locked_until"))
+    } ?? SignInThrottle.Record(failures: 0, lastFailure: nil, lockedUntil: nil)
+  }
+
+  public func updateSignInFailures(
+    key: String, _ change: (SignInThrottle.Record) throws -> SignInThrottle.Record?
+  ) throws -> SignInThrottle.Record? {
+    try with { db in
+      try db.transaction {
+        // The row exists before it is locked, so two first failures do not both insert.
+        try db.query(
+          "INSERT INTO sign_in_failures (key, failures) VALUES (?, 0) ON CONFLICT (key) DO NOTHING", [.text(key)])
+        guard let record = try change(try Self.signInFailures(db, key: key, lock: dialect.lockRow)) else {
+          try db.query("DELETE FROM sign_in_failures WHERE key = ?", [.text(key)])
+          return nil
+        }
+        try db.query(
+          "UPDATE sign_in_failures SET failures = ?, last_failure = ?, locked_until = ? WHERE key = ?",
+          [
+            .integer(Int64(record.failures)), record.lastFailure.map { .real($0.timeIntervalSince1970) } ?? .null,
+            record.lockedUntil.map { .real($0.timeIntervalSince1970) } ?? .null, .text(key),
+          ])
+        return record
+      }
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import TollgateDomain
+
+/// People, their roles per app, invitations, console sessions and failed sign-ins.
+public protocol PeopleRepository: Sendable {
+  /// The person with this (lower-case) e-mail.
+  func person(email: String) throws -> PersonRecord?
+
+  /// The person with this id.
+  func person(id: Int64) throws -> PersonRecord?
+
+  /// Replaces a person's password hash.
+  func setPassword(personId: Int64, hash: String) throws
+
+  /// Disables (a date) or enables (nil) a person; disabling ends their sessions at `at`.
+  func setDisabled(personId: Int64, at: Date?) throws
+
+  /// A person's roles, by app name.
+  func memberships(personId: Int64) throws -> [MembershipRecord]
+
+  /// The people of an app with their roles.
+  func members(appId: Int64) throws -> [(person: PersonRecord, role: Role)]
+
+  /// Gives a person a role in an app, or takes the app away (nil).
+  func setRole(personId: Int64, appId: Int64, role: Role?) throws
+
+  /// Stores an invitation.
+  func addInvitation(_ invitation: InvitationRecord) throws
+
+  /// The invitation with this token hash.
+  func invitation(tokenHash: String) throws -> InvitationRecord?
+
+  /// The app's invitations not yet accepted, newest first.
+  func pendingInvitations(appId: Int64) throws -> [InvitationRecord]
+
+  /// Accepts an invitation in one transaction: marks it used (nil when it already was), creates
+  /// the person when `newPasswordHash` is given and they do not exist, and gives them the role.
+  func acceptInvitation(tokenHash: String, at: Date, name: String?, newPasswordHash: String?) throws -> PersonRecord?
+
+  /// Stores a new session.
+  func addSession(_ session: SessionRecord) throws
+
+  /// The session with this id hash (ended ones too: the caller refuses them).
+  func session(idHash: String) throws -> SessionRecord?
+
+  /// Notes a request in a session.
+  func touchSession(idHash: String, at: Date) throws
+
+  /// Ends one session.
+  func endSession(idHash: String, at: Date) throws
+
+  /// Ends every open session of a person.
+  func endSessions(personId: Int64, at: Date) throws
+
+  /// Failed sign-ins under a key (`account:EMAIL` or `address:ADDR`).
+  func signInFailures(key: String) throws -> SignInThrottle.Record
+
+  /// Changes the failures under a key in one transaction, the row locked, so simultaneous
+  /// sign-ins each see the other's count; `change` returning nil clears them. Returns what was
+  /// stored.
+  @discardableResult
+  func updateSignInFailures(
+    key: String, _ change: (SignInThrottle.Record) throws -> SignInThrottle.Record?
+  ) throws -> SignInThrottle.Record?
+}

@@ -1,0 +1,169 @@
+import Foundation
+import TollgateAPI
+import TollgateDomain
+import TollgateHTTP
+import TollgatePersistence
+import TollgateSupport
+
+/// The console's own routes: `POST /v1/console/sign-in`, `GET /v1/console/session`, `POST
+/// /v1/console/sign-out`, `POST /v1/console/sign-out-everywhere`, `POST /v1/console/password`,
+/// `GET /v1/console/invitations/{token}` and `POST /v1/console/invitations/{token}/accept`.
+/// A session lives in an `HttpOnly; SameSite=Strict` cookie (`Secure` behind HTTPS); the
+/// answer carries the CSRF token the console sends back with each change.
+struct ConsoleController: Sendable {
+  let sessions: ConsoleSessions
+  let people: PeopleService
+  let memberships: any PeopleRepository
+  let auth: Authenticator
+  let passwords: PasswordPolicy
+  /// Proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
+  let trustedProxies: Set<String>
+  /// The console is served over HTTPS (`--public-url https://…`): cookies are always `Secure`.
+  let alwaysSecure: Bool
+
+  /// `POST /v1/console/sign-in`.
+  struct SignInBody: Decodable {
+    var email: String
+    var password: String
+  }
+
+  /// `POST /v1/console/password`.
+  struct PasswordBody: Decodable {
+    var currentPassword: String
+    var newPassword: String
+    enum CodingKeys: String, CodingKey {
+      case currentPassword = "current_password"
+      case newPassword = "new_password"
+    }
+  }
+
+  /// `POST /v1/console/invitations/{token}/accept`.
+  struct AcceptBody: Decodable {
+    var password: String
+    var name: String?
+  }
+
+  func register(on router: inout Router) {
+    router.add("POST", "/v1/console/sign-in") { request in
+      try auth.checkOrigin(request, required: false)
+      let body = try request.decodeJSON(SignInBody.self)
+      let opened = try sessions.signIn(
+        email: body.email, password: body.password, address: request.address(trusting: trustedProxies))
+      return try answer(opened.session, opened.person, cookie: opened.id, request)
+    }
+    router.add("GET", "/v1/console/session") { request in
+      let current = try sessions.current(cookie: request.cookie(ConsoleSessions.cookieName))
+      return try answer(current.session, current.person, cookie: nil, request)
+    }
+    router.add("POST", "/v1/console/sign-out") { request in
+      let current = try sessions.current(cookie: request.cookie(ConsoleSessions.cookieName))
+      try auth.checkForgery(request, current.session)
+      try sessions.signOut(current)
+      return signedOut(request)
+    }
+    router.add("POST", "/v1/console/sign-out-everywhere") { request in
+      let current = try sessions.current(cookie: request.cookie(ConsoleSessions.cookieName))
+      try auth.checkForgery(request, current.session)
+      try sessions.signOutEverywhere(current)
+      return signedOut(request)
+    }
+    router.add("POST", "/v1/console/password") { request in
+      let current = try sessions.current(cookie: request.cookie(ConsoleSessions.cookieName))
+      try auth.checkForgery(request, current.session)
+      let body = try request.decodeJSON(PasswordBody.self)
+      let opened = try sessions.changePassword(
+        current, from: body.currentPassword, to: body.newPassword, policy: passwords)
+      return try answer(opened.session, opened.person, cookie: opened.id, request)
+    }
+    router.add("GET", "/v1/console/invitations/{token}") { request in
+      let view = try people.invitation(token: request.parameter("token"))
+      return .json(
+        InvitationPayload(
+          email: view.invitation.email, app: view.appName, role: view.invitation.role.rawValue,
+          expiresAt: Timestamp.string(view.invitation.expiresAt), existingPerson: view.existingPerson))
+    }
+    router.add("POST", "/v1/console/invitations/{token}/accept") { request in
+      try auth.checkOrigin(request, required: false)
+      let body = try request.decodeJSON(AcceptBody.self)
+      let person = try people.accept(token: request.parameter("token"), password: body.password, name: body.name)
+      let opened = try sessions.open(person: person, address: request.address(trusting: trustedProxies))
+      return try answer(opened.session, opened.person, cookie: opened.id, request)
+    }
+  }
+
+  /// The session's person, apps and CSRF token; with `Set-Cookie` when a session was opened.
+  private func answer(_ session: SessionRecord, _ person: PersonRecord, cookie: String?, _ request: Request) throws
+    -> Response
+  {
+    let apps = try memberships.memberships(personId: person.id).map {
+      ConsoleAppPayload(
+        name: $0.appName, role: $0.role.rawValue,
+        permissions: Permission.allCases.filter($0.role.allows).map(\.rawValue))
+    }
+    var response = Response.json(
+      ConsoleSessionPayload(
+        person: PersonPayload(id: person.id, email: person.email, name: person.name), apps: apps,
+        csrfToken: session.csrfToken,
+        expiresAt: Timestamp.string(session.createdAt.addingTimeInterval(sessions.policy.absolute))))
+    response.headers.append(("Cache-Control", "no-store"))
+    if let cookie {
+      response.headers.append(("Set-Cookie", setCookie(cookie, maxAge: Int(sessions.policy.absolute), request)))
+    }
+    return response
+  }
+
+  private func signedOut(_ request: Request) -> Response {
+    var response = Response.json(["signed_out": true])
+    response.headers.append(("Set-Cookie", setCookie("", maxAge: 0, request)))
+    return response
+  }
+
+  private func setCookie(_ value: String, maxAge: Int, _ request: Request) -> String {
+    let secure = alwaysSecure || request.isSecure(trusting: trustedProxies)
+    return "\(ConsoleSessions.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+      + (secure ? "; Secure" : "")
+  }
+}
+
+/// `GET /v1/console/session` and the sign-in answers.
+struct ConsoleSessionPayload: Codable, Sendable {
+  var person: PersonPayload
+  var apps: [ConsoleAppPayload]
+  var csrfToken: String
+  var expiresAt: String
+
+  enum CodingKeys: String, CodingKey {
+    case person, apps
+    case csrfToken = "csrf_token"
+    case expiresAt = "expires_at"
+  }
+}
+
+/// A person as the console shows them.
+struct PersonPayload: Codable, Sendable {
+  var id: Int64
+  var email: String
+  var name: String?
+}
+
+/// An app a person belongs to, their role and what it allows.
+struct ConsoleAppPayload: Codable, Sendable {
+  var name: String
+  var role: String
+  var permissions: [String]
+}
+
+/// `GET /v1/console/invitations/{token}`.
+struct InvitationPayload: Codable, Sendable {
+  var email: String
+  var app: String
+  var role: String
+  var expiresAt: String
+  var existingPerson: Bool
+
+  enum CodingKeys: String, CodingKey {
+    case email, app, role
+    case expiresAt = "expires_at"
+    case existingPerson = "existing_person"
+  }
+}
