@@ -33,9 +33,16 @@ echo "== seeding: tollgate-dev demo --installs 1600 --keep $database"
 public=$(awk '/^public key:/ { print $3 }' "$work/demo.log")
 secret=$(awk '/^secret key:/ { print $3 }' "$work/demo.log")
 # A second app as `make run` makes it: the sample configuration and no traffic yet.
-sample=$("$BIN" keys create --app sample --database "$database" | awk '/secret key:/ { print $3 }')
+"$BIN" keys create --app sample --database "$database" >/dev/null
 "$BIN" import examples/sample-config.json --app sample --database "$database" >/dev/null
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# The way in for people: an owner invitation to each app, for the same person.
+invite() {
+  "$BIN" users add owner@demo.test --role owner --app "$1" --database "$database" \
+    --public-url "http://127.0.0.1:$port" | grep -o 'http://[^ ]*#invitation=[^ ]*'
+}
+owner_link=$(invite demo)
+sample_link=$(invite sample)
 # Apple's App Store Server API as the demo left it (its In-App Purchase key, history, an order).
 apple_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$BIN-dev" app-store-api-sandbox --state "$work/app-store-api.json" --port "$apple_port" > "$work/apple.log" &
@@ -49,4 +56,5 @@ for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && bre
 for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$apple_port") 2>/dev/null && break; sleep 0.1; done
 
 echo "== the console in headless Chromium"
-"$venv/bin/python" Tests/Dashboard/dashboard_test.py "http://127.0.0.1:$port" "$secret" "$public" "$sample" .build/dashboard-screenshots
+"$venv/bin/python" Tests/Dashboard/dashboard_test.py "http://127.0.0.1:$port" "$secret" "$public" "$owner_link" "$sample_link" \
+  .build/dashboard-screenshots

@@ -27,7 +27,9 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-base, secret, public, sample, shots = sys.argv[1:6]
+base, secret, public, owner_link, sample_link, shots = sys.argv[1:7]
+OWNER_EMAIL = "owner@demo.test"
+OWNER_PASSWORD = "tangerine kayak orbit 7"
 os.makedirs(shots, exist_ok=True)
 failures = []
 PAYLOAD = "<img src=x onerror=alert(1)>"
@@ -91,11 +93,34 @@ def shoot(name):
     frames()
 
 
-def sign_in(key):
-    field = wait.until(EC.visibility_of_element_located((By.ID, "key")))
+def sign_in(email, password, browser=None):
+    browser = browser or driver
+    field = WebDriverWait(browser, 15).until(EC.visibility_of_element_located((By.ID, "email")))
     field.clear()
-    field.send_keys(key)
-    driver.find_element(By.CSS_SELECTOR, "#sign-in-form button").click()
+    field.send_keys(email)
+    browser.find_element(By.ID, "password").send_keys(password)
+    browser.find_element(By.CSS_SELECTOR, "#sign-in-form button").click()
+
+
+def accept(link, password, name=None):
+    """Opens an invitation link and accepts it, as the invited person would."""
+    driver.get(link)
+    field = wait.until(EC.visibility_of_element_located((By.ID, "invitation-password")))
+    if name is not None:
+        driver.find_element(By.ID, "invitation-name").send_keys(name)
+    field.send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "#invitation-form button").click()
+
+
+def sign_out():
+    """Signs out; the next person starts on the overview."""
+    driver.find_element(By.ID, "sign-out").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "email")))
+    driver.execute_script("history.replaceState(null, '', location.pathname + '#overview')")
+
+
+def nav_links():
+    return [a.text for a in driver.find_elements(By.CSS_SELECTOR, "nav a") if a.is_displayed()]
 
 
 def open_page(link, title):
@@ -158,17 +183,32 @@ def no_dialog(where):
 
 try:
     driver.get(base + "/dashboard")
-    wait.until(EC.visibility_of_element_located((By.ID, "key")))
+    wait.until(EC.visibility_of_element_located((By.ID, "email")))
     check(not driver.find_element(By.ID, "nav").is_displayed(), "no navigation before signing in")
     shoot("sign-in")
-    sign_in("tg_sec_wrong")
+    sign_in(OWNER_EMAIL, "not the password at all")
     error = wait.until(EC.visibility_of_element_located((By.ID, "sign-in-error")))
-    check("does not open the admin API" in error.text, "a wrong key shows an error: " + error.text)
-    check(driver.execute_script("return sessionStorage.getItem('tollgate.secretKey')") is None, "a wrong key is not kept")
+    check("e-mail address or the password is wrong" in error.text, "an unknown person is told so, as a wrong password would be: " + error.text)
+
+    # The owner's invitation (tollgate users add): a weak password is refused in words, a good
+    # one opens the console, and the link leaves the address bar.
+    driver.get(owner_link)
+    wait.until(EC.visibility_of_element_located((By.ID, "invitation-password")))
+    offer = driver.find_element(By.ID, "invitation").text
+    check("demo" in offer and "owner" in offer, "the invitation says which app and role: " + offer[:120])
+    shoot("invitation")
+    driver.find_element(By.ID, "invitation-password").send_keys("password1234")
+    driver.find_element(By.CSS_SELECTOR, "#invitation-form button").click()
+    refused = wait.until(EC.visibility_of_element_located((By.ID, "invitation-error"))).text
+    check("common password" in refused, "a common password is refused in words: " + refused)
+    field = driver.find_element(By.ID, "invitation-password")
+    field.clear()
+    field.send_keys(OWNER_PASSWORD)
+    driver.find_element(By.CSS_SELECTOR, "#invitation-form button").click()
 
     # Overview: revenue per period, the attribution funnel, the server's counters.
-    sign_in(secret)
     settle("Overview")
+    check("invitation" not in driver.current_url, "the used link leaves the address bar: " + driver.current_url)
 
     # Paywall resolution: the console's JavaScript against the conformance cases the SDK's
     # Swift runs too (Fixtures/paywalls/).
@@ -199,9 +239,10 @@ try:
     check(funnel["received"] == 1000 + 1, "the funnel counts every token the demo sent (1000 installs + device A)")
     check(driver.find_elements(By.CSS_SELECTOR, "#view canvas") != [], "the funnel is drawn with Chart.js")
     check(driver.find_element(By.ID, "app-name").text == overview["name"], "the app's name is shown: " + overview["name"])
-    check(driver.execute_script("return sessionStorage.getItem('tollgate.secretKey')") == secret, "the key is kept in sessionStorage")
-    check(driver.execute_script("return document.cookie") == "", "no cookie is set")
-    check(secret not in driver.current_url, "the key is not in the URL")
+    check(driver.execute_script("return document.cookie") == "", "the session cookie is HttpOnly: the page cannot read it")
+    stored = driver.execute_script("return JSON.stringify(Object.assign({}, sessionStorage, localStorage))")
+    check(secret not in stored and "csrf" not in stored.lower() and "session" not in stored.lower(),
+          "nothing secret in the browser's storage: " + stored)
     # The subscription business at a glance: the demo's purchases are in the Sandbox store.
     Select(driver.find_element(By.ID, "overview-environment")).select_by_value("sandbox")
     # The page is drawn anew: wait for the new drawing, not the old one.
@@ -635,16 +676,75 @@ try:
         settle("Experiments")
         check(True, "Enter opens the page")
 
-    # Revoke the key the page uses: the next page load sends the user back to sign in.
-    status, created = admin("POST", "/v1/admin/keys", {"kind": "secret", "label": "console test"})
-    other = created["key"]
-    keys = admin("GET", "/v1/admin/keys", key=other)[1]["keys"]
-    current = [k for k in keys if k["kind"] == "secret" and k.get("revoked_at") is None and k.get("label") != "console test"][0]
-    status, _ = admin("DELETE", "/v1/admin/keys/" + current["id"], key=other)
-    check(status == 200, "the console's key is revoked")
+    # People: the owner invites an editor and an analyst; the links are shown once.
+    open_page("People", "People")
+    links = {}
+    for email, role in [("editor@demo.test", "editor"), ("analyst@demo.test", "analyst")]:
+        driver.find_element(By.ID, "invite-email").send_keys(email)
+        Select(driver.find_element(By.ID, "invite-role")).select_by_value(role)
+        driver.find_element(By.CSS_SELECTOR, "#invite-form button").click()
+        links[role] = wait.until(EC.visibility_of_element_located((By.ID, "invitation-link"))).text
+        check("/dashboard/#invitation=" in links[role], f"the {role}'s invitation link is shown: {links[role][:60]}…")
+    invited = [row[0] for row in cells(driver.find_element(By.ID, "invitations-table"))]
+    check(sorted(invited) == ["analyst@demo.test", "editor@demo.test"], f"open invitations are listed: {invited}")
+    shoot("people")
+    sign_out()
+
+    # The editor: paywalls and configuration, no keys, webhooks or people; a change they apply
+    # is theirs in the history. Their name is an XSS payload: it is shown as text.
+    accept(links["editor"], "sunflower harbor lamp", name=PAYLOAD)
+    settle("Overview")
+    shown_nav = nav_links()
+    check("Paywalls" in shown_nav and "Configuration" in shown_nav and not {"Keys", "Webhooks", "People"} & set(shown_nav),
+          f"the editor's navigation: {shown_nav}")
+    driver.execute_script("location.hash = '#keys'")
+    settle("Overview")
+    check(True, "the editor sent to #keys lands on the overview")
+    open_page("Configuration", "Configuration")
+    driver.find_element(By.ID, "apply-config").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#config-result .ok"))
+    latest = admin("GET", "/v1/admin/config/history?limit=1")[1]["revisions"][0]
+    check(latest["applied_by"] == "editor@demo.test", "the editor's change is theirs in the history: " + str(latest["applied_by"]))
+    check(admin("POST", "/v1/admin/config/rollback", {"revision": latest["revision"] - 1})[0] == 200, "rolled back")
+    no_dialog("the editor's pages")
+    sign_out()
+
+    # The analyst: reports only.
+    accept(links["analyst"], "quiet meadow violin")
+    settle("Overview")
+    shown_nav = nav_links()
+    check(set(shown_nav) == {"Overview", "Placements", "Experiments", "Subscriptions", "Cohorts", "Apple Ads", "App Store"},
+          f"the analyst sees reports only: {shown_nav}")
+    open_page("Cohorts", "Cohorts")
+    check(not driver.find_elements(By.CSS_SELECTOR, "#view .error"), "the analyst reads the cohorts")
+    shoot("analyst")
+    sign_out()
+
+    # Back as the owner: the editor's name renders as text; the account page ends every session.
+    sign_in(OWNER_EMAIL, OWNER_PASSWORD)
+    settle("Overview")
+    open_page("People", "People")
+    rows = cells(driver.find_element(By.ID, "people-table"))
+    check(any(row[1] == PAYLOAD for row in rows), "a name like an XSS payload is shown as text")
+    no_dialog("people")
+    driver.find_element(By.ID, "person").click()
+    settle("Your account")
+    shoot("account")
+    # A second session of the owner's (another device) ends the first everywhere.
+    other_device = urllib.request.Request(base + "/v1/console/sign-in", method="POST",
+                                          data=json.dumps({"email": OWNER_EMAIL, "password": OWNER_PASSWORD}).encode(),
+                                          headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(other_device) as response:
+        cookie = response.headers["Set-Cookie"].split(";")[0]
+        token = json.loads(response.read())["csrf_token"]
+    everywhere = urllib.request.Request(base + "/v1/console/sign-out-everywhere", method="POST",
+                                        headers={"Cookie": cookie, "X-CSRF-Token": token, "Origin": base})
+    check(urllib.request.urlopen(everywhere).status == 200, "signed out everywhere from another device")
     driver.find_element(By.LINK_TEXT, "Overview").click()
     error = wait.until(EC.visibility_of_element_located((By.ID, "sign-in-error")))
-    check("sign in again" in error.text, "a revoked key sends the user back to sign in: " + error.text)
+    check("sign in again" in error.text, "an ended session sends the person back to sign in: " + error.text)
+    status, created = admin("POST", "/v1/admin/keys", {"kind": "secret", "label": "console test"})
+    other = created["key"]
 
     # The browser's locale decides the formatting: the overview in a German Chromium.
     german = webdriver.ChromeOptions()
@@ -655,8 +755,7 @@ try:
     browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=german)
     try:
         browser.get(base + "/dashboard")
-        field = WebDriverWait(browser, 15).until(EC.visibility_of_element_located((By.ID, "key")))
-        field.send_keys(other + Keys.ENTER)
+        sign_in(OWNER_EMAIL, OWNER_PASSWORD, browser)
         WebDriverWait(browser, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#revenue .figure"))
         month = admin("GET", "/v1/admin/overview", key=other)[1]["revenue"][2]["reporting"]
         shown = browser.find_elements(By.CSS_SELECTOR, "#revenue .figure .value")[2].text
@@ -671,7 +770,7 @@ try:
 
     # Paywalls: a template applied to a flow, edited, previewed in both appearances and two
     # locales, refused with a problem at its path, then applied; the SDK route serves it.
-    sign_in(other)  # the key made above; the first one is revoked
+    sign_in(OWNER_EMAIL, OWNER_PASSWORD)
     settle("Overview")
 
     def owner(method, path, body=None):
@@ -798,13 +897,20 @@ try:
           "after applying, the page shows the flow with its paywall")
     # Rolled back, so the pages checked later see the demo's own configuration.
     check(owner("POST", "/v1/admin/config/rollback", {"revision": before})[0] == 200, "rolled back")
-    driver.find_element(By.ID, "sign-out").click()
-    driver.execute_script("location.hash = '#overview'")
+    sign_out()
 
-    # An app with the sample configuration and no traffic (what `make run` starts): every page
-    # loads without an error and says what to do next.
-    sign_in(sample)
+    # An app with the sample configuration and no traffic (what `make run` starts): its owner
+    # invitation is for the same person, who adds it with their password; every page loads
+    # without an error and says what to do next.
+    driver.get(sample_link)
+    wait.until(EC.visibility_of_element_located((By.ID, "invitation-password")))
+    check(driver.find_elements(By.ID, "invitation-name") == [], "someone with an account is not asked for a new name")
+    driver.find_element(By.ID, "invitation-password").send_keys(OWNER_PASSWORD)
+    driver.find_element(By.CSS_SELECTOR, "#invitation-form button").click()
     settle("Overview")
+    picker = Select(driver.find_element(By.ID, "app-picker"))
+    check([o.get_attribute("value") for o in picker.options] == ["demo", "sample"] and picker.first_selected_option.get_attribute("value") == "sample",
+          "two apps: the picker shows both, on the one just joined")
     shown = figures()
     check(shown.get("Revenue today") == intl("money", 0, "USD") and shown.get("Tokens received") == "0",
           f"a new app's overview shows zeros: {shown.get('Revenue today')}, {shown.get('Tokens received')}")

@@ -56,7 +56,7 @@ pages.people = async (view) => {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
-      invitedNow = await api("/v1/admin/people/invitations", "POST", { email: email.value.trim(), role: role.value });
+      invitedNow = await api("/v1/admin/invitations", "POST", { email: email.value.trim(), role: role.value });
       route();
     } catch (error) {
       problem.hidden = false;

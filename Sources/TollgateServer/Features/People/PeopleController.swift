@@ -5,7 +5,7 @@ import TollgateHTTP
 import TollgatePersistence
 import TollgateSupport
 
-/// `GET /v1/admin/people`, `POST /v1/admin/people/invitations`, `PUT`/`DELETE
+/// `GET /v1/admin/people`, `POST /v1/admin/invitations`, `PUT`/`DELETE
 /// /v1/admin/people/{personId}` and `POST /v1/admin/people/{personId}/disable|enable|unlock`:
 /// an app's people, for its owners.
 struct PeopleController: Sendable {
@@ -14,7 +14,7 @@ struct PeopleController: Sendable {
   /// Where invitation links point (`--public-url`); nil: the console builds the link itself.
   let publicURL: String?
 
-  /// `POST /v1/admin/people/invitations`.
+  /// `POST /v1/admin/invitations`.
   struct InviteBody: Decodable {
     var email: String
     var role: String
@@ -37,7 +37,7 @@ struct PeopleController: Sendable {
               expiresAt: Timestamp.string($0.expiresAt), invitedBy: $0.invitedBy)
           }))
     }
-    router.add("POST", "/v1/admin/people/invitations", needs: .peopleWrite, auth) { request, caller in
+    router.add("POST", "/v1/admin/invitations", needs: .peopleWrite, auth) { request, caller in
       let body = try request.decodeJSON(InviteBody.self)
       let (token, invitation) = try people.invite(
         appId: caller.appId, email: body.email, role: body.role, by: caller.actor)
@@ -131,7 +131,7 @@ struct PendingInvitationPayload: Codable, Sendable {
   }
 }
 
-/// `POST /v1/admin/people/invitations`: the token is shown this once.
+/// `POST /v1/admin/invitations`: the token is shown this once.
 struct InvitationCreatedPayload: Codable, Sendable {
   var email: String
   var role: String

@@ -29,7 +29,7 @@ extension TestServer {
   /// returns the link's token.
   func invite(_ email: String, role: Role, app key: String? = nil) async throws -> String {
     let result = try await admin(
-      "POST", "/v1/admin/people/invitations", json: #"{"email":"\#(email)","role":"\#(role.rawValue)"}"#, key: key)
+      "POST", "/v1/admin/invitations", json: #"{"email":"\#(email)","role":"\#(role.rawValue)"}"#, key: key)
     precondition(result.status == 201, "invitation refused: \(String(decoding: result.body, as: UTF8.self))")
     guard let token = result.json?.objectValue?["token"]?.stringValue else { preconditionFailure("no token") }
     return token
