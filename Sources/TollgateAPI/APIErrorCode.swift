@@ -14,6 +14,8 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   case invalidCredentials = "invalid_credentials"
   /// A key that was revoked.
   case keyRevoked = "key_revoked"
+  /// The key's expiry date has passed.
+  case keyExpired = "key_expired"
   /// The wrong kind of key (a public key on an admin route).
   case forbidden
   /// No route for this path.
@@ -125,7 +127,7 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   public var status: Int {
     switch self {
     case .malformedJSON, .missingParameter, .badParameter: 400
-    case .missingCredentials, .invalidCredentials, .keyRevoked, .sessionExpired: 401
+    case .missingCredentials, .invalidCredentials, .keyRevoked, .keyExpired, .sessionExpired: 401
     case .forbidden, .csrfFailed: 403
     case .routeNotFound, .profileNotFound, .placementNotFound, .configNotFound, .appNotFound, .keyNotFound,
       .revisionNotFound, .webhookNotFound, .deliveryNotFound, .chartNotInstalled, .credentialsNotFound,

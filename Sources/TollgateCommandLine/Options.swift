@@ -50,6 +50,9 @@ public struct Options {
     return env.flatMap { ProcessInfo.processInfo.environment[$0] }
   }
 
+  /// Whether an option with a value was given (without taking it).
+  public func has(_ name: String) -> Bool { values[name] != nil }
+
   /// Whether a valueless option was given.
   public mutating func flag(_ name: String) -> Bool { flags.remove(name) != nil }
 

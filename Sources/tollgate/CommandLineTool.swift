@@ -64,6 +64,9 @@ enum CommandLineTool {
       keys create --app NAME      create the app if needed and print a new public + secret key
       keys create --app NAME --kind public|secret [--label TEXT]
                                   one more key for the app (shown once)
+      keys create --app NAME --scope S[,S] [--expires Nd] [--label TEXT]
+                                  a secret key that may only do S (reports:read, config:write,
+                                  profiles:read, support, all) and stops working after N days
       keys list --app NAME        the app's keys: id, kind, created, last used, revoked
       keys revoke KEY_ID --app NAME
                                   every server refuses the key within a second (401 key_revoked)
@@ -81,9 +84,11 @@ enum CommandLineTool {
                                   print the document of a revision
       config rollback REVISION --app NAME
                                   apply that revision's document again, as a new revision
-      audit --app NAME [--limit N]
+      audit --app NAME [--limit N] [--actor EMAIL|KEY_ID]
                                   admin actions: keys created/revoked, configs applied/rolled back,
-                                  webhook secrets rotated, deliveries redelivered
+                                  webhook secrets rotated, deliveries redelivered, people invited,
+                                  disabled …; who (a person, a key or cli), from which address and
+                                  console session
       backup --to FILE            a consistent copy of the SQLite database while the server runs
                                   (PostgreSQL: pg_dump, see docs/operations.md)
       restore --from FILE         put a backup in place as --database, which must not exist yet
@@ -178,7 +183,9 @@ enum CommandLineTool {
       switch options.command {
       case ["serve"]: try await serve(&options)
       case ["keys", "create"]:
-        if let kind = options.value("--kind", env: nil) {
+        // A scope or an expiry makes a secret key.
+        let limited = options.has("--scope") || options.has("--expires")
+        if let kind = options.value("--kind", env: nil) ?? (limited ? "secret" : nil) {
           try Operations.keysCreateOne(&options, kind: kind)
         } else {
           try keysCreate(&options)

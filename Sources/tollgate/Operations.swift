@@ -26,30 +26,52 @@ enum Operations {
     let (store, app) = try open(&options)
     defer { store.close() }
     try options.finish()
-    print(pad(["id", "kind", "created", "last used", "revoked", "label"]))
+    print(pad(["id", "kind", "scopes", "created", "last used", "revoked", "expires", "label"]))
     for key in try store.keys(appId: app.id) {
       print(
         pad([
-          key.id, key.kind.rawValue, Timestamp.string(key.createdAt), key.lastUsedAt.map(Timestamp.string) ?? "-",
-          key.revokedAt.map(Timestamp.string) ?? "-", key.label ?? "",
+          key.id, key.kind.rawValue, key.kind == .secretKey ? key.scopes.map(\.rawValue).joined(separator: ",") : "-",
+          Timestamp.string(key.createdAt), key.lastUsedAt.map(Timestamp.string) ?? "-",
+          key.revokedAt.map(Timestamp.string) ?? "-", key.expiresAt.map(Timestamp.string) ?? "-", key.label ?? "",
         ]))
     }
   }
 
-  /// One new key of a kind for an existing app (`keys create --app NAME --kind public|secret`).
+  /// One new key of a kind for an existing app (`keys create --app NAME --kind public|secret`),
+  /// a secret one limited by `--scope` and `--expires`.
   static func keysCreateOne(_ options: inout Options, kind kindName: String) throws {
     guard let kind = KeyKind(rawValue: kindName) else { throw Failure("--kind is public or secret") }
     let label = options.value("--label", env: nil)
+    var scopes: [KeyScope] = [.all]
+    if let text = options.value("--scope", env: nil) {
+      guard kind == .secretKey else { throw Failure("--scope is for secret keys") }
+      let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+      let parsed = names.compactMap(KeyScope.init(rawValue:))
+      guard !names.isEmpty, parsed.count == names.count else {
+        throw Failure(
+          "--scope takes " + KeyScope.allCases.map(\.rawValue).joined(separator: ", ") + " (comma-separated)")
+      }
+      scopes = parsed.contains(.all) ? [.all] : parsed
+    }
+    var expiresAt: Date?
+    if let text = options.value("--expires", env: nil) {
+      guard text.hasSuffix("d"), let days = Int(text.dropLast()), (1...3_650).contains(days) else {
+        throw Failure("--expires takes days, e.g. 90d (1d to 3650d)")
+      }
+      expiresAt = Date().addingTimeInterval(Double(days) * 86_400)
+    }
     let (store, app) = try open(&options)
     defer { store.close() }
     try options.finish()
-    let (key, record) = try KeyIssuer(apps: store).create(appId: app.id, kind: kind, label: label, by: "cli")
+    let (key, record) = try KeyIssuer(apps: store).create(
+      appId: app.id, kind: kind, label: label, scopes: scopes, expiresAt: expiresAt, by: "cli")
     print(
       """
-      id:  \(record.id)
-      key: \(key)
-      Keys are stored hashed: this is the only time it is shown.
-      """)
+      id:      \(record.id)
+      key:     \(key)
+      """ + (kind == .secretKey ? "\nscopes:  \(record.scopes.map(\.rawValue).joined(separator: ", "))" : "")
+        + (record.expiresAt.map { "\nexpires: \(Timestamp.string($0))" } ?? "")
+        + "\nKeys are stored hashed: this is the only time it is shown.")
   }
 
   static func keysRevoke(_ options: inout Options) throws {
@@ -110,12 +132,18 @@ enum Operations {
 
   static func audit(_ options: inout Options) throws {
     let limit = try options.value("--limit", env: nil).map(positiveNumber) ?? 100
+    let actor = options.value("--actor", env: nil)
     let (store, app) = try open(&options)
     defer { store.close() }
     try options.finish()
-    print(pad(["seq", "at", "actor", "action", "detail"]))
-    for entry in try store.auditLog(appId: app.id, before: nil, limit: limit) {
-      print(pad(["\(entry.seq)", Timestamp.string(entry.at), entry.actor, entry.action, entry.detail]))
+    print(pad(["seq", "at", "actor", "from", "action", "detail"]))
+    for entry in try store.auditLog(appId: app.id, before: nil, limit: limit, actor: actor) {
+      let from = [entry.address, entry.session].compactMap { $0 }.joined(separator: " ")
+      print(
+        pad([
+          "\(entry.seq)", Timestamp.string(entry.at), entry.actor, from.isEmpty ? "-" : from, entry.action,
+          entry.detail,
+        ]))
     }
   }
 

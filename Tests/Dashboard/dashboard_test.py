@@ -619,10 +619,32 @@ try:
     wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'button[data-key="{new_id}"]'))
     check(sdk("GET", "/v1/sdk/fallback", key=made)[0] == 401, "a key revoked in the console is refused by the SDK routes (401)")
     check(driver.find_elements(By.ID, "new-key-value") == [], "the key is not shown again")
+    # A secret key for a BI tool: reports only, 90 days.
+    Select(driver.find_element(By.ID, "new-kind")).select_by_value("secret")
+    Select(driver.find_element(By.ID, "new-scope")).select_by_value("reports:read")
+    Select(driver.find_element(By.ID, "new-expiry")).select_by_value("90")
+    driver.find_element(By.ID, "new-label").send_keys("BI")
+    driver.find_element(By.CSS_SELECTOR, "#create-key button").click()
+    wait.until(lambda d: d.find_elements(By.ID, "new-key-value") and d.find_element(By.ID, "new-key-value").text.startswith("tg_sec_"))
+    bi = driver.find_element(By.ID, "new-key-value").text
+    check(admin("GET", "/v1/admin/overview", key=bi)[0] == 200 and admin("PUT", "/v1/admin/config", {}, key=bi)[0] == 403,
+          "a reports:read key made in the console reads reports and cannot change the configuration")
+    made_bi = [k for k in admin("GET", "/v1/admin/keys")[1]["keys"] if k.get("label") == "BI"][0]
+    check(made_bi["scopes"] == ["reports:read"] and made_bi.get("expires_at"), "with its scope and expiry: " + json.dumps(made_bi)[:160])
     entries = admin("GET", "/v1/admin/audit?limit=20")[1]["entries"]
     audit = cells(driver.find_element(By.ID, "audit-table"))
-    check([row[2] for row in audit] == [e["action"] for e in entries] and "key.revoked" in audit[0][2],
+    check([row[2] for row in audit] == [e["action"] for e in entries] and "key.created" in audit[0][2] and "key.revoked" in audit[1][2],
           f"the audit log lists the admin actions, newest first: {[row[2] for row in audit][:4]}")
+    check(audit[0][1] == OWNER_EMAIL and "127.0.0.1" in audit[0][4] and "ses_" in audit[0][4],
+          f"the audit log names the person, their address and session: {audit[0][1]} {audit[0][4]}")
+    Select(driver.find_element(By.ID, "audit-actor")).select_by_value(OWNER_EMAIL)
+    wait.until(lambda d: d.find_element(By.ID, "audit-actor").get_attribute("value") == OWNER_EMAIL
+               and not d.find_element(By.ID, "view").get_attribute("aria-busy"))
+    theirs = cells(driver.find_element(By.ID, "audit-table"))
+    expected = admin("GET", "/v1/admin/audit?limit=20&actor=" + OWNER_EMAIL)[1]["entries"]
+    check([row[2] for row in theirs] == [e["action"] for e in expected] and all(row[1] == OWNER_EMAIL for row in theirs),
+          f"the audit log filtered by person: {len(theirs)} entries, all the owner's")
+    shoot("keys-audit")
 
     # Webhooks: the deliveries the demo made; redeliver one.
     open_page("Webhooks", "Webhooks")

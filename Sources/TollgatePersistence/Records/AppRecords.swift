@@ -37,12 +37,19 @@ public struct KeyRecord: Sendable, Hashable {
   public var createdAt: Date = Date(timeIntervalSince1970: 0)
   /// The operator's note.
   public var label: String? = nil
+  /// What a secret key may do (`[.all]` for keys made before scopes).
+  public var scopes: [KeyScope] = [.all]
+  /// When it stops working (nil: never).
+  public var expiresAt: Date? = nil
 
   /// Every stored field.
   package init(
     appId: Int64, kind: KeyKind, id: String = "", revokedAt: Date? = nil, lastUsedAt: Date? = nil,
-    createdAt: Date = Date(timeIntervalSince1970: 0), label: String? = nil
+    createdAt: Date = Date(timeIntervalSince1970: 0), label: String? = nil, scopes: [KeyScope] = [.all],
+    expiresAt: Date? = nil
   ) {
+    self.scopes = scopes
+    self.expiresAt = expiresAt
     self.appId = appId
     self.kind = kind
     self.id = id
@@ -68,12 +75,22 @@ public struct AuditRecord: Sendable, Hashable {
   public var action: String
   /// Details (JSON object text).
   public var detail: String
+  /// The client's address, when a request made it.
+  public var address: String?
+  /// The console session, when a person made it.
+  public var session: String?
 
-  public init(seq: Int64 = 0, at: Date, actor: String, action: String, detail: String) {
+  /// An entry; where it came from is the request being handled unless given.
+  public init(
+    seq: Int64 = 0, at: Date, actor: String, action: String, detail: String,
+    address: String? = RequestOrigin.current?.address, session: String? = RequestOrigin.current?.session
+  ) {
     self.seq = seq
     self.at = at
     self.actor = actor
     self.action = action
     self.detail = detail
+    self.address = address
+    self.session = session
   }
 }

@@ -51,18 +51,27 @@ extension RelationalStore {
     }
   }
 
-  public func addKey(appId: Int64, kind: KeyKind, hash: String, at: Date, label: String?) throws {
+  public func addKey(
+    appId: Int64, kind: KeyKind, hash: String, at: Date, label: String?, scopes: [KeyScope], expiresAt: Date?
+  ) throws {
     try with { db in
       try db.query(
-        "INSERT INTO api_keys (hash, app_id, kind, created_at, label) VALUES (?, ?, ?, ?, ?)",
+        """
+        INSERT INTO api_keys (hash, app_id, kind, created_at, label, scopes, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+        """,
         [
           .text(hash), .integer(appId), .text(kind.rawValue), .real(at.timeIntervalSince1970),
           label.map(SQLValue.text) ?? .null,
+          // NULL is every permission: keys made before scopes read the same way.
+          scopes == [.all] ? .null : .text(scopes.map(\.rawValue).joined(separator: ",")),
+          expiresAt.map { .real($0.timeIntervalSince1970) } ?? .null,
         ])
     }
   }
 
-  static var keyColumns: String { "hash, app_id, kind, created_at, label, revoked_at, last_used_at" }
+  static var keyColumns: String {
+    "hash, app_id, kind, created_at, label, revoked_at, last_used_at, scopes, expires_at"
+  }
 
   static func keyRecord(_ row: SQLRow) throws -> KeyRecord {
     let kindName = try row.decode("kind", as: String.self)
@@ -70,7 +79,18 @@ extension RelationalStore {
     return KeyRecord(
       appId: try row.decode("app_id"), kind: kind, id: KeyRecord.id(hash: try row.decode("hash")),
       revokedAt: try row.decode("revoked_at"), lastUsedAt: try row.decode("last_used_at"),
-      createdAt: try row.decode("created_at"), label: try row.decode("label"))
+      createdAt: try row.decode("created_at"), label: try row.decode("label"),
+      scopes: try keyScopes(row.decode("scopes")), expiresAt: try row.decode("expires_at"))
+  }
+
+  static func keyScopes(_ text: String?) throws -> [KeyScope] {
+    guard let text else { return [.all] }
+    return try text.split(separator: ",").map { name in
+      guard let scope = KeyScope(rawValue: String(name)) else {
+        throw StoreError.corruptRow("unknown key scope \(name)")
+      }
+      return scope
+    }
   }
 
   public func key(hash: String) throws -> KeyRecord? {
@@ -114,25 +134,31 @@ extension RelationalStore {
   public func audit(appId: Int64, _ entry: AuditRecord) throws {
     try with { db in
       try db.query(
-        "INSERT INTO audit_log (app_id, at, actor, action, detail) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO audit_log (app_id, at, actor, action, detail, address, session) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [
           .integer(appId), .real(entry.at.timeIntervalSince1970), .text(entry.actor), .text(entry.action),
-          .text(entry.detail),
+          .text(entry.detail), entry.address.map(SQLValue.text) ?? .null, entry.session.map(SQLValue.text) ?? .null,
         ])
     }
   }
 
-  public func auditLog(appId: Int64, before: Int64?, limit: Int) throws -> [AuditRecord] {
+  public func auditLog(appId: Int64, before: Int64?, limit: Int, actor: String?) throws -> [AuditRecord] {
     try with { db in
       try db.query(
         """
-        SELECT seq, at, actor, action, detail FROM audit_log WHERE app_id = ? AND seq < ?
+        SELECT seq, at, actor, action, detail, address, session FROM audit_log
+        WHERE app_id = ? AND seq < ? AND (? IS NULL OR actor = ?)
         ORDER BY seq DESC LIMIT ?
-        """, [.integer(appId), .integer(before ?? Int64.max), .integer(Int64(limit))]
+        """,
+        [
+          .integer(appId), .integer(before ?? Int64.max), actor.map(SQLValue.text) ?? .null,
+          actor.map(SQLValue.text) ?? .null, .integer(Int64(limit)),
+        ]
       ).map { row in
         AuditRecord(
           seq: try row.decode("seq"), at: try row.decode("at"), actor: try row.decode("actor"),
-          action: try row.decode("action"), detail: try row.decode("detail"))
+          action: try row.decode("action"), detail: try row.decode("detail"), address: try row.decode("address"),
+          session: try row.decode("session"))
       }
     }
   }

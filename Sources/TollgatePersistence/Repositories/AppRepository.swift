@@ -17,8 +17,10 @@ public protocol AppRepository: Sendable {
   /// Every app's id and current revision (config caches compare against it).
   func revisions() throws -> [Int64: Int64]
 
-  /// Stores a key's SHA-256 hash.
-  func addKey(appId: Int64, kind: KeyKind, hash: String, at: Date, label: String?) throws
+  /// Stores a key's SHA-256 hash, with its scopes and expiry.
+  func addKey(
+    appId: Int64, kind: KeyKind, hash: String, at: Date, label: String?, scopes: [KeyScope], expiresAt: Date?
+  ) throws
 
   /// The key with this hash (revoked ones too: the caller refuses them).
   func key(hash: String) throws -> KeyRecord?
@@ -35,6 +37,7 @@ public protocol AppRepository: Sendable {
   /// Appends to the audit log.
   func audit(appId: Int64, _ entry: AuditRecord) throws
 
-  /// The audit log, newest first, entries before `before` (a seq) when given.
-  func auditLog(appId: Int64, before: Int64?, limit: Int) throws -> [AuditRecord]
+  /// The audit log, newest first, entries before `before` (a seq) when given, only `actor`'s
+  /// when given.
+  func auditLog(appId: Int64, before: Int64?, limit: Int, actor: String?) throws -> [AuditRecord]
 }

@@ -43,6 +43,7 @@ enum Migrations {
     Migration(version: 19, name: "0019_support_tools", sql: sqliteTypes(supportTools)),
     Migration(version: 20, name: "0020_profile_imports", sql: sqliteTypes(profileImports), rebuildsRollups: true),
     Migration(version: 21, name: "0021_people_and_sessions", sql: sqliteTypes(people)),
+    Migration(version: 22, name: "0022_key_scopes_and_audit_origin", sql: sqliteTypes(keyScopes)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -70,6 +71,7 @@ enum Migrations {
     Migration(version: 19, name: "0019_support_tools", sql: postgresTypes(supportTools)),
     Migration(version: 20, name: "0020_profile_imports", sql: postgresTypes(profileImports), rebuildsRollups: true),
     Migration(version: 21, name: "0021_people_and_sessions", sql: postgresTypes(people)),
+    Migration(version: 22, name: "0022_key_scopes_and_audit_origin", sql: postgresTypes(keyScopes)),
   ]
 
   static let sqliteInitial = """
@@ -853,6 +855,16 @@ enum Migrations {
       last_failure {REAL},
       locked_until {REAL}
     );
+    """
+
+  /// What an admin key may do (NULL: everything) and when it stops working; where each audited
+  /// action came from (the client's address, the console session).
+  static let keyScopes = """
+    ALTER TABLE api_keys ADD COLUMN scopes TEXT;
+    ALTER TABLE api_keys ADD COLUMN expires_at {REAL};
+    ALTER TABLE audit_log ADD COLUMN address TEXT;
+    ALTER TABLE audit_log ADD COLUMN session TEXT;
+    CREATE INDEX audit_log_by_actor ON audit_log(app_id, actor, seq);
     """
 
   static let supportTools = """

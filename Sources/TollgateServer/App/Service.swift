@@ -53,7 +53,7 @@ public final class Service: Sendable {
     let consoleOrigin = configuration.publicURL.map { Authenticator.origin(of: $0).lowercased() }
     let auth = Authenticator(
       keys: KeyVerifier(apps: database, time: time), sessions: sessions, people: database,
-      consoleOrigin: consoleOrigin)
+      consoleOrigin: consoleOrigin, trustedProxies: configuration.rateLimits.trustedProxies)
     let limits = (try? configuration.rateLimits.parsed()) ?? RateLimits().parsedDefaults
     let limiter = RateLimiter(clock: { time.elapsedSeconds() })
     let currentConfig: @Sendable (Int64) -> CompiledConfig? = { appId in (try? configs.entry(appId: appId))??.config }

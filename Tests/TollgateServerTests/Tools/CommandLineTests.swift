@@ -445,6 +445,21 @@ struct CommandLineTests {
     #expect(again.stop() == .exit(0))
   }
 
+  @Test("keys create --scope --expires makes a limited secret key; keys list shows its scopes and expiry")
+  func scopedKeys() throws {
+    let cli = CLI(database: temporaryDirectory().appendingPathComponent("cli.sqlite").path)
+    #expect(try cli.run(["keys", "create", "--app", "shop"]).status == 0)
+    let made = try cli.run(["keys", "create", "--app", "shop", "--scope", "reports:read", "--expires", "90d"])
+    #expect(made.status == 0, "\(made.stderr)")
+    #expect(made.stdout.contains("key:     tg_sec_") && made.stdout.contains("scopes:  reports:read"))
+    #expect(made.stdout.contains("expires: "))
+    let listed = try cli.run(["keys", "list", "--app", "shop"])
+    #expect(listed.stdout.split(separator: "\n").contains { $0.contains("reports:read") && $0.contains("secret") })
+    #expect(try cli.run(["keys", "create", "--app", "shop", "--scope", "god"]).status != 0)
+    #expect(try cli.run(["keys", "create", "--app", "shop", "--expires", "0d"]).status != 0)
+    #expect(try cli.run(["keys", "create", "--app", "shop", "--kind", "public", "--scope", "support"]).status != 0)
+  }
+
   @Test("users add prints a one-time link; list, disable, enable and unlock; a wrong role or e-mail is refused")
   func users() throws {
     let cli = CLI(database: temporaryDirectory().appendingPathComponent("cli.sqlite").path)

@@ -302,6 +302,9 @@ function timeline(activity) {
 
 // A key just created, shown once on the next render of the keys page.
 let justCreated = null;
+// Whose actions the audit log shows ("": everyone's).
+const auditState = { actor: "" };
+forgetOnSignIn.push(() => { auditState.actor = ""; });
 
 pages.keys = async (view) => {
   const data = await api("/v1/admin/keys");
@@ -318,19 +321,30 @@ pages.keys = async (view) => {
         }
       }));
     }
-    return [key.id, key.kind, key.label || "", when(key.created_at), when(key.last_used_at), when(key.revoked_at), action];
+    return [key.id, key.kind, key.scopes ? key.scopes.join(", ") : "—", key.label || "", when(key.created_at), when(key.last_used_at),
+      when(key.expires_at), when(key.revoked_at), action];
   });
   const kind = el("select", { id: "new-kind" }, el("option", { value: "public" }, "public (SDK)"), el("option", { value: "secret" }, "secret (admin)"));
+  const scope = el("select", { id: "new-scope" }, ...[["all", "all: every admin route"], ["reports:read", "reports:read: reports (a BI tool)"],
+    ["config:write", "config:write: the configuration (a deploy job)"], ["profiles:read", "profiles:read: profiles"],
+    ["support", "support: profiles, grants, order lookup, redelivery"]].map(([value, text]) => el("option", { value }, text)));
+  const expiry = el("select", { id: "new-expiry" }, ...[["", "never"], ["30", "in 30 days"], ["90", "in 90 days"], ["365", "in a year"]]
+    .map(([value, text]) => el("option", { value }, text)));
+  const secretOnly = el("div", { hidden: true }, el("label", { for: "new-scope" }, "Scope"), scope,
+    el("label", { for: "new-expiry" }, "Expires"), expiry);
+  kind.addEventListener("change", () => { secretOnly.hidden = kind.value !== "secret"; });
   const label = el("input", { id: "new-label", maxlength: "200", placeholder: "e.g. iOS 2.4" });
   const problem = el("p", { class: "error", role: "alert", hidden: true });
   const form = el("form", { id: "create-key" },
-    el("label", { for: "new-kind" }, "Kind"), kind,
+    el("label", { for: "new-kind" }, "Kind"), kind, secretOnly,
     el("label", { for: "new-label" }, "Label (optional)"), label,
     el("button", { type: "submit" }, "Create key"), problem);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    const limits = kind.value === "secret"
+      ? { scopes: [scope.value], expires_in_days: expiry.value ? Number(expiry.value) : null } : {};
     try {
-      justCreated = await api("/v1/admin/keys", "POST", { kind: kind.value, label: label.value || null });
+      justCreated = await api("/v1/admin/keys", "POST", Object.assign({ kind: kind.value, label: label.value || null }, limits));
       route();
     } catch (error) {
       problem.hidden = false;
@@ -343,15 +357,23 @@ pages.keys = async (view) => {
         el("code", { id: "new-key-value", class: "secret" }, justCreated.key))]
     : [];
   justCreated = null;
-  const audit = await api("/v1/admin/audit?limit=20");
+  // The audit log, filtered by who did it: the people and keys seen in the latest 200 entries.
+  const [recent, audit] = await Promise.all([api("/v1/admin/audit?limit=200"),
+    api("/v1/admin/audit?limit=20" + (auditState.actor ? "&actor=" + encodeURIComponent(auditState.actor) : ""))]);
+  const actors = [...new Set(recent.entries.map((entry) => entry.actor).concat(auditState.actor ? [auditState.actor] : []))].sort();
+  const who = el("select", { id: "audit-actor" }, el("option", { value: "" }, "Everyone"),
+    ...actors.map((actor) => el("option", { value: actor, selected: actor === auditState.actor }, actor)));
+  who.addEventListener("change", () => { auditState.actor = who.value; route(); });
   const describe = (detail) => Object.entries(detail || {}).map(([name, value]) => name + " " + (typeof value === "string" ? value : JSON.stringify(value))).join(", ");
   view.replaceChildren(el("h1", {}, "Keys"), ...notice,
-    table("Keys", [["Id"], ["Kind"], ["Label"], ["Created"], ["Last used"], ["Revoked"], [""]], rows, { id: "keys-table" }),
+    table("Keys", [["Id"], ["Kind"], ["Scopes"], ["Label"], ["Created"], ["Last used"], ["Expires"], ["Revoked"], [""]], rows, { id: "keys-table" }),
     el("div", { class: "card narrow-left" }, el("h2", {}, "Create a key"), form),
     el("h2", { class: "section" }, "Recent admin actions"),
+    el("div", { class: "controls" }, el("label", { for: "audit-actor" }, "Who"), who),
     audit.entries.length
-      ? table("Audit log", [["When"], ["Who"], ["What"], ["Details"]],
-        audit.entries.map((entry) => [when(entry.at), entry.actor, entry.action, describe(entry.detail)]), { id: "audit-table" })
+      ? table("Audit log", [["When"], ["Who"], ["What"], ["Details"], ["From"]],
+        audit.entries.map((entry) => [when(entry.at), entry.actor, entry.action, describe(entry.detail),
+          [entry.address, entry.session].filter(Boolean).join(" ") || "—"]), { id: "audit-table" })
       : empty("No admin actions yet: creating or revoking keys, applying configurations and redelivering webhooks are recorded here."));
 };
 

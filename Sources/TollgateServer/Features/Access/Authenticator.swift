@@ -18,6 +18,8 @@ struct Authenticator: Sendable {
     let actor: String
     /// The person, when a session made the request.
     let personId: Int64?
+    /// The session's public label (`ses_…`), when a session made the request.
+    var session: String? = nil
   }
 
   let keys: KeyVerifier
@@ -26,6 +28,8 @@ struct Authenticator: Sendable {
   /// Where the console is served from (`--public-url`), when set: the only `Origin` accepted
   /// for a session's writes. Unset, the request's own `Host` is the origin.
   let consoleOrigin: String?
+  /// Proxies whose `X-Forwarded-For` names the client (audit entries' address).
+  let trustedProxies: Set<String>
 
   /// The app the request may act for, or 401/403.
   func appId(for request: Request, needs kind: KeyKind) throws -> Int64 {
@@ -42,7 +46,11 @@ struct Authenticator: Sendable {
   /// 403 `forbidden` naming the permission, 403 `csrf_failed`.
   func caller(for request: Request, needs permission: Permission) throws -> Caller {
     guard request.header("authorization") == nil, let cookie = request.cookie(ConsoleSessions.cookieName) else {
-      return try caller(for: request, needs: .secretKey)
+      let key = try keyCaller(for: request, needs: .secretKey)
+      guard key.permissions.contains(permission) else {
+        throw DomainError(.forbidden, "This key's scopes do not allow \(permission.rawValue).")
+      }
+      return Caller(appId: key.appId, actor: key.keyId, personId: nil)
     }
     let current = try sessions.current(cookie: cookie)
     if request.method != "GET" && request.method != "HEAD" { try checkForgery(request, current.session) }
@@ -63,7 +71,9 @@ struct Authenticator: Sendable {
         .forbidden,
         "Your role in \(membership.appName), \(membership.role.rawValue), does not allow \(permission.rawValue).")
     }
-    return Caller(appId: membership.appId, actor: current.person.email, personId: current.person.id)
+    return Caller(
+      appId: membership.appId, actor: current.person.email, personId: current.person.id,
+      session: "ses_" + current.session.idHash.prefix(12))
   }
 
   /// The session's CSRF token in `X-CSRF-Token`, and an `Origin` (or, without one, `Referer`)
@@ -139,7 +149,9 @@ extension Router {
     _ handler: @escaping @Sendable (Request, Authenticator.Caller) throws -> Response
   ) {
     add(method, pattern, permission: permission.rawValue) { request in
-      try handler(request, try auth.caller(for: request, needs: permission))
+      let caller = try auth.caller(for: request, needs: permission)
+      let origin = RequestOrigin(address: request.address(trusting: auth.trustedProxies), session: caller.session)
+      return try RequestOrigin.$current.withValue(origin) { try handler(request, caller) }
     }
   }
 }

@@ -16,6 +16,8 @@ final class KeyVerifier: Sendable {
     let appId: Int64
     /// The key's public id (audit log, config history).
     let keyId: String
+    /// What its scopes allow.
+    let permissions: Set<Permission>
   }
 
   private struct Known {
@@ -69,12 +71,15 @@ final class KeyVerifier: Sendable {
     guard record.revokedAt == nil else {
       throw DomainError(.keyRevoked, "This key was revoked; use another key of the app.")
     }
+    if let expiresAt = record.expiresAt, now >= expiresAt {
+      throw DomainError(.keyExpired, "This key expired on \(Timestamp.string(expiresAt)); create another.")
+    }
     guard record.kind == kind else {
       throw kind == .secretKey
         ? DomainError(.forbidden, "Admin routes need the app's secret key; this is its public key.")
         : DomainError(.forbidden, "SDK routes take the app's public key; do not ship the secret key.")
     }
-    return Caller(appId: record.appId, keyId: record.id)
+    return Caller(appId: record.appId, keyId: record.id, permissions: KeyScope.permissions(record.scopes))
   }
 
   /// Forgets cached keys at once (a key was revoked through this instance).

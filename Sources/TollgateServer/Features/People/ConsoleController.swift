@@ -85,7 +85,10 @@ struct ConsoleController: Sendable {
     router.add("POST", "/v1/console/invitations/{token}/accept") { request in
       try auth.checkOrigin(request, required: false)
       let body = try request.decodeJSON(AcceptBody.self)
-      let person = try people.accept(token: request.parameter("token"), password: body.password, name: body.name)
+      let origin = RequestOrigin(address: request.address(trusting: trustedProxies), session: nil)
+      let person = try RequestOrigin.$current.withValue(origin) {
+        try people.accept(token: request.parameter("token"), password: body.password, name: body.name)
+      }
       let opened = try sessions.open(person: person, address: request.address(trusting: trustedProxies))
       return try answer(opened.session, opened.person, cookie: opened.id, request)
     }

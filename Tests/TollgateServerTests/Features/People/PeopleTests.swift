@@ -237,6 +237,16 @@ struct PeopleTests {
     let entries = log.json?.objectValue?["entries"]?.arrayValue?.compactMap(\.objectValue) ?? []
     #expect(entries.first?["action"] == .string("config.applied"))
     #expect(entries.first?["actor"] == .string("ed@example.com"))
+    // Where from: the client's address and the console session (not the session id itself).
+    #expect(entries.first?["address"] == .string("127.0.0.1"))
+    let session = try #require(entries.first?["session"]?.stringValue)
+    #expect(session.hasPrefix("ses_") && session.count == 16 && !session.contains(editor.cookie))
+    // A key's action has an address and no session.
+    let invited = try #require(entries.first { $0["action"] == .string("person.invited") })
+    #expect(invited["address"] == .string("127.0.0.1") && invited["session"] == nil)
+    let theirs = try await server.admin("GET", "/v1/admin/audit?actor=ed@example.com")
+    let actors = Set(theirs.json?.objectValue?["entries"]?.arrayValue?.compactMap { $0.objectValue?["actor"] } ?? [])
+    #expect(actors == [.string("ed@example.com")])
     #expect(entries.contains { $0["action"] == .string("person.joined") && $0["actor"] == .string("ed@example.com") })
     #expect(entries.contains { $0["action"] == .string("person.invited") })
     let history = try await server.admin("GET", "/v1/admin/config/history")

@@ -31,8 +31,12 @@ public struct KeyIssuer: Sendable {
     let app = try apps.app(named: appName) ?? apps.createApp(name: appName)
     let publicKey = "tg_pub_" + Digest.hex(Digest.randomBytes(16))
     let secretKey = "tg_sec_" + Digest.hex(Digest.randomBytes(24))
-    try apps.addKey(appId: app.id, kind: .publicKey, hash: Self.hash(publicKey), at: time.now(), label: nil)
-    try apps.addKey(appId: app.id, kind: .secretKey, hash: Self.hash(secretKey), at: time.now(), label: nil)
+    try apps.addKey(
+      appId: app.id, kind: .publicKey, hash: Self.hash(publicKey), at: time.now(), label: nil, scopes: [.all],
+      expiresAt: nil)
+    try apps.addKey(
+      appId: app.id, kind: .secretKey, hash: Self.hash(secretKey), at: time.now(), label: nil, scopes: [.all],
+      expiresAt: nil)
     try apps.audit(
       appId: app.id,
       AuditRecord(
@@ -44,21 +48,28 @@ public struct KeyIssuer: Sendable {
     return IssuedKeys(app: app, publicKey: publicKey, secretKey: secretKey)
   }
 
-  /// A new key of one kind for an existing app, shown once; returns it with its id.
-  public func create(appId: Int64, kind: KeyKind, label: String?, by actor: String) throws -> (
-    key: String, record: KeyRecord
-  ) {
+  /// A new key of one kind for an existing app, shown once; returns it with its id. A secret
+  /// key may be limited to `scopes` and may stop working at `expiresAt`.
+  public func create(
+    appId: Int64, kind: KeyKind, label: String?, scopes: [KeyScope] = [.all], expiresAt: Date? = nil,
+    by actor: String
+  ) throws -> (key: String, record: KeyRecord) {
     let key =
       kind == .publicKey
       ? "tg_pub_" + Digest.hex(Digest.randomBytes(16)) : "tg_sec_" + Digest.hex(Digest.randomBytes(24))
-    try apps.addKey(appId: appId, kind: kind, hash: Self.hash(key), at: time.now(), label: label)
+    try apps.addKey(
+      appId: appId, kind: kind, hash: Self.hash(key), at: time.now(), label: label, scopes: scopes,
+      expiresAt: expiresAt)
     let record =
       try apps.key(hash: Self.hash(key)) ?? KeyRecord(appId: appId, kind: kind, id: KeyRecord.id(hash: Self.hash(key)))
     try apps.audit(
       appId: appId,
       AuditRecord(
         at: time.now(), actor: actor, action: "key.created",
-        detail: AuditDetail.json(["key_id": .string(record.id), "kind": .string(kind.rawValue)])))
+        detail: AuditDetail.json(
+          ["key_id": .string(record.id), "kind": .string(kind.rawValue)].merging(
+            kind == .secretKey ? ["scopes": .string(scopes.map(\.rawValue).joined(separator: ","))] : [:]
+          ) { first, _ in first })))
     return (key, record)
   }
 
@@ -69,9 +80,14 @@ public struct KeyIssuer: Sendable {
       throw DomainError.notFound(.keyNotFound, "This app has no key \(keyId).")
     }
     if target.kind == .secretKey, target.revokedAt == nil,
-      !keys.contains(where: { $0.kind == .secretKey && $0.revokedAt == nil && $0.id != keyId })
+      target.scopes.contains(.all),
+      !keys.contains(where: {
+        $0.kind == .secretKey && $0.revokedAt == nil && $0.id != keyId && $0.scopes.contains(.all)
+          && $0.expiresAt == nil
+      })
     {
-      throw DomainError(.lastSecretKey, "Create another secret key before revoking the last one.")
+      throw DomainError(
+        .lastSecretKey, "Create another secret key with every scope, never expiring, before revoking the last one.")
     }
     guard let revoked = try apps.revokeKey(appId: appId, id: keyId, at: time.now()) else {
       throw DomainError.notFound(.keyNotFound, "This app has no key \(keyId).")

@@ -25,17 +25,41 @@ final class KeyService: Sendable {
   /// The app's keys, oldest first.
   func keys(appId: Int64) throws -> [KeyRecord] { try apps.keys(appId: appId) }
 
-  /// A new key of `kind` (`public` or `secret`; 422 otherwise), returned in clear this once.
-  func create(appId: Int64, kind name: String, label: String?, by actor: String) throws -> (
-    key: String, record: KeyRecord
-  ) {
-    guard let kind = KeyKind(rawValue: name) else {
-      throw DomainError.validation([.init(path: "$.kind", message: "public or secret")])
-    }
+  /// The longest a key may live.
+  static let maxExpiryDays = 3_650
+
+  /// A new key of `kind` (`public` or `secret`; 422 otherwise), returned in clear this once. A
+  /// secret key may be limited to `scopes` (default every one) and expire after `expiresInDays`.
+  func create(
+    appId: Int64, kind name: String, label: String?, scopes scopeNames: [String]? = nil, expiresInDays: Int? = nil,
+    by actor: String
+  ) throws -> (key: String, record: KeyRecord) {
+    var problems: [APIError.Detail] = []
+    let kind = KeyKind(rawValue: name)
+    if kind == nil { problems.append(.init(path: "$.kind", message: "public or secret")) }
     if let label, label.count > Self.maxLabelLength {
-      throw DomainError.validation([.init(path: "$.label", message: "at most \(Self.maxLabelLength) characters")])
+      problems.append(.init(path: "$.label", message: "at most \(Self.maxLabelLength) characters"))
     }
-    return try issuer.create(appId: appId, kind: kind, label: label, by: actor)
+    var scopes: [KeyScope] = [.all]
+    if let scopeNames {
+      let parsed = scopeNames.compactMap(KeyScope.init(rawValue:))
+      if scopeNames.isEmpty || parsed.count != scopeNames.count {
+        problems.append(
+          .init(
+            path: "$.scopes", message: "one or more of " + KeyScope.allCases.map(\.rawValue).joined(separator: ", ")))
+      } else if kind == .publicKey, parsed != [.all] {
+        problems.append(.init(path: "$.scopes", message: "only secret keys have scopes"))
+      } else {
+        scopes = parsed.contains(.all) ? [.all] : Array(Set(parsed)).sorted { $0.rawValue < $1.rawValue }
+      }
+    }
+    if let expiresInDays, !(1...Self.maxExpiryDays).contains(expiresInDays) {
+      problems.append(.init(path: "$.expires_in_days", message: "1 to \(Self.maxExpiryDays) days"))
+    }
+    guard problems.isEmpty, let kind else { throw DomainError.validation(problems) }
+    return try issuer.create(
+      appId: appId, kind: kind, label: label, scopes: scopes,
+      expiresAt: expiresInDays.map { time.now().addingTimeInterval(Double($0) * 86_400) }, by: actor)
   }
 
   /// Revokes a key by id (404 `key_not_found`, 409 `last_secret_key`).
@@ -44,7 +68,7 @@ final class KeyService: Sendable {
   }
 
   /// The audit log, newest first; `before` (a sequence number from an earlier page) pages back.
-  func auditLog(appId: Int64, before text: String?, limit: Int) throws -> [AuditRecord] {
+  func auditLog(appId: Int64, before text: String?, limit: Int, actor: String? = nil) throws -> [AuditRecord] {
     var before: Int64?
     if let text {
       guard let value = Int64(text), value > 0 else {
@@ -52,6 +76,6 @@ final class KeyService: Sendable {
       }
       before = value
     }
-    return try apps.auditLog(appId: appId, before: before, limit: limit)
+    return try apps.auditLog(appId: appId, before: before, limit: limit, actor: actor.flatMap { $0.isEmpty ? nil : $0 })
   }
 }
