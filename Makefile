@@ -1,6 +1,6 @@
 # Tollgate: `make run` starts the server with a sample app, `make test` runs every test.
 SWIFT ?= swift
-PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libsodium-dev libpq-dev postgresql nginx python3-venv libjs-chart.js
+PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libsodium-dev libpq-dev postgresql nginx python3-venv libjs-chart.js node-qrcode-generator
 # For the console test only.
 TEST_PACKAGES := chromium chromium-driver
 PORT ?= 8080

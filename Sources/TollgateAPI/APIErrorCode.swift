@@ -98,6 +98,10 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   case environmentNotAllowed = "environment_not_allowed"
   /// Over a rate limit, or too many failed sign-ins; `Retry-After` says when to come back.
   case rateLimited = "rate_limited"
+  /// The password was right; the account also needs its second factor's code.
+  case twoFactorCodeRequired = "two_factor_code_required"
+  /// The app's owners require two-factor sign-in and this person has not set it up.
+  case twoFactorRequired = "two_factor_required"
   /// The console session ended (signed out, expired, or the person was disabled): sign in again.
   case sessionExpired = "session_expired"
   /// A state-changing console request without the session's CSRF token or from another origin.
@@ -127,8 +131,9 @@ public enum APIErrorCode: String, Codable, Sendable, CaseIterable {
   public var status: Int {
     switch self {
     case .malformedJSON, .missingParameter, .badParameter: 400
-    case .missingCredentials, .invalidCredentials, .keyRevoked, .keyExpired, .sessionExpired: 401
-    case .forbidden, .csrfFailed: 403
+    case .missingCredentials, .invalidCredentials, .keyRevoked, .keyExpired, .sessionExpired, .twoFactorCodeRequired:
+      401
+    case .forbidden, .csrfFailed, .twoFactorRequired: 403
     case .routeNotFound, .profileNotFound, .placementNotFound, .configNotFound, .appNotFound, .keyNotFound,
       .revisionNotFound, .webhookNotFound, .deliveryNotFound, .chartNotInstalled, .credentialsNotFound,
       .assetNotFound, .listNotFound, .orderNotFound, .accessLevelNotFound, .grantNotFound, .importNotFound,

@@ -10,12 +10,16 @@ An app with the sample configuration and no traffic shows every page's empty sta
 
 Usage: dashboard_test.py BASE_URL SECRET_KEY PUBLIC_KEY SAMPLE_SECRET_KEY SCREENSHOTS
 """
+import base64
 import copy
 import datetime
 import hashlib
+import hmac
 import json
 import os
+import struct
 import sys
+import time
 import urllib.request
 
 from selenium import webdriver
@@ -117,6 +121,14 @@ def sign_out():
     driver.find_element(By.ID, "sign-out").click()
     wait.until(EC.visibility_of_element_located((By.ID, "email")))
     driver.execute_script("history.replaceState(null, '', location.pathname + '#overview')")
+
+
+def totp(key, step):
+    """RFC 6238's code for a base32 key at a 30-second step, as an authenticator app computes it."""
+    secret = base64.b32decode(key + "=" * (-len(key) % 8))
+    digest = hmac.new(secret, struct.pack(">Q", step), hashlib.sha1).digest()
+    offset = digest[19] & 0x0F
+    return "%06d" % ((struct.unpack(">I", digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000)
 
 
 def nav_links():
@@ -705,7 +717,8 @@ try:
         driver.find_element(By.ID, "invite-email").send_keys(email)
         Select(driver.find_element(By.ID, "invite-role")).select_by_value(role)
         driver.find_element(By.CSS_SELECTOR, "#invite-form button").click()
-        links[role] = wait.until(EC.visibility_of_element_located((By.ID, "invitation-link"))).text
+        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, "#new-invitation h2"), email))
+        links[role] = driver.find_element(By.ID, "invitation-link").text
         check("/dashboard/#invitation=" in links[role], f"the {role}'s invitation link is shown: {links[role][:60]}…")
     invited = [row[0] for row in cells(driver.find_element(By.ID, "invitations-table"))]
     check(sorted(invited) == ["analyst@demo.test", "editor@demo.test"], f"open invitations are listed: {invited}")
@@ -729,6 +742,37 @@ try:
     check(latest["applied_by"] == "editor@demo.test", "the editor's change is theirs in the history: " + str(latest["applied_by"]))
     check(admin("POST", "/v1/admin/config/rollback", {"revision": latest["revision"] - 1})[0] == 200, "rolled back")
     no_dialog("the editor's pages")
+
+    # The editor turns on two-factor sign-in: a QR code drawn in the page (and the key as text),
+    # the first code, ten recovery codes; then signs in with password + code.
+    driver.find_element(By.ID, "person").click()
+    settle("Your account")
+    driver.find_element(By.ID, "two-factor-start").click()
+    key = wait.until(EC.visibility_of_element_located((By.ID, "two-factor-secret"))).text.replace(" ", "")
+    drawn = driver.execute_script(
+        "const c = document.getElementById('two-factor-qr'); if (!c) return 0;"
+        "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let dark = 0;"
+        "for (let i = 0; i < d.length; i += 4) if (d[i] === 0) dark++; return dark / (d.length / 4);")
+    check(0.2 < drawn < 0.7, f"the QR code is drawn by the console ({drawn:.0%} dark)")
+    shoot("two-factor-setup")
+    step = int(time.time() // 30)
+    driver.find_element(By.ID, "two-factor-code").send_keys(totp(key, step))
+    driver.find_element(By.CSS_SELECTOR, "#two-factor-confirm button").click()
+    codes = [e.text for e in wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#recovery-codes code"))]
+    check(len(codes) == 10 and len(set(codes)) == 10, f"ten recovery codes, shown once: {codes[:2]}…")
+    shoot("two-factor-codes")
+    driver.find_element(By.ID, "two-factor-done").click()
+    settle("Your account")
+    sign_out()
+    sign_in("editor@demo.test", "sunflower harbor lamp")
+    wait.until(EC.visibility_of_element_located((By.ID, "code")))
+    asked = driver.find_element(By.ID, "sign-in-error").text
+    check("code" in asked, "the password alone is not enough: the code is asked for: " + asked)
+    shoot("sign-in-code")
+    # The code of the next step: the current one was spent on the set-up.
+    driver.find_element(By.ID, "code").send_keys(totp(key, step + 1) + Keys.ENTER)
+    settle("Overview")
+    check(True, "the editor signed in with password + TOTP")
     sign_out()
 
     # The analyst: reports only.

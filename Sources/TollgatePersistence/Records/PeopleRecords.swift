@@ -15,17 +15,38 @@ public struct PersonRecord: Sendable, Hashable {
   public var createdAt: Date
   /// When an owner disabled them: they cannot sign in and their sessions ended.
   public var disabledAt: Date?
+  /// When they turned on a second factor (TOTP); nil: password only.
+  public var twoFactorSince: Date? = nil
 
   /// Every stored field.
   public init(
-    id: Int64, email: String, name: String?, passwordHash: String?, createdAt: Date, disabledAt: Date?
+    id: Int64, email: String, name: String?, passwordHash: String?, createdAt: Date, disabledAt: Date?,
+    twoFactorSince: Date? = nil
   ) {
+    self.twoFactorSince = twoFactorSince
     self.id = id
     self.email = email
     self.name = name
     self.passwordHash = passwordHash
     self.createdAt = createdAt
     self.disabledAt = disabledAt
+  }
+}
+
+/// A person's second factor as stored: the TOTP secret and the one being set up, both sealed.
+public struct TwoFactorRecord: Sendable, Hashable {
+  /// The confirmed secret, sealed (nil: none).
+  public var secret: String?
+  /// A secret shown for set-up but not confirmed yet, sealed.
+  public var pending: String?
+  /// The last step a code was accepted for (no code of it or before is taken again).
+  public var lastStep: Int64?
+
+  /// Every stored field.
+  public init(secret: String?, pending: String?, lastStep: Int64?) {
+    self.secret = secret
+    self.pending = pending
+    self.lastStep = lastStep
   }
 }
 
@@ -39,9 +60,12 @@ public struct MembershipRecord: Sendable, Hashable {
   public var appName: String
   /// What they may do there.
   public var role: Role
+  /// The app's owners require a second factor of everyone.
+  public var requiresTwoFactor: Bool = false
 
   /// Every stored field.
-  public init(personId: Int64, appId: Int64, appName: String, role: Role) {
+  public init(personId: Int64, appId: Int64, appName: String, role: Role, requiresTwoFactor: Bool = false) {
+    self.requiresTwoFactor = requiresTwoFactor
     self.personId = personId
     self.appId = appId
     self.appName = appName

@@ -3,13 +3,13 @@ import TollgateDomain
 
 /// `PeopleRepository` on SQL.
 extension RelationalStore {
-  static var personColumns: String { "id, email, name, password_hash, created_at, disabled_at" }
+  static var personColumns: String { "id, email, name, password_hash, created_at, disabled_at, totp_enabled_at" }
 
   static func person(_ row: SQLRow) throws -> PersonRecord {
     PersonRecord(
       id: try row.decode("id"), email: try row.decode("email"), name: try row.decode("name"),
       passwordHash: try row.decode("password_hash"), createdAt: try row.decode("created_at"),
-      disabledAt: try row.decode("disabled_at"))
+      disabledAt: try row.decode("disabled_at"), twoFactorSince: try row.decode("totp_enabled_at"))
   }
 
   static func role(_ row: SQLRow) throws -> Role {
@@ -51,13 +51,13 @@ extension RelationalStore {
     try with { db in
       try db.query(
         """
-        SELECT m.person_id, m.app_id, a.name, m.role FROM memberships m JOIN apps a ON a.id = m.app_id
-        WHERE m.person_id = ? ORDER BY a.name
+        SELECT m.person_id, m.app_id, a.name, m.role, a.require_two_factor FROM memberships m
+        JOIN apps a ON a.id = m.app_id WHERE m.person_id = ? ORDER BY a.name
         """, [.integer(personId)]
       ).map { row in
         MembershipRecord(
           personId: try row.decode("person_id"), appId: try row.decode("app_id"), appName: try row.decode("name"),
-          role: try Self.role(row))
+          role: try Self.role(row), requiresTwoFactor: try row.decode("require_two_factor", as: Int64.self) != 0)
       }
     }
   }
@@ -66,7 +66,7 @@ extension RelationalStore {
     try with { db in
       try db.query(
         """
-        SELECT p.id, p.email, p.name, p.password_hash, p.created_at, p.disabled_at, m.role
+        SELECT p.id, p.email, p.name, p.password_hash, p.created_at, p.disabled_at, p.totp_enabled_at, m.role
         FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.app_id = ? ORDER BY p.email
         """, [.integer(appId)]
       ).map { row in (try Self.person(row), try Self.role(row)) }
@@ -221,6 +221,102 @@ extension RelationalStore {
     try db.query(
       "UPDATE console_sessions SET ended_at = ? WHERE person_id = ? AND ended_at IS NULL",
       [.real(at.timeIntervalSince1970), .integer(personId)])
+  }
+
+  public func twoFactor(personId: Int64) throws -> TwoFactorRecord {
+    try with { db in
+      guard
+        let row = try db.query(
+          "SELECT totp_secret, totp_pending, totp_last_step FROM people WHERE id = ?", [.integer(personId)]
+        ).first
+      else { return TwoFactorRecord(secret: nil, pending: nil, lastStep: nil) }
+      return TwoFactorRecord(
+        secret: try row.decode("totp_secret"), pending: try row.decode("totp_pending"),
+        lastStep: try row.decode("totp_last_step"))
+    }
+  }
+
+  public func setPendingTwoFactor(personId: Int64, sealed: String) throws {
+    try with { db in
+      try db.query("UPDATE people SET totp_pending = ? WHERE id = ?", [.text(sealed), .integer(personId)])
+    }
+  }
+
+  public func enableTwoFactor(personId: Int64, at: Date, step: Int64, recoveryHashes: [String]) throws -> Bool {
+    try with { db in
+      try db.transaction {
+        try db.query(
+          """
+          UPDATE people SET totp_secret = totp_pending, totp_pending = NULL, totp_last_step = ?, totp_enabled_at = ?
+          WHERE id = ? AND totp_pending IS NOT NULL
+          """, [.integer(step), .real(at.timeIntervalSince1970), .integer(personId)])
+        guard db.changes == 1 else { return false }
+        try db.query("DELETE FROM recovery_codes WHERE person_id = ?", [.integer(personId)])
+        for hash in recoveryHashes {
+          try db.query(
+            "INSERT INTO recovery_codes (person_id, code_hash) VALUES (?, ?)", [.integer(personId), .text(hash)])
+        }
+        return true
+      }
+    }
+  }
+
+  public func disableTwoFactor(personId: Int64) throws {
+    try with { db in
+      try db.transaction {
+        try db.query(
+          """
+          UPDATE people SET totp_secret = NULL, totp_pending = NULL, totp_last_step = NULL, totp_enabled_at = NULL
+          WHERE id = ?
+          """, [.integer(personId)])
+        try db.query("DELETE FROM recovery_codes WHERE person_id = ?", [.integer(personId)])
+      }
+    }
+  }
+
+  public func useTwoFactorStep(personId: Int64, step: Int64) throws -> Bool {
+    try with { db in
+      try db.query(
+        "UPDATE people SET totp_last_step = ? WHERE id = ? AND (totp_last_step IS NULL OR totp_last_step < ?)",
+        [.integer(step), .integer(personId), .integer(step)])
+      return db.changes == 1
+    }
+  }
+
+  public func useRecoveryCode(personId: Int64, hash: String, at: Date) throws -> Bool {
+    try with { db in
+      try db.query(
+        "UPDATE recovery_codes SET used_at = ? WHERE person_id = ? AND code_hash = ? AND used_at IS NULL",
+        [.real(at.timeIntervalSince1970), .integer(personId), .text(hash)])
+      return db.changes == 1
+    }
+  }
+
+  public func unusedRecoveryCodes(personId: Int64) throws -> Int {
+    try with { db in
+      guard
+        let row = try db.query(
+          "SELECT count(*) AS unused FROM recovery_codes WHERE person_id = ? AND used_at IS NULL", [.integer(personId)]
+        ).first
+      else { throw StoreError.corruptRow("count(*) answered no row") }
+      return Int(try row.decode("unused", as: Int64.self))
+    }
+  }
+
+  public func requiresTwoFactor(appId: Int64) throws -> Bool {
+    try with { db in
+      guard let row = try db.query("SELECT require_two_factor FROM apps WHERE id = ?", [.integer(appId)]).first else {
+        return false
+      }
+      return try row.decode("require_two_factor", as: Int64.self) != 0
+    }
+  }
+
+  public func setRequiresTwoFactor(appId: Int64, _ required: Bool) throws {
+    try with { db in
+      try db.query(
+        "UPDATE apps SET require_two_factor = ? WHERE id = ?", [.integer(required ? 1 : 0), .integer(appId)])
+    }
   }
 
   public func signInFailures(key: String) throws -> SignInThrottle.Record {

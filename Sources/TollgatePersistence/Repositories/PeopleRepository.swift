@@ -52,6 +52,34 @@ public protocol PeopleRepository: Sendable {
   /// Ends every open session of a person.
   func endSessions(personId: Int64, at: Date) throws
 
+  /// A person's second factor as stored.
+  func twoFactor(personId: Int64) throws -> TwoFactorRecord
+
+  /// Stores a sealed secret being set up (replacing any earlier one not confirmed).
+  func setPendingTwoFactor(personId: Int64, sealed: String) throws
+
+  /// Turns the pending secret on at `at`, with its first accepted step and the recovery codes'
+  /// hashes (replacing older codes); false when nothing was pending.
+  func enableTwoFactor(personId: Int64, at: Date, step: Int64, recoveryHashes: [String]) throws -> Bool
+
+  /// Turns the second factor off and forgets its secret and recovery codes.
+  func disableTwoFactor(personId: Int64) throws
+
+  /// Takes `step` as used when it is later than the last one used; false when it is not (a replay).
+  func useTwoFactorStep(personId: Int64, step: Int64) throws -> Bool
+
+  /// Takes a recovery code as used; false when it is unknown or used already.
+  func useRecoveryCode(personId: Int64, hash: String, at: Date) throws -> Bool
+
+  /// Recovery codes not used yet.
+  func unusedRecoveryCodes(personId: Int64) throws -> Int
+
+  /// Whether the app's owners require a second factor of everyone.
+  func requiresTwoFactor(appId: Int64) throws -> Bool
+
+  /// Sets the app's "require two-factor sign-in of everyone".
+  func setRequiresTwoFactor(appId: Int64, _ required: Bool) throws
+
   /// Failed sign-ins under a key (`account:EMAIL` or `address:ADDR`).
   func signInFailures(key: String) throws -> SignInThrottle.Record
 

@@ -44,6 +44,7 @@ enum Migrations {
     Migration(version: 20, name: "0020_profile_imports", sql: sqliteTypes(profileImports), rebuildsRollups: true),
     Migration(version: 21, name: "0021_people_and_sessions", sql: sqliteTypes(people)),
     Migration(version: 22, name: "0022_key_scopes_and_audit_origin", sql: sqliteTypes(keyScopes)),
+    Migration(version: 23, name: "0023_two_factor", sql: sqliteTypes(twoFactor)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -72,6 +73,7 @@ enum Migrations {
     Migration(version: 20, name: "0020_profile_imports", sql: postgresTypes(profileImports), rebuildsRollups: true),
     Migration(version: 21, name: "0021_people_and_sessions", sql: postgresTypes(people)),
     Migration(version: 22, name: "0022_key_scopes_and_audit_origin", sql: postgresTypes(keyScopes)),
+    Migration(version: 23, name: "0023_two_factor", sql: postgresTypes(twoFactor)),
   ]
 
   static let sqliteInitial = """
@@ -865,6 +867,22 @@ enum Migrations {
     ALTER TABLE audit_log ADD COLUMN address TEXT;
     ALTER TABLE audit_log ADD COLUMN session TEXT;
     CREATE INDEX audit_log_by_actor ON audit_log(app_id, actor, seq);
+    """
+
+  /// TOTP second factors (secrets sealed with the secrets key), single-use recovery codes
+  /// (hashed), and the owner's "require two-factor sign-in" per app.
+  static let twoFactor = """
+    ALTER TABLE people ADD COLUMN totp_secret TEXT;
+    ALTER TABLE people ADD COLUMN totp_pending TEXT;
+    ALTER TABLE people ADD COLUMN totp_last_step {INT};
+    ALTER TABLE people ADD COLUMN totp_enabled_at {REAL};
+    CREATE TABLE recovery_codes (
+      person_id {INT} NOT NULL REFERENCES people(id),
+      code_hash TEXT NOT NULL,
+      used_at {REAL},
+      PRIMARY KEY (person_id, code_hash)
+    );
+    ALTER TABLE apps ADD COLUMN require_two_factor {INT} NOT NULL DEFAULT 0;
     """
 
   static let supportTools = """

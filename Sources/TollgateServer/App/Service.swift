@@ -47,9 +47,11 @@ public final class Service: Sendable {
     let waits = ProfileWaits()
     let metrics = Metrics()
     let errors = ErrorMapping(logger: logger)
+    let twoFactor = TwoFactorService(
+      people: database, hasher: configuration.passwordHasher, secrets: configuration.secrets, time: time)
     let sessions = ConsoleSessions(
       people: database, hasher: configuration.passwordHasher, throttle: configuration.signInThrottle,
-      policy: configuration.sessionPolicy, time: time)
+      policy: configuration.sessionPolicy, twoFactor: twoFactor, time: time)
     let consoleOrigin = configuration.publicURL.map { Authenticator.origin(of: $0).lowercased() }
     let auth = Authenticator(
       keys: KeyVerifier(apps: database, time: time), sessions: sessions, people: database,
@@ -204,7 +206,8 @@ public final class Service: Sendable {
       people: database, apps: database, hasher: configuration.passwordHasher, passwords: CommonPasswords.policy,
       policy: configuration.sessionPolicy, time: time)
     ConsoleController(
-      sessions: sessions, people: peopleService, memberships: database, auth: auth, passwords: CommonPasswords.policy,
+      sessions: sessions, people: peopleService, twoFactor: twoFactor, memberships: database, auth: auth,
+      passwords: CommonPasswords.policy,
       trustedProxies: limits.trustedProxies, alwaysSecure: consoleOrigin?.hasPrefix("https://") == true
     ).register(on: &router)
     PeopleController(auth: auth, people: peopleService, publicURL: configuration.publicURL).register(on: &router)

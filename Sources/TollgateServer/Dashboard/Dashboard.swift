@@ -14,6 +14,9 @@ import TollgateSupport
 struct Dashboard: Middleware {
   /// Where Debian's `libjs-chart.js` installs Chart.js.
   static let chartPath = "/usr/share/javascript/chart.js/chart.min.js"
+  /// Where Debian's `node-qrcode-generator` installs its browser script (two-factor set-up draws
+  /// its QR code with it; without it the key is typed by hand).
+  static let qrcodePath = "/usr/share/javascript/qrcode-generator/qrcode.js"
 
   /// Strict by construction: no inline script or style, nothing from another origin.
   static let contentSecurityPolicy =
@@ -50,7 +53,7 @@ struct Dashboard: Middleware {
 
   /// Hashes the files once; reads Chart.js once (without it the console still works, charts
   /// say they are missing).
-  init(chartPath: String = Dashboard.chartPath) {
+  init(chartPath: String = Dashboard.chartPath, qrcodePath: String = Dashboard.qrcodePath) {
     // The page is never stored (it is the entry point); the rest is revalidated by ETag.
     let page = File(Data(PackageResources.index_html), type: "text/html; charset=utf-8", cache: "no-store")
     var files = [
@@ -65,6 +68,9 @@ struct Dashboard: Middleware {
     }
     if let chart = FileManager.default.contents(atPath: chartPath) {
       files["/dashboard/chart.min.js"] = File(chart, type: "text/javascript; charset=utf-8", cache: "max-age=86400")
+    }
+    if let qrcode = FileManager.default.contents(atPath: qrcodePath) {
+      files["/dashboard/qrcode.js"] = File(qrcode, type: "text/javascript; charset=utf-8", cache: "max-age=86400")
     }
     self.files = files
   }

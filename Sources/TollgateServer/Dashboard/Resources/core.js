@@ -216,6 +216,8 @@ function showSignIn(message) {
   error.hidden = !message;
   error.textContent = message || "";
   $("password").value = "";
+  $("code").value = "";
+  $("code-field").hidden = true;
   $("email").focus();
 }
 
@@ -246,11 +248,20 @@ function startConsole(answer) {
   route();
 }
 
-async function signIn(email, password) {
+async function signIn(email, password, code) {
   try {
-    const answer = await api("/v1/console/sign-in", "POST", { email, password });
+    const answer = await api("/v1/console/sign-in", "POST", { email, password, code: code || null });
     startConsole(answer);
   } catch (error) {
+    if (error.code === "two_factor_code_required" || (code && error.status === 401)) {
+      // The password was right: the code is asked for next to it, the fields kept.
+      $("code-field").hidden = false;
+      $("code").value = "";
+      $("code").focus();
+      $("sign-in-error").hidden = false;
+      $("sign-in-error").textContent = error.message;
+      return;
+    }
     showSignIn(error.status === 401 || error.status === 429 ? error.message : "The server did not answer: " + error.message);
   }
 }
@@ -353,6 +364,11 @@ async function route() {
   } catch (error) {
     if (serial !== routeSerial) return;
     if (error.status === 401) return showSignIn("Your session ended: sign in again.");
+    if (error.code === "two_factor_required") {
+      view.replaceChildren(el("h1", {}, "Two-factor sign-in needed"), el("p", { class: "error", role: "alert" }, error.message),
+        el("p", {}, el("a", { href: "#account", id: "to-account" }, "Set it up on your account page")));
+      return;
+    }
     view.replaceChildren(el("h1", {}, "Something went wrong"),
       el("p", { class: "error", role: "alert" }, "Could not load this page: " + error.message),
       el("button", { type: "button", id: "retry" }, "Try again"));
@@ -367,7 +383,7 @@ let routeSerial = 0;
 document.addEventListener("DOMContentLoaded", async () => {
   $("sign-in-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    signIn($("email").value.trim(), $("password").value);
+    signIn($("email").value.trim(), $("password").value, $("code").value.trim());
   });
   $("sign-out").addEventListener("click", () => signOut(false));
   $("app-picker").addEventListener("change", () => {

@@ -10,6 +10,94 @@ const roleHints = {
 // An invitation just made, its link shown once on the next render.
 let invitedNow = null;
 
+// A QR code of `text` drawn on a canvas from Debian's qrcode-generator (no remote service).
+function qrCanvas(text) {
+  if (typeof qrcode === "undefined") {
+    return el("p", { class: "hint" }, "QR codes need Debian's node-qrcode-generator on the server: type the key below into your app.");
+  }
+  const qr = qrcode(0, "M");
+  qr.addData(text);
+  qr.make();
+  const count = qr.getModuleCount();
+  const scale = 5;
+  const margin = 4;
+  const size = (count + 2 * margin) * scale;
+  const canvas = el("canvas", { id: "two-factor-qr", width: String(size), height: String(size), role: "img",
+    "aria-label": "QR code of your two-factor key" });
+  const context = canvas.getContext("2d");
+  context.fillStyle = "#ffffff";
+  context.fillRect(0, 0, size, size);
+  context.fillStyle = "#000000";
+  for (let row = 0; row < count; row++) {
+    for (let column = 0; column < count; column++) {
+      if (qr.isDark(row, column)) context.fillRect((column + margin) * scale, (row + margin) * scale, scale, scale);
+    }
+  }
+  return canvas;
+}
+
+// The account page's two-factor card: set up (QR code, key, first code, recovery codes) or turn off.
+function twoFactorCard(person) {
+  const card = el("div", { class: "card narrow-left", id: "two-factor" });
+  const result = el("p", { role: "status", id: "two-factor-result" });
+  if (person.two_factor) {
+    const password = el("input", { id: "two-factor-password", type: "password", autocomplete: "current-password", required: true });
+    const form = el("form", { id: "two-factor-off" }, el("label", { for: "two-factor-password" }, "Your password"), password,
+      el("button", { type: "submit", class: "secondary" }, "Turn off two-factor sign-in"), result);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        await api("/v1/console/two-factor/disable", "POST", { password: password.value });
+        route();
+      } catch (error) {
+        result.className = "error";
+        result.textContent = error.message;
+      }
+    });
+    card.append(el("h2", {}, "Two-factor sign-in: on"),
+      el("p", {}, "Signing in asks for a code from your authenticator app. Recovery codes left: " + count(person.recovery_codes_left) + "."),
+      form);
+    return card;
+  }
+  const start = el("button", { type: "button", id: "two-factor-start" }, "Set up two-factor sign-in");
+  start.addEventListener("click", async () => {
+    let setup;
+    try {
+      setup = await api("/v1/console/two-factor/setup", "POST");
+    } catch (error) {
+      result.className = "error";
+      result.textContent = error.message;
+      return;
+    }
+    const code = el("input", { id: "two-factor-code", autocomplete: "one-time-code", inputmode: "numeric", required: true });
+    const form = el("form", { id: "two-factor-confirm" }, el("label", { for: "two-factor-code" }, "The 6-digit code it shows now"), code,
+      el("button", { type: "submit" }, "Turn on"), result);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        const answer = await api("/v1/console/two-factor/confirm", "POST", { code: code.value.trim() });
+        const done = el("button", { type: "button", id: "two-factor-done" }, "I saved them");
+        done.addEventListener("click", () => route());
+        card.replaceChildren(el("h2", {}, "Two-factor sign-in: on"),
+          el("p", {}, "Save these recovery codes somewhere safe: each signs you in once without your phone. They are not shown again."),
+          el("ul", { id: "recovery-codes", class: "codes" }, ...answer.recovery_codes.map((text) => el("li", {}, el("code", {}, text)))), done);
+      } catch (error) {
+        result.className = "error";
+        result.textContent = error.message;
+        code.focus();
+      }
+    });
+    card.replaceChildren(el("h2", {}, "Set up two-factor sign-in"),
+      el("p", {}, "Scan this with an authenticator app (1Password, Google Authenticator, Authy …), or type the key."),
+      qrCanvas(setup.uri), el("p", {}, "Key: ", el("code", { id: "two-factor-secret" }, setup.secret.replace(/(.{4})/g, "$1 ").trim())),
+      form);
+    code.focus();
+  });
+  card.append(el("h2", {}, "Two-factor sign-in: off"),
+    el("p", {}, "Add a code from your phone to your password, so a stolen password alone does not open the console."), start, result);
+  return card;
+}
+
 // The console's link for an invitation token (the token after #: never sent to a server).
 const invitationLink = (token) => location.origin + "/dashboard/#invitation=" + encodeURIComponent(token);
 
@@ -25,6 +113,19 @@ pages.people = async (view) => {
       cell.replaceChildren(el("span", { class: "error", role: "alert" }, error.message));
     }
   };
+  const policy = el("input", { type: "checkbox", id: "require-two-factor", checked: data.require_two_factor });
+  const policyResult = el("span", { role: "status" });
+  policy.addEventListener("change", async () => {
+    try {
+      await api("/v1/admin/security", "PUT", { require_two_factor: policy.checked });
+      policyResult.className = "ok";
+      policyResult.textContent = policy.checked ? " Required from now on." : " No longer required.";
+    } catch (error) {
+      policy.checked = !policy.checked;
+      policyResult.className = "error";
+      policyResult.textContent = " " + error.message;
+    }
+  });
   const rows = data.people.map((member) => {
     const cell = el("div", { class: "actions" });
     const base = "/v1/admin/people/" + member.id;
@@ -44,8 +145,8 @@ pages.people = async (view) => {
       cell.append(unlock);
     }
     const state = member.disabled ? "disabled" : member.locked_until ? "locked until " + when(member.locked_until) : "active";
-    return [member.email + (member.id === me ? " (you)" : ""), member.name || "", role, when(member.joined_at),
-      el("span", { class: "status status-" + (member.disabled ? "parked" : "delivered") }, state), cell];
+    return [member.email + (member.id === me ? " (you)" : ""), member.name || "", role, member.two_factor ? "on" : "off",
+      when(member.joined_at), el("span", { class: "status status-" + (member.disabled ? "parked" : "delivered") }, state), cell];
   });
   const email = el("input", { id: "invite-email", type: "email", autocomplete: "off", required: true, placeholder: "ana@example.com" });
   const role = el("select", { id: "invite-role" },
@@ -70,7 +171,10 @@ pages.people = async (view) => {
     : [];
   invitedNow = null;
   view.replaceChildren(el("h1", {}, "People"), ...notice,
-    table("People", [["E-mail"], ["Name"], ["Role"], ["Joined"], ["State"], [""]], rows, { id: "people-table" }),
+    table("People", [["E-mail"], ["Name"], ["Role"], ["Two-factor"], ["Joined"], ["State"], [""]], rows, { id: "people-table" }),
+    el("div", { class: "card" }, el("label", { class: "check", for: "require-two-factor" }, policy,
+      " Require two-factor sign-in for everyone in this app"), policyResult,
+      el("p", { class: "hint" }, "Someone without it can still sign in, but reaches only their account page until they set it up. Keys are not affected.")),
     el("div", { class: "card narrow-left" }, el("h2", {}, "Invite someone"), form),
     el("h2", { class: "section" }, "Open invitations"),
     data.invitations.length
@@ -107,11 +211,17 @@ pages.account = async (view) => {
   });
   const everywhere = confirmingButton("Sign out everywhere", "Confirm: sign out on every device", { id: "sign-out-everywhere" },
     () => signOut(true));
-  view.replaceChildren(el("h1", {}, "Your account"),
+  const app = currentApp();
+  const needed = app && app.requires_two_factor && !fresh.person.two_factor
+    ? [el("p", { class: "error", role: "alert", id: "two-factor-needed" }, "The owners of " + app.name
+        + " require two-factor sign-in: set it up below to open the app's pages.")]
+    : [];
+  view.replaceChildren(el("h1", {}, "Your account"), ...needed,
     el("div", { class: "card" }, el("p", {}, el("strong", {}, fresh.person.email), fresh.person.name ? " — " + fresh.person.name : ""),
       el("p", { class: "hint" }, "This session ends after 12 hours without use, and on " + when(fresh.expires_at) + " at the latest.")),
     table("Your apps", [["App"], ["Role"], ["What it allows"]],
       fresh.apps.map((app) => [app.name, app.role, roleHints[app.role] || app.permissions.join(", ")]), { id: "account-apps" }),
+    twoFactorCard(fresh.person),
     el("div", { class: "card narrow-left" }, el("h2", {}, "Change your password"), form),
     el("div", { class: "card narrow-left" }, el("h2", {}, "Sessions"),
       el("p", {}, "Signed in somewhere you no longer use? End every session, this one too."), everywhere));

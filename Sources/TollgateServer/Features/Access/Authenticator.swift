@@ -66,6 +66,11 @@ struct Authenticator: Sendable {
     } else {
       throw DomainError(.missingParameter, "Name the app in the X-Tollgate-App header.")
     }
+    if membership.requiresTwoFactor, current.person.twoFactorSince == nil {
+      throw DomainError(
+        .twoFactorRequired,
+        "The owners of \(membership.appName) require two-factor sign-in: set it up on your account page first.")
+    }
     guard membership.role.allows(permission) else {
       throw DomainError(
         .forbidden,

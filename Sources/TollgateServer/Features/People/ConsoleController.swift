@@ -13,6 +13,7 @@ import TollgateSupport
 struct ConsoleController: Sendable {
   let sessions: ConsoleSessions
   let people: PeopleService
+  let twoFactor: TwoFactorService
   let memberships: any PeopleRepository
   let auth: Authenticator
   let passwords: PasswordPolicy
@@ -24,6 +25,18 @@ struct ConsoleController: Sendable {
   /// `POST /v1/console/sign-in`.
   struct SignInBody: Decodable {
     var email: String
+    var password: String
+    /// The authenticator's code or a recovery code, for accounts with a second factor.
+    var code: String?
+  }
+
+  /// `POST /v1/console/two-factor/confirm`.
+  struct CodeBody: Decodable {
+    var code: String
+  }
+
+  /// `POST /v1/console/two-factor/disable`.
+  struct PasswordOnlyBody: Decodable {
     var password: String
   }
 
@@ -48,7 +61,8 @@ struct ConsoleController: Sendable {
       try auth.checkOrigin(request, required: false)
       let body = try request.decodeJSON(SignInBody.self)
       let opened = try sessions.signIn(
-        email: body.email, password: body.password, address: request.address(trusting: trustedProxies))
+        email: body.email, password: body.password, code: body.code,
+        address: request.address(trusting: trustedProxies))
       return try answer(opened.session, opened.person, cookie: opened.id, request)
     }
     router.add("GET", "/v1/console/session") { request in
@@ -74,6 +88,28 @@ struct ConsoleController: Sendable {
       let opened = try sessions.changePassword(
         current, from: body.currentPassword, to: body.newPassword, policy: passwords)
       return try answer(opened.session, opened.person, cookie: opened.id, request)
+    }
+    router.add("POST", "/v1/console/two-factor/setup") { request in
+      let current = try sessions.current(cookie: request.cookie(ConsoleSessions.cookieName))
+      try auth.checkForgery(request, current.session)
+      let setup = try twoFactor.begin(current.person)
+      var response = Response.json(TwoFactorSetupPayload(secret: setup.secret, uri: setup.uri))
+      response.headers.append(("Cache-Control", "no-store"))
+      return response
+    }
+    router.add("POST", "/v1/console/two-factor/confirm") { request in
+      let current = try sessions.current(cookie: request.cookie(ConsoleSessions.cookieName))
+      try auth.checkForgery(request, current.session)
+      let codes = try twoFactor.confirm(current.person, code: try request.decodeJSON(CodeBody.self).code)
+      var response = Response.json(["recovery_codes": codes])
+      response.headers.append(("Cache-Control", "no-store"))
+      return response
+    }
+    router.add("POST", "/v1/console/two-factor/disable") { request in
+      let current = try sessions.current(cookie: request.cookie(ConsoleSessions.cookieName))
+      try auth.checkForgery(request, current.session)
+      try twoFactor.disable(current.person, password: try request.decodeJSON(PasswordOnlyBody.self).password)
+      return .json(["two_factor": false])
     }
     router.add("GET", "/v1/console/invitations/{token}") { request in
       let view = try people.invitation(token: request.parameter("token"))
@@ -101,11 +137,16 @@ struct ConsoleController: Sendable {
     let apps = try memberships.memberships(personId: person.id).map {
       ConsoleAppPayload(
         name: $0.appName, role: $0.role.rawValue,
-        permissions: Permission.allCases.filter($0.role.allows).map(\.rawValue))
+        permissions: Permission.allCases.filter($0.role.allows).map(\.rawValue), requiresTwoFactor: $0.requiresTwoFactor
+      )
     }
+    let fresh = try memberships.person(id: person.id) ?? person
     var response = Response.json(
       ConsoleSessionPayload(
-        person: PersonPayload(id: person.id, email: person.email, name: person.name), apps: apps,
+        person: PersonPayload(
+          id: fresh.id, email: fresh.email, name: fresh.name, twoFactor: fresh.twoFactorSince != nil,
+          recoveryCodesLeft: fresh.twoFactorSince != nil ? try twoFactor.unusedRecoveryCodes(fresh) : nil),
+        apps: apps,
         csrfToken: session.csrfToken,
         expiresAt: Timestamp.string(session.createdAt.addingTimeInterval(sessions.policy.absolute))))
     response.headers.append(("Cache-Control", "no-store"))
@@ -147,6 +188,16 @@ struct PersonPayload: Codable, Sendable {
   var id: Int64
   var email: String
   var name: String?
+  /// A second factor is on.
+  var twoFactor: Bool
+  /// Recovery codes not used yet (with a second factor).
+  var recoveryCodesLeft: Int?
+
+  enum CodingKeys: String, CodingKey {
+    case id, email, name
+    case twoFactor = "two_factor"
+    case recoveryCodesLeft = "recovery_codes_left"
+  }
 }
 
 /// An app a person belongs to, their role and what it allows.
@@ -154,6 +205,19 @@ struct ConsoleAppPayload: Codable, Sendable {
   var name: String
   var role: String
   var permissions: [String]
+  /// Its owners require two-factor sign-in.
+  var requiresTwoFactor: Bool
+
+  enum CodingKeys: String, CodingKey {
+    case name, role, permissions
+    case requiresTwoFactor = "requires_two_factor"
+  }
+}
+
+/// `POST /v1/console/two-factor/setup`: shown this once.
+struct TwoFactorSetupPayload: Codable, Sendable {
+  var secret: String
+  var uri: String
 }
 
 /// `GET /v1/console/invitations/{token}`.

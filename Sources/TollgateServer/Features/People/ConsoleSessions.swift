@@ -31,6 +31,7 @@ final class ConsoleSessions: Sendable {
   let hasher: PasswordHasher
   let throttle: SignInThrottle
   let policy: SessionPolicy
+  let twoFactor: TwoFactorService
   let time: any TimeSource
   /// A hash of a random password at the same cost, verified when the e-mail is unknown, so an
   /// unknown e-mail takes as long to refuse as a wrong password.
@@ -38,19 +39,23 @@ final class ConsoleSessions: Sendable {
 
   init(
     people: any PeopleRepository, hasher: PasswordHasher, throttle: SignInThrottle, policy: SessionPolicy,
-    time: any TimeSource
+    twoFactor: TwoFactorService, time: any TimeSource
   ) {
     self.people = people
     self.hasher = hasher
     self.throttle = throttle
     self.policy = policy
+    self.twoFactor = twoFactor
     self.time = time
     decoy = (try? hasher.hash(Digest.hex(Digest.randomBytes(16)))) ?? ""
   }
 
   /// The person's session, or 401 `invalid_credentials` (unknown e-mail, wrong password and
-  /// disabled person alike) / 429 `rate_limited` while failures are throttled.
-  func signIn(email rawEmail: String, password: String, address: String) throws -> Opened {
+  /// disabled person alike; a wrong or replayed second-factor code) / 401
+  /// `two_factor_code_required` (the password was right, the code is missing) / 429
+  /// `rate_limited` while failures are throttled. Until the whole sign-in succeeds, the try
+  /// stays counted as a failure.
+  func signIn(email rawEmail: String, password: String, code: String? = nil, address: String) throws -> Opened {
     let email = PeopleService.normalized(email: rawEmail)
     let now = time.now()
     let accountKey = "account:" + email
@@ -64,6 +69,15 @@ final class ConsoleSessions: Sendable {
     let matches = hasher.verify(password, against: person?.passwordHash ?? decoy)
     guard let person, matches, person.passwordHash != nil, person.disabledAt == nil else {
       throw DomainError(.invalidCredentials, "The e-mail address or the password is wrong.")
+    }
+    if person.twoFactorSince != nil {
+      guard let code, !code.trimmingCharacters(in: .whitespaces).isEmpty else {
+        throw DomainError(
+          .twoFactorCodeRequired, "Enter the 6-digit code from your authenticator app, or a recovery code.")
+      }
+      guard try twoFactor.check(person, code: code) else {
+        throw DomainError(.invalidCredentials, "The code is wrong, or was used already.")
+      }
     }
     try people.updateSignInFailures(key: accountKey) { _ in nil }
     try people.updateSignInFailures(key: addressKey) { record in

@@ -25,17 +25,29 @@ struct PeopleController: Sendable {
     var role: String
   }
 
+  /// `PUT /v1/admin/security`.
+  struct SecurityBody: Decodable {
+    var requireTwoFactor: Bool
+    enum CodingKeys: String, CodingKey { case requireTwoFactor = "require_two_factor" }
+  }
+
   func register(on router: inout Router) {
     router.add("GET", "/v1/admin/people", needs: .peopleWrite, auth) { _, caller in
       let (members, invitations) = try people.members(appId: caller.appId)
       return .json(
         PeoplePayload(
+          requireTwoFactor: try people.requiresTwoFactor(appId: caller.appId),
           people: members.map(MemberPayload.init),
           invitations: invitations.map {
             PendingInvitationPayload(
               email: $0.email, role: $0.role.rawValue, createdAt: Timestamp.string($0.createdAt),
               expiresAt: Timestamp.string($0.expiresAt), invitedBy: $0.invitedBy)
           }))
+    }
+    router.add("PUT", "/v1/admin/security", needs: .peopleWrite, auth) { request, caller in
+      let body = try request.decodeJSON(SecurityBody.self)
+      try people.setRequiresTwoFactor(appId: caller.appId, body.requireTwoFactor, by: caller.actor)
+      return .json(["require_two_factor": body.requireTwoFactor])
     }
     router.add("POST", "/v1/admin/invitations", needs: .peopleWrite, auth) { request, caller in
       let body = try request.decodeJSON(InviteBody.self)
@@ -84,8 +96,14 @@ struct PeopleController: Sendable {
 
 /// `GET /v1/admin/people`.
 struct PeoplePayload: Codable, Sendable {
+  var requireTwoFactor: Bool
   var people: [MemberPayload]
   var invitations: [PendingInvitationPayload]
+
+  enum CodingKeys: String, CodingKey {
+    case people, invitations
+    case requireTwoFactor = "require_two_factor"
+  }
 }
 
 /// A member of the app.
@@ -97,9 +115,11 @@ struct MemberPayload: Codable, Sendable {
   var joinedAt: String
   var disabled: Bool
   var lockedUntil: String?
+  var twoFactor: Bool
 
   enum CodingKeys: String, CodingKey {
     case id, email, name, role, disabled
+    case twoFactor = "two_factor"
     case joinedAt = "joined_at"
     case lockedUntil = "locked_until"
   }
@@ -112,6 +132,7 @@ struct MemberPayload: Codable, Sendable {
     joinedAt = Timestamp.string(member.person.createdAt)
     disabled = member.person.disabledAt != nil
     lockedUntil = member.lockedUntil.map(Timestamp.string)
+    twoFactor = member.person.twoFactorSince != nil
   }
 }
 

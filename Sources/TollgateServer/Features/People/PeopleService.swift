@@ -145,6 +145,16 @@ public final class PeopleService: Sendable {
     return (members, open)
   }
 
+  /// Whether the app requires a second factor of everyone.
+  func requiresTwoFactor(appId: Int64) throws -> Bool { try people.requiresTwoFactor(appId: appId) }
+
+  /// Requires (or stops requiring) a second factor of everyone in the app: people without one
+  /// are refused the app's routes (403 `two_factor_required`) until they set it up.
+  func setRequiresTwoFactor(appId: Int64, _ required: Bool, by actor: String) throws {
+    try people.setRequiresTwoFactor(appId: appId, required)
+    try audit(appId: appId, actor: actor, "app.two_factor_policy", ["require_two_factor": required ? "yes" : "no"])
+  }
+
   /// Changes a member's role (404 `person_not_found`; an app keeps at least one owner).
   func setRole(appId: Int64, personId: Int64, role roleName: String, by actor: String) throws -> Member {
     guard let role = Role(rawValue: roleName) else {
