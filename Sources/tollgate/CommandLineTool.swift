@@ -78,6 +78,10 @@ enum CommandLineTool {
       users disable EMAIL         no more sign-ins; their sessions end at once (every app)
       users enable EMAIL          let a disabled person sign in again
       users unlock EMAIL          lift a lock after failed sign-ins at once
+      users reset-password EMAIL --app NAME
+                                  a one-time link to choose a new password (their sessions end)
+      users reset-two-factor EMAIL
+                                  turn off someone's second factor (a lost phone)
       config history --app NAME [--limit N]
                                   applied revisions: when, by which key, what changed (* current)
       config show REVISION --app NAME
@@ -197,6 +201,8 @@ enum CommandLineTool {
       case ["users", "disable"]: try UserCommands.disable(&options, disabled: true)
       case ["users", "enable"]: try UserCommands.disable(&options, disabled: false)
       case ["users", "unlock"]: try UserCommands.unlock(&options)
+      case ["users", "reset-password"]: try UserCommands.resetPassword(&options)
+      case ["users", "reset-two-factor"]: try UserCommands.resetTwoFactor(&options)
       case ["config", "history"]: try Operations.configHistory(&options)
       case ["config", "show"]: try Operations.configShow(&options)
       case ["config", "rollback"]: try Operations.configRollback(&options)

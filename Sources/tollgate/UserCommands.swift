@@ -66,6 +66,35 @@ enum UserCommands {
     print(disabled ? "\(person.email) is disabled; their sessions ended." : "\(person.email) can sign in again.")
   }
 
+  static func resetPassword(_ options: inout Options) throws {
+    guard let email = options.positional() else { throw Failure("users reset-password needs an EMAIL") }
+    let base = base(&options)
+    let (store, app) = try Operations.open(&options)
+    defer { store.close() }
+    try options.finish()
+    guard let token = try PeopleService(database: store).resetPassword(appId: app.id, email: email, by: "cli") else {
+      throw Failure.missing("\(email) is not a member of \(app.name)")
+    }
+    print(
+      """
+      A password-reset link for \(PeopleService.normalized(email: email)) (it works once, for 7 days; their sessions end when it is used):
+      \(PeopleService.link(base: base, token: token))
+      """)
+  }
+
+  static func resetTwoFactor(_ options: inout Options) throws {
+    guard let email = options.positional() else { throw Failure("users reset-two-factor needs an EMAIL") }
+    let store = try StoreLocation.open(options.databasePath, connections: 1).database
+    defer { store.close() }
+    try options.finish()
+    guard try PeopleService(database: store).resetTwoFactor(email: email, by: "cli") else {
+      throw Failure.missing("nobody signs in as \(email)")
+    }
+    print(
+      "\(PeopleService.normalized(email: email)) signs in with the password alone until they set up a new second factor."
+    )
+  }
+
   static func unlock(_ options: inout Options) throws {
     guard let email = options.positional() else { throw Failure("users unlock needs an EMAIL") }
     let store = try StoreLocation.open(options.databasePath, connections: 1).database

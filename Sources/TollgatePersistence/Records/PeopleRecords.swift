@@ -91,12 +91,16 @@ public struct InvitationRecord: Sendable, Hashable {
   public var acceptedAt: Date?
   /// Who made it (a person's e-mail, a key id or `cli`).
   public var invitedBy: String
+  /// A link that lets someone who already signs in choose a new password (an owner's reset),
+  /// rather than an invitation to join.
+  public var resetsPassword: Bool = false
 
   /// Every stored field.
   public init(
     tokenHash: String, email: String, appId: Int64, role: Role, createdAt: Date, expiresAt: Date,
-    acceptedAt: Date?, invitedBy: String
+    acceptedAt: Date?, invitedBy: String, resetsPassword: Bool = false
   ) {
+    self.resetsPassword = resetsPassword
     self.tokenHash = tokenHash
     self.email = email
     self.appId = appId

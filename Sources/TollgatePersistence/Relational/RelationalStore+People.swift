@@ -89,24 +89,26 @@ extension RelationalStore {
   }
 
   static var invitationColumns: String {
-    "token_hash, email, app_id, role, created_at, expires_at, accepted_at, invited_by"
+    "token_hash, email, app_id, role, created_at, expires_at, accepted_at, invited_by, purpose"
   }
 
   static func invitation(_ row: SQLRow) throws -> InvitationRecord {
     InvitationRecord(
       tokenHash: try row.decode("token_hash"), email: try row.decode("email"), appId: try row.decode("app_id"),
       role: try role(row), createdAt: try row.decode("created_at"), expiresAt: try row.decode("expires_at"),
-      acceptedAt: try row.decode("accepted_at"), invitedBy: try row.decode("invited_by"))
+      acceptedAt: try row.decode("accepted_at"), invitedBy: try row.decode("invited_by"),
+      resetsPassword: try row.decode("purpose", as: String.self) == "reset")
   }
 
   public func addInvitation(_ invitation: InvitationRecord) throws {
     try with { db in
       try db.query(
-        "INSERT INTO invitations (\(Self.invitationColumns)) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
+        "INSERT INTO invitations (\(Self.invitationColumns)) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)",
         [
           .text(invitation.tokenHash), .text(invitation.email), .integer(invitation.appId),
           .text(invitation.role.rawValue), .real(invitation.createdAt.timeIntervalSince1970),
           .real(invitation.expiresAt.timeIntervalSince1970), .text(invitation.invitedBy),
+          .text(invitation.resetsPassword ? "reset" : "join"),
         ])
     }
   }
@@ -142,7 +144,15 @@ extension RelationalStore {
             "SELECT \(Self.invitationColumns) FROM invitations WHERE token_hash = ?", [.text(tokenHash)]
           ).first.map(Self.invitation)
         else { return nil }
-        if let newPasswordHash {
+        if let newPasswordHash, invitation.resetsPassword {
+          try db.query(
+            "UPDATE people SET password_hash = ? WHERE email = ?", [.text(newPasswordHash), .text(invitation.email)])
+          try db.query(
+            """
+            UPDATE console_sessions SET ended_at = ? WHERE ended_at IS NULL
+              AND person_id = (SELECT id FROM people WHERE email = ?)
+            """, [.real(at.timeIntervalSince1970), .text(invitation.email)])
+        } else if let newPasswordHash {
           try db.query(
             """
             INSERT INTO people (email, name, password_hash, created_at) VALUES (?, ?, ?, ?)

@@ -34,7 +34,8 @@ public protocol PeopleRepository: Sendable {
   func pendingInvitations(appId: Int64) throws -> [InvitationRecord]
 
   /// Accepts an invitation in one transaction: marks it used (nil when it already was), creates
-  /// the person when `newPasswordHash` is given and they do not exist, and gives them the role.
+  /// the person when `newPasswordHash` is given and they do not exist (for a reset link: replaces
+  /// their password and ends their sessions), and gives them the role.
   func acceptInvitation(tokenHash: String, at: Date, name: String?, newPasswordHash: String?) throws -> PersonRecord?
 
   /// Stores a new session.

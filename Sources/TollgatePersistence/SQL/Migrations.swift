@@ -870,7 +870,8 @@ enum Migrations {
     """
 
   /// TOTP second factors (secrets sealed with the secrets key), single-use recovery codes
-  /// (hashed), and the owner's "require two-factor sign-in" per app.
+  /// (hashed), the owner's "require two-factor sign-in" per app, and password-reset links
+  /// (invitations whose purpose is `reset`).
   static let twoFactor = """
     ALTER TABLE people ADD COLUMN totp_secret TEXT;
     ALTER TABLE people ADD COLUMN totp_pending TEXT;
@@ -883,6 +884,7 @@ enum Migrations {
       PRIMARY KEY (person_id, code_hash)
     );
     ALTER TABLE apps ADD COLUMN require_two_factor {INT} NOT NULL DEFAULT 0;
+    ALTER TABLE invitations ADD COLUMN purpose TEXT NOT NULL DEFAULT 'join';
     """
 
   static let supportTools = """

@@ -492,8 +492,15 @@ struct CommandLineTests {
     #expect(try cli.run(["users", "list", "--app", "shop"]).stdout.contains("disabled"))
     #expect(try cli.run(["users", "enable", "ana@example.com"]).status == 0)
     #expect(try cli.run(["users", "unlock", "ana@example.com"]).status == 0)
+    let reset = try cli.run(["users", "reset-password", "ana@example.com", "--app", "shop"])
+    #expect(reset.status == 0 && reset.stdout.contains("/dashboard/#invitation="))
+    #expect(try cli.run(["users", "reset-password", "nobody@example.com", "--app", "shop"]).status == 1)
+    #expect(try cli.run(["users", "reset-two-factor", "ana@example.com"]).status == 0)
     let audit = try cli.run(["audit", "--app", "shop"])
-    for action in ["person.invited", "person.joined", "person.disabled", "person.enabled", "person.unlocked"] {
+    for action in [
+      "person.invited", "person.joined", "person.disabled", "person.enabled", "person.unlocked",
+      "person.password_reset_link", "person.two_factor_reset",
+    ] {
       #expect(audit.stdout.contains(action), "\(action)")
     }
   }

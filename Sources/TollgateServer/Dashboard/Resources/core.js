@@ -287,7 +287,8 @@ async function showInvitation(token) {
       el("p", {}, el("a", { href: "#overview", id: "to-sign-in" }, "Sign in")));
     return;
   }
-  const fresh = !offer.existing_person;
+  const fresh = !offer.existing_person || offer.resets_password;
+  const reset = offer.resets_password;
   const name = el("input", { id: "invitation-name", autocomplete: "name", maxlength: "200" });
   const password = el("input", { id: "invitation-password", type: "password", required: true,
     autocomplete: fresh ? "new-password" : "current-password", minlength: fresh ? "12" : null, "aria-describedby": "invitation-help" });
@@ -295,17 +296,17 @@ async function showInvitation(token) {
   const form = el("form", { id: "invitation-form" },
     el("label", { for: "invitation-email" }, "E-mail"),
     el("input", { id: "invitation-email", value: offer.email, readonly: true, autocomplete: "username" }),
-    fresh ? el("label", { for: "invitation-name" }, "Your name (optional)") : null, fresh ? name : null,
-    el("label", { for: "invitation-password" }, fresh ? "Choose a password" : "Your password"), password,
+    fresh && !reset ? el("label", { for: "invitation-name" }, "Your name (optional)") : null, fresh && !reset ? name : null,
+    el("label", { for: "invitation-password" }, reset ? "Choose a new password" : fresh ? "Choose a password" : "Your password"), password,
     el("p", { class: "hint", id: "invitation-help" }, fresh
       ? "At least 12 characters. A few unrelated words make a good one; common passwords are refused."
       : "You already sign in as " + offer.email + ": your password adds this app to your account."),
-    el("button", { type: "submit" }, fresh ? "Join " + offer.app : "Add " + offer.app), problem);
+    el("button", { type: "submit" }, reset ? "Set the new password" : fresh ? "Join " + offer.app : "Add " + offer.app), problem);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
       const answer = await api("/v1/console/invitations/" + encodeURIComponent(token) + "/accept", "POST",
-        { password: password.value, name: fresh && name.value.trim() ? name.value.trim() : null });
+        { password: password.value, name: fresh && !reset && name.value.trim() ? name.value.trim() : null });
       // The link has done its work: it leaves the address bar and the history.
       history.replaceState(null, "", location.pathname + "#overview");
       sessionStorage.setItem(appKey, offer.app);
@@ -316,10 +317,13 @@ async function showInvitation(token) {
       password.focus();
     }
   });
-  box.replaceChildren(el("h1", {}, "Join " + offer.app),
-    el("p", {}, "You are invited to ", el("strong", {}, offer.app), " as ", el("strong", {}, offer.role),
-      ". The invitation works once, until " + when(offer.expires_at) + "."), form);
-  (fresh ? name : password).focus();
+  box.replaceChildren(el("h1", {}, reset ? "Choose a new password" : "Join " + offer.app),
+    reset
+      ? el("p", {}, "An owner of ", el("strong", {}, offer.app), " sent you this link. It works once, until " + when(offer.expires_at)
+        + "; your other sessions end when you use it.")
+      : el("p", {}, "You are invited to ", el("strong", {}, offer.app), " as ", el("strong", {}, offer.role),
+        ". The invitation works once, until " + when(offer.expires_at) + "."), form);
+  (fresh && !reset ? name : password).focus();
 }
 
 // The configuration's names for flows and audiences (ids where there is none).

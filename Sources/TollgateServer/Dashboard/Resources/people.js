@@ -139,6 +139,22 @@ pages.people = async (view) => {
       if (member.disabled) cell.lastChild.addEventListener("click", act(cell, base + "/enable"));
       cell.append(confirmingButton("Remove", "Confirm remove", { "data-remove": member.email }, act(cell, base, "DELETE")));
     }
+    if (member.id !== me) {
+      const reset = el("button", { type: "button", class: "secondary", "data-reset": member.email }, "Reset password");
+      reset.addEventListener("click", async () => {
+        try {
+          invitedNow = Object.assign(await api(base + "/reset-password", "POST"), { reset: true });
+          route();
+        } catch (error) {
+          cell.replaceChildren(el("span", { class: "error", role: "alert" }, error.message));
+        }
+      });
+      cell.append(reset);
+      if (member.two_factor) {
+        cell.append(confirmingButton("Reset two-factor", "Confirm reset", { "data-reset-two-factor": member.email },
+          act(cell, base + "/reset-two-factor")));
+      }
+    }
     if (member.locked_until) {
       const unlock = el("button", { type: "button", class: "secondary", "data-unlock": member.email }, "Unlock");
       unlock.addEventListener("click", act(cell, base + "/unlock"));
@@ -165,8 +181,10 @@ pages.people = async (view) => {
     }
   });
   const notice = invitedNow
-    ? [el("div", { id: "new-invitation", class: "card" }, el("h2", {}, "Invitation for " + invitedNow.email + " (" + invitedNow.role + ")"),
-        el("p", {}, "Send this link to them: it works once, until " + when(invitedNow.expires_at) + ", and is not shown again."),
+    ? [el("div", { id: "new-invitation", class: "card" },
+        el("h2", {}, (invitedNow.reset ? "Password-reset link for " : "Invitation for ") + invitedNow.email + " (" + invitedNow.role + ")"),
+        el("p", {}, "Send this link to them: it works once, until " + when(invitedNow.expires_at) + ", and is not shown again."
+          + (invitedNow.reset ? " Their sessions end when they use it." : "")),
         el("code", { id: "invitation-link", class: "secret" }, invitedNow.url || invitationLink(invitedNow.token)))]
     : [];
   invitedNow = null;

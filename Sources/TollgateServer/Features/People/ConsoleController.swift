@@ -116,7 +116,8 @@ struct ConsoleController: Sendable {
       return .json(
         InvitationPayload(
           email: view.invitation.email, app: view.appName, role: view.invitation.role.rawValue,
-          expiresAt: Timestamp.string(view.invitation.expiresAt), existingPerson: view.existingPerson))
+          expiresAt: Timestamp.string(view.invitation.expiresAt), existingPerson: view.existingPerson,
+          resetsPassword: view.invitation.resetsPassword))
     }
     router.add("POST", "/v1/console/invitations/{token}/accept") { request in
       try auth.checkOrigin(request, required: false)
@@ -227,10 +228,13 @@ struct InvitationPayload: Codable, Sendable {
   var role: String
   var expiresAt: String
   var existingPerson: Bool
+  /// A password-reset link: the person chooses a new password.
+  var resetsPassword: Bool
 
   enum CodingKeys: String, CodingKey {
     case email, app, role
     case expiresAt = "expires_at"
     case existingPerson = "existing_person"
+    case resetsPassword = "resets_password"
   }
 }

@@ -80,6 +80,23 @@ struct PeopleController: Sendable {
               actorPersonId: caller.personId)))
       }
     }
+    router.add("POST", "/v1/admin/people/{personId}/reset-password", needs: .peopleWrite, auth) { request, caller in
+      let (token, invitation) = try people.resetPassword(
+        appId: caller.appId, personId: try Self.personId(request), by: caller.actor, actorPersonId: caller.personId)
+      return .json(
+        InvitationCreatedPayload(
+          email: invitation.email, role: invitation.role.rawValue, token: token,
+          url: publicURL.map { PeopleService.link(base: $0, token: token) },
+          expiresAt: Timestamp.string(invitation.expiresAt)),
+        status: 201)
+    }
+    router.add("POST", "/v1/admin/people/{personId}/reset-two-factor", needs: .peopleWrite, auth) { request, caller in
+      .json(
+        MemberPayload(
+          try people.resetTwoFactor(
+            appId: caller.appId, personId: try Self.personId(request), by: caller.actor,
+            actorPersonId: caller.personId)))
+    }
     router.add("POST", "/v1/admin/people/{personId}/unlock", needs: .peopleWrite, auth) { request, caller in
       .json(
         MemberPayload(try people.unlock(appId: caller.appId, personId: try Self.personId(request), by: caller.actor)))

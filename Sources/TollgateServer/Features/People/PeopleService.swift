@@ -112,7 +112,12 @@ public final class PeopleService: Sendable {
       throw DomainError.validation([.init(path: "$.name", message: "at most \(Self.maxNameLength) characters")])
     }
     var newHash: String?
-    if let existing = try people.person(email: view.invitation.email) {
+    if view.invitation.resetsPassword {
+      if let problem = passwords.problem(with: password, email: view.invitation.email) {
+        throw DomainError(.weakPassword, problem, details: [.init(path: "$.password", message: problem)])
+      }
+      newHash = try hasher.hash(password)
+    } else if let existing = try people.person(email: view.invitation.email) {
       guard let stored = existing.passwordHash, hasher.verify(password, against: stored), existing.disabledAt == nil
       else {
         throw DomainError(.invalidCredentials, "This is not the password of \(view.invitation.email).")
@@ -129,7 +134,8 @@ public final class PeopleService: Sendable {
         newPasswordHash: newHash)
     else { throw DomainError(.invitationUsed, "This invitation was used already: sign in instead.") }
     try audit(
-      appId: view.invitation.appId, actor: person.email, "person.joined",
+      appId: view.invitation.appId, actor: person.email,
+      view.invitation.resetsPassword ? "person.password_reset" : "person.joined",
       ["email": person.email, "role": view.invitation.role.rawValue])
     return person
   }
@@ -183,21 +189,71 @@ public final class PeopleService: Sendable {
     throws -> Member
   {
     let member = try self.member(appId: appId, personId: personId)
-    if let actorPersonId {
-      guard actorPersonId != personId else {
-        throw DomainError(.forbidden, "You cannot disable yourself; ask another owner.")
-      }
-      let ownerOf = Set(try people.memberships(personId: actorPersonId).filter { $0.role == .owner }.map(\.appId))
-      let theirs = try people.memberships(personId: personId).map(\.appId)
-      guard theirs.allSatisfy(ownerOf.contains) else {
-        throw DomainError(.forbidden, "This person belongs to apps you do not own: an owner of each must disable them.")
-      }
-    }
+    if actorPersonId == personId { throw DomainError(.forbidden, "You cannot disable yourself; ask another owner.") }
+    try requireOwnerOfAll(personId: personId, actorPersonId: actorPersonId)
     if disabled, member.role == .owner { try keepAnOwner(appId: appId) }
     try people.setDisabled(personId: personId, at: disabled ? time.now() : nil)
     try audit(
       appId: appId, actor: actor, disabled ? "person.disabled" : "person.enabled", ["email": member.person.email])
     return try self.member(appId: appId, personId: personId)
+  }
+
+  /// A one-time link with which the member chooses a new password (they forgot theirs); their
+  /// sessions end when it is used. Only an owner of every app the person belongs to may make one
+  /// (403 otherwise), so an owner of one app cannot take over someone's access to another.
+  func resetPassword(appId: Int64, personId: Int64, by actor: String, actorPersonId: Int64?) throws -> (
+    token: String, invitation: InvitationRecord
+  ) {
+    let member = try self.member(appId: appId, personId: personId)
+    try requireOwnerOfAll(personId: personId, actorPersonId: actorPersonId)
+    let now = time.now()
+    let token = ConsoleSessions.token()
+    let invitation = InvitationRecord(
+      tokenHash: Digest.sha256Hex(token), email: member.person.email, appId: appId, role: member.role, createdAt: now,
+      expiresAt: now.addingTimeInterval(policy.invitation), acceptedAt: nil, invitedBy: actor, resetsPassword: true)
+    try people.addInvitation(invitation)
+    try audit(appId: appId, actor: actor, "person.password_reset_link", ["email": member.person.email])
+    return (token, invitation)
+  }
+
+  /// Turns a member's second factor off (a lost phone without recovery codes); same rule as a
+  /// password reset.
+  func resetTwoFactor(appId: Int64, personId: Int64, by actor: String, actorPersonId: Int64?) throws -> Member {
+    let member = try self.member(appId: appId, personId: personId)
+    try requireOwnerOfAll(personId: personId, actorPersonId: actorPersonId)
+    try people.disableTwoFactor(personId: personId)
+    try audit(appId: appId, actor: actor, "person.two_factor_reset", ["email": member.person.email])
+    return try self.member(appId: appId, personId: personId)
+  }
+
+  /// The operator's second-factor reset (command line); false when nobody has that e-mail.
+  public func resetTwoFactor(email rawEmail: String, by actor: String) throws -> Bool {
+    guard let person = try people.person(email: Self.normalized(email: rawEmail)) else { return false }
+    try people.disableTwoFactor(personId: person.id)
+    for membership in try people.memberships(personId: person.id) {
+      try audit(appId: membership.appId, actor: actor, "person.two_factor_reset", ["email": person.email])
+    }
+    return true
+  }
+
+  /// The operator's password-reset link (command line) for the person's role in `appId`; nil
+  /// when they are not a member.
+  public func resetPassword(appId: Int64, email rawEmail: String, by actor: String) throws -> String? {
+    guard let person = try people.person(email: Self.normalized(email: rawEmail)),
+      try people.memberships(personId: person.id).contains(where: { $0.appId == appId })
+    else { return nil }
+    return try resetPassword(appId: appId, personId: person.id, by: actor, actorPersonId: nil).token
+  }
+
+  /// Refuses an owner acting on someone who belongs to apps they do not own (a key or the
+  /// command line acts for the operator and passes).
+  private func requireOwnerOfAll(personId: Int64, actorPersonId: Int64?) throws {
+    guard let actorPersonId else { return }
+    let ownerOf = Set(try people.memberships(personId: actorPersonId).filter { $0.role == .owner }.map(\.appId))
+    let theirs = try people.memberships(personId: personId).map(\.appId)
+    guard theirs.allSatisfy(ownerOf.contains) else {
+      throw DomainError(.forbidden, "This person belongs to apps you do not own: an owner of each must do this.")
+    }
   }
 
   /// Lifts a sign-in lock at once.

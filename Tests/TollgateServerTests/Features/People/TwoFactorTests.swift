@@ -114,3 +114,54 @@ struct TwoFactorTests {
     )
   }
 }
+
+@Suite("Resets by an owner")
+struct ResetTests {
+  @Test("a password-reset link sets a new password once and ends the person's sessions")
+  func passwordReset() async throws {
+    let server = try TestServer(mode: .inProcess)
+    defer { server.stop() }
+    let owner = try await server.person(.owner, email: "olga@example.com")
+    let editor = try await server.person(.editor, email: "ed@example.com")
+    let list = try await server.console("GET", "/v1/admin/people", as: owner)
+    let id = try #require(
+      list.json?.objectValue?["people"]?.arrayValue?.first { $0.objectValue?["email"] == .string("ed@example.com") }?
+        .objectValue?["id"])
+    guard case .int(let editorId) = id else { return }
+    let made = try await server.console("POST", "/v1/admin/people/\(editorId)/reset-password", as: owner)
+    #expect(made.status == 201)
+    let token = try #require(made.json?.objectValue?["token"]?.stringValue)
+    let offer = try await server.send("GET", "/v1/console/invitations/\(token)")
+    #expect(offer.json?.objectValue?["resets_password"] == .bool(true))
+    #expect(try await server.accept(token, password: "password1234").errorCode == "weak_password")
+    let reset = try await server.accept(token, password: "a fresh start at last")
+    #expect(reset.status == 200)
+    #expect(try await server.console("GET", "/v1/admin/app", as: editor).status == 401)
+    #expect(try await server.signIn(editor.email, editor.password).status == 401)
+    server.time.advance(days: 2.0 / 86_400)
+    #expect(try await server.signIn(editor.email, "a fresh start at last").status == 200)
+    #expect(try await server.accept(token, password: "another one entirely").errorCode == "invitation_used")
+    // Their role is kept.
+    #expect(reset.json?.objectValue?["apps"]?.arrayValue?.first?.objectValue?["role"] == .string("editor"))
+  }
+
+  @Test("an owner of one app cannot reset someone who also belongs to another app")
+  func otherApps() async throws {
+    let server = try TestServer(mode: .inProcess)
+    defer { server.stop() }
+    let owner = try await server.person(.owner, email: "olga@example.com")
+    let both = try await server.person(.editor, email: "ed@example.com")
+    let token = try await server.invite("ed@example.com", role: .viewer, app: server.beta.secretKey)
+    #expect(try await server.accept(token, password: both.password).status == 200)
+    let people = try await server.console("GET", "/v1/admin/people", as: owner)
+    guard
+      case .int(let id) = people.json?.objectValue?["people"]?.arrayValue?.first(where: {
+        $0.objectValue?["email"] == .string("ed@example.com")
+      })?.objectValue?["id"]
+    else { return }
+    #expect(try await server.console("POST", "/v1/admin/people/\(id)/reset-password", as: owner).status == 403)
+    #expect(try await server.console("POST", "/v1/admin/people/\(id)/reset-two-factor", as: owner).status == 403)
+    // The operator's key may.
+    #expect(try await server.admin("POST", "/v1/admin/people/\(id)/reset-two-factor").status == 200)
+  }
+}
