@@ -82,7 +82,7 @@ final class TestServer: Sendable {
     store givenStore: OpenedStore? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
     webhookSender: any WebhookSending = URLSessionWebhookSender(), profileCache: Int = 0,
     rateLimits: RateLimits = RateLimits(), mode: Mode = .live, campaignAPI: URL? = nil,
-    spendImportPolicy: SpendImportPolicy = SpendImportPolicy(), appStoreAPI: URL? = nil
+    spendImportPolicy: SpendImportPolicy = SpendImportPolicy(), appStoreAPI: URL? = nil, publicURL: String? = nil
   ) throws {
     self.mode = mode
     self.sandbox = sandbox
@@ -129,6 +129,7 @@ final class TestServer: Sendable {
     configuration.recoveryInterval = nil
     // Argon2id at its least cost: the cost itself is checked in PasswordHasherTests.
     configuration.passwordHasher = .fastForTests
+    configuration.publicURL = publicURL
     server = Server(store: store, configuration: configuration)
     port = try server.start()
   }

@@ -324,3 +324,68 @@ struct PeopleTests {
     #expect(try await server.signIn(ana.email, "a brand new passphrase").status == 200)
   }
 }
+
+@Suite("Session cookies behind HTTPS")
+struct SecureCookieTests {
+  @Test("the cookie is Secure when a trusted proxy says the client used HTTPS, and only then")
+  func behindProxy() async throws {
+    var limits = RateLimits()
+    limits.trustedProxies = ["127.0.0.1"]
+    let server = try TestServer(rateLimits: limits, mode: .inProcess)
+    defer { server.stop() }
+    let token = try await server.invite("ana@example.com", role: .viewer)
+    let body = Data(#"{"password":"tangerine-kayak-orbit"}"#.utf8)
+    let accepted = try await server.send(
+      "POST", "/v1/console/invitations/\(token)/accept",
+      headers: ["Host": "tg.example.com", "Origin": "https://tg.example.com", "X-Forwarded-Proto": "https"], body: body)
+    #expect(accepted.status == 200)
+    #expect(accepted.header("Set-Cookie")?.hasSuffix("; Secure") == true)
+    // From the proxy, but plain HTTP: not Secure (the browser would drop it otherwise).
+    let plain = try await server.send(
+      "POST", "/v1/console/sign-in", headers: ["Host": "tg.example.com", "Origin": "http://tg.example.com"],
+      body: Data(#"{"email":"ana@example.com","password":"tangerine-kayak-orbit"}"#.utf8))
+    #expect(plain.status == 200)
+    #expect(plain.header("Set-Cookie")?.contains("Secure") == false)
+  }
+
+  @Test("an untrusted peer saying X-Forwarded-Proto: https does not make the cookie Secure")
+  func untrusted() async throws {
+    let server = try TestServer(mode: .inProcess)
+    defer { server.stop() }
+    let token = try await server.invite("ana@example.com", role: .viewer)
+    let accepted = try await server.send(
+      "POST", "/v1/console/invitations/\(token)/accept",
+      headers: ["Host": "127.0.0.1", "Origin": "http://127.0.0.1", "X-Forwarded-Proto": "https"],
+      body: Data(#"{"password":"tangerine-kayak-orbit"}"#.utf8))
+    #expect(accepted.status == 200)
+    #expect(accepted.header("Set-Cookie")?.contains("Secure") == false)
+  }
+}
+
+@Suite("The console's public address")
+struct PublicURLTests {
+  @Test("with --public-url https://…: cookies are Secure, links point there, changes come only from that origin")
+  func publicURL() async throws {
+    let server = try TestServer(mode: .inProcess, publicURL: "https://tg.example.com")
+    defer { server.stop() }
+    let invited = try await server.admin(
+      "POST", "/v1/admin/invitations", json: #"{"email":"ed@example.com","role":"editor"}"#)
+    let url = try #require(invited.json?.objectValue?["url"]?.stringValue)
+    #expect(url.hasPrefix("https://tg.example.com/dashboard/#invitation="))
+    let token = String(url.split(separator: "=").last!)
+    let accepted = try await server.send(
+      "POST", "/v1/console/invitations/\(token)/accept",
+      headers: ["Host": "10.0.0.7:8080", "Origin": "https://tg.example.com"],
+      body: Data(#"{"password":"tangerine-kayak-orbit"}"#.utf8))
+    #expect(accepted.status == 200)
+    #expect(accepted.header("Set-Cookie")?.hasSuffix("; Secure") == true)
+    let editor = try ConsoleUser(email: "ed@example.com", password: "tangerine-kayak-orbit", answer: accepted)
+    // The request's own host is not the console's origin here.
+    let fromHost = try await server.console(
+      "PUT", "/v1/admin/config", as: editor, json: "{}", origin: "http://127.0.0.1")
+    #expect(fromHost.errorCode == "csrf_failed")
+    let fromConsole = try await server.console(
+      "PUT", "/v1/admin/config", as: editor, json: "{}", origin: "https://tg.example.com")
+    #expect(fromConsole.status != 403)
+  }
+}
