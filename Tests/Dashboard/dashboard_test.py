@@ -131,6 +131,17 @@ def totp(key, step):
     return "%06d" % ((struct.unpack(">I", digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000)
 
 
+def walk_nav(who):
+    """Opens every page the navigation shows: each loads without an error."""
+    for link in nav_links():
+        driver.find_element(By.LINK_TEXT, link).click()
+        wait.until(lambda d: not d.find_element(By.ID, "view").get_attribute("aria-busy")
+                   and d.find_elements(By.CSS_SELECTOR, "#view h1"))
+        title = driver.find_element(By.CSS_SELECTOR, "#view h1").text
+        errors = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#view .error")]
+        check(title != "Something went wrong" and not errors, f"{who}: {link} loads ({title}) {errors[:1]}")
+
+
 def nav_links():
     return [a.text for a in driver.find_elements(By.CSS_SELECTOR, "nav a") if a.is_displayed()]
 
@@ -735,6 +746,7 @@ try:
     driver.execute_script("location.hash = '#keys'")
     settle("Overview")
     check(True, "the editor sent to #keys lands on the overview")
+    walk_nav("editor")
     open_page("Configuration", "Configuration")
     driver.find_element(By.ID, "apply-config").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#config-result .ok"))
@@ -784,7 +796,21 @@ try:
     open_page("Cohorts", "Cohorts")
     check(not driver.find_elements(By.CSS_SELECTOR, "#view .error"), "the analyst reads the cohorts")
     shoot("analyst")
+    walk_nav("analyst")
     sign_out()
+
+    # Support and viewer (invited through the API): every page their navigation shows loads.
+    for role, password, pages_seen in [
+            ("support", "orange harbor quilt", {"Overview", "App Store", "Profiles", "Webhooks"}),
+            ("viewer", "silent maple river", {"Overview", "Placements", "Experiments", "Subscriptions", "Cohorts", "Apple Ads"})]:
+        status, made = admin("POST", "/v1/admin/invitations", {"email": role + "@demo.test", "role": role})
+        status, _ = call("POST", "/v1/console/invitations/" + made["token"] + "/accept", {"password": password})
+        check(status == 200, f"the {role} joined")
+        sign_in(role + "@demo.test", password)
+        settle("Overview")
+        check(set(nav_links()) == pages_seen, f"the {role}'s navigation: {nav_links()}")
+        walk_nav(role)
+        sign_out()
 
     # Back as the owner: the editor's name renders as text; the account page ends every session.
     sign_in(OWNER_EMAIL, OWNER_PASSWORD)

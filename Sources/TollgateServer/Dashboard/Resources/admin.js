@@ -487,6 +487,11 @@ function orderSearch() {
 // The App Store Server API: the key (write-only), each environment's notification recovery, the
 // setup check (a TEST notification), and the actions an operator takes on them.
 pages["app-store"] = async (view) => {
+  if (!can("integrations:read")) {
+    // Support: the customer lookup only.
+    view.replaceChildren(el("h1", {}, "App Store"), orderSearch());
+    return;
+  }
   const [status, refunds, imports, histories] = await Promise.all([api("/v1/admin/app-store/status"),
     api("/v1/admin/app-store/refund-requests"), api("/v1/admin/imports"), api("/v1/admin/history-import")]);
   const message = el("p", { id: "app-store-message", role: "status" });
@@ -529,13 +534,14 @@ pages["app-store"] = async (view) => {
     el("p", { class: "hint" }, "Notifications Apple could not deliver are recovered from the App Store Server API and applied once, like delivered ones (docs/app-store-server-api.md)."),
     el("section", { class: "card", id: "app-store-setup", "aria-label": "App Store Server API" },
       el("h2", {}, "App Store Server API"), ...lines,
-      el("label", { for: "app-store-key" }, "In-App Purchase key (.p8) — sealed on the server, never shown again"), key,
-      el("div", { class: "controls" },
-        action("app-store-key-save", "Save key", "/v1/admin/app-store/credentials", () => ({ private_key: key.value }), true),
-        action("app-store-recover", "Recover now", "/v1/admin/app-store/recover", null, Boolean(status.credentials)),
-        action("app-store-test", "Send a TEST notification", "/v1/admin/app-store/test-notification", null, Boolean(status.credentials))),
+      ...(can("integrations:write") ? [
+        el("label", { for: "app-store-key" }, "In-App Purchase key (.p8) — sealed on the server, never shown again"), key,
+        el("div", { class: "controls" },
+          action("app-store-key-save", "Save key", "/v1/admin/app-store/credentials", () => ({ private_key: key.value }), true),
+          action("app-store-recover", "Recover now", "/v1/admin/app-store/recover", null, Boolean(status.credentials)),
+          action("app-store-test", "Send a TEST notification", "/v1/admin/app-store/test-notification", null, Boolean(status.credentials)))] : []),
       el("p", { id: "app-store-test-status" }, testLine), message),
-    orderSearch(),
+    ...(can("support") ? [orderSearch()] : []),
     el("h2", { class: "section" }, "Notification recovery"),
     rows.length
       ? table("Notification recovery", [["Environment"], ["Status"], ["Window covered"], ["Recovered", "num"], ["Already known", "num"],

@@ -33,6 +33,7 @@ function currentApp() {
 // console only hides what would be refused).
 function can(permission) {
   const app = currentApp();
+  if (Array.isArray(permission)) return permission.some(can);
   return !!app && app.permissions.includes(permission);
 }
 
@@ -195,7 +196,9 @@ function switchOverHint(periods, day) {
 // Which permission each page needs (the server refuses the rest; the console hides it).
 const pagePermissions = {
   overview: "overview:read", placements: "reports:read", paywalls: "config:write", experiments: "reports:read",
-  subscriptions: "reports:read", cohorts: "reports:read", "apple-ads": "reports:read", "app-store": "integrations:read",
+  subscriptions: "reports:read", cohorts: "reports:read", "apple-ads": "reports:read",
+  // Support finds customers by order id there; the integration's status is for the rest.
+  "app-store": ["integrations:read", "support"],
   configuration: "config:write", profiles: "profiles:read", keys: "keys:write", webhooks: "support",
   people: "people:write", account: "overview:read"
 };

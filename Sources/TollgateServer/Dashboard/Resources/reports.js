@@ -342,15 +342,18 @@ function appleAdsImportCard(status) {
       run.disabled = false;
     }
   });
+  const writes = can("integrations:write");
   return el("section", { class: "card", id: "apple-ads-import", "aria-label": "Spend import" },
     el("h2", {}, "Spend import"), ...lines,
-    el("label", { for: "apple-ads-key" }, "Private key (PEM, P-256) — sealed on the server, never shown again"), key,
-    el("div", { class: "controls" }, save, run), message);
+    writes ? el("label", { for: "apple-ads-key" }, "Private key (PEM, P-256) — sealed on the server, never shown again") : null,
+    writes ? key : null, writes ? el("div", { class: "controls" }, save, run) : null, message);
 }
 
 pages["apple-ads"] = async (view) => {
+  // The spend importer's status is an integration's: roles that only read reports see the report.
   const [report, status] = await Promise.all([
-    api("/v1/admin/stats/apple-ads?by=" + appleAdsState.by + "&environment=" + appleAdsState.environment), api("/v1/admin/apple-ads/status")]);
+    api("/v1/admin/stats/apple-ads?by=" + appleAdsState.by + "&environment=" + appleAdsState.environment),
+    can("integrations:read") ? api("/v1/admin/apple-ads/status") : null]);
   const select = (id, options, value, set) => {
     const node = el("select", { id }, ...options.map(([key, label]) => el("option", { value: key, selected: key === value }, label)));
     node.addEventListener("change", () => { set(node.value); route(); });
@@ -421,7 +424,7 @@ pages["apple-ads"] = async (view) => {
       ? table("Apple Ads " + report.by, columns, rows, { id: "apple-ads-table" })
       : empty("No attributed installs in the last 30 days. They appear once the SDK sends an install's AdServices token and Apple attributes it to a campaign."),
     ...(curve ? [curve] : []),
-    appleAdsImportCard(status));
+    ...(status ? [appleAdsImportCard(status)] : []));
 };
 
 // Subscriptions over time: what `GET /v1/admin/stats/subscriptions` answers, as a chart, a
