@@ -329,6 +329,30 @@ extension RelationalStore {
     }
   }
 
+  public func forgetStale(
+    sessionsCreatedBefore: Date, sessionsEndedBefore: Date, failuresBefore: Date, invitationsBefore: Date, now: Date
+  ) throws -> Int {
+    try with { db in
+      try db.transaction {
+        var deleted = 0
+        try db.query(
+          "DELETE FROM console_sessions WHERE created_at < ? OR (ended_at IS NOT NULL AND ended_at < ?)",
+          [.real(sessionsCreatedBefore.timeIntervalSince1970), .real(sessionsEndedBefore.timeIntervalSince1970)])
+        deleted += db.changes
+        try db.query(
+          """
+          DELETE FROM sign_in_failures WHERE (locked_until IS NULL OR locked_until < ?)
+            AND (last_failure IS NULL OR last_failure < ?)
+          """, [.real(now.timeIntervalSince1970), .real(failuresBefore.timeIntervalSince1970)])
+        deleted += db.changes
+        try db.query(
+          "DELETE FROM invitations WHERE expires_at < ?", [.real(invitationsBefore.timeIntervalSince1970)])
+        deleted += db.changes
+        return deleted
+      }
+    }
+  }
+
   public func signInFailures(key: String) throws -> SignInThrottle.Record {
     try with { db in try Self.signInFailures(db, key: key, lock: "") }
   }

@@ -81,6 +81,15 @@ public protocol PeopleRepository: Sendable {
   /// Sets the app's "require two-factor sign-in of everyone".
   func setRequiresTwoFactor(appId: Int64, _ required: Bool) throws
 
+  /// Deletes what no longer matters: sessions signed in before `sessionsCreatedBefore` (past their
+  /// absolute expiry) or ended before `sessionsEndedBefore`, failure counts not locked and last
+  /// counted before `failuresBefore`, and invitations that expired before `invitationsBefore`.
+  /// Returns how many rows went.
+  @discardableResult
+  func forgetStale(
+    sessionsCreatedBefore: Date, sessionsEndedBefore: Date, failuresBefore: Date, invitationsBefore: Date, now: Date
+  ) throws -> Int
+
   /// Failed sign-ins under a key (`account:EMAIL` or `address:ADDR`).
   func signInFailures(key: String) throws -> SignInThrottle.Record
 

@@ -27,6 +27,7 @@ public final class Server: Sendable {
   private let recoveryInterval: TimeInterval?
   /// How often old flow views are looked for (nil: never, tests drive it).
   private let eventsRetentionInterval: TimeInterval?
+  private let peopleCleanupInterval: TimeInterval?
 
   /// Wires the service to an HTTP server; nothing listens until `start()`.
   public init(store: OpenedStore, configuration: ServerConfiguration) {
@@ -37,6 +38,7 @@ public final class Server: Sendable {
     self.spendImportInterval = configuration.spendImportInterval
     self.recoveryInterval = configuration.recoveryInterval
     self.eventsRetentionInterval = configuration.eventsRetentionInterval
+    self.peopleCleanupInterval = configuration.peopleCleanupInterval
     self.service = service
     self.store = store
 
@@ -117,6 +119,10 @@ public final class Server: Sendable {
       retention.start(interval: interval)
       retention.kick()
     }
+    if let peopleCleanupInterval {
+      service.peopleCleanup.start(interval: peopleCleanupInterval)
+      service.peopleCleanup.kick()
+    }
     return port
   }
 
@@ -134,6 +140,7 @@ public final class Server: Sendable {
     service.refundAnswers.stop()
     service.historyImporter.stop()
     service.eventRetention?.stop()
+    service.peopleCleanup.stop()
     service.finishWaits()
     http.shutdown()
     store.close()

@@ -62,6 +62,8 @@ public struct ServerConfiguration: Sendable {
   public var sessionPolicy = SessionPolicy()
   /// How failed sign-ins are slowed down.
   public var signInThrottle = SignInThrottle()
+  /// How often stale sessions, failure counts and invitations are forgotten (nil: tests drive it).
+  public var peopleCleanupInterval: TimeInterval? = 3_600
   /// The address people reach the console at (`--public-url`, e.g. https://tollgate.example.com):
   /// invitation links point there, the console's writes must come from that origin, and an
   /// `https` address makes session cookies `Secure`. Unset: the request's own host.

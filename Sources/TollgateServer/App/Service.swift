@@ -32,6 +32,8 @@ public final class Service: Sendable {
   public let streamedRoutes: [StreamedBodyRoute]
   /// Deletes raw flow views past the retention (nil: kept forever).
   public let eventRetention: EventRetention?
+  /// Forgets stale console sessions, failure counts and invitations.
+  public let peopleCleanup: PeopleCleanup
   /// Long polls waiting for a profile to change.
   let waits: ProfileWaits
   private let configs: ConfigCache
@@ -228,6 +230,8 @@ public final class Service: Sendable {
     self.recovery = recovery
     self.refundAnswers = refundAnswers
     self.historyImporter = historyImporter
+    self.peopleCleanup = PeopleCleanup(
+      people: database, policy: configuration.sessionPolicy, time: time, logger: logger)
     self.eventRetention = configuration.eventsRetentionDays.map {
       EventRetention(eventLog: database, days: $0, time: time, logger: logger)
     }

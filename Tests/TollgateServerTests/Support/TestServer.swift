@@ -130,6 +130,7 @@ final class TestServer: Sendable {
     // Argon2id at its least cost: the cost itself is checked in PasswordHasherTests.
     configuration.passwordHasher = .fastForTests
     configuration.publicURL = publicURL
+    configuration.peopleCleanupInterval = nil
     server = Server(store: store, configuration: configuration)
     port = try server.start()
   }

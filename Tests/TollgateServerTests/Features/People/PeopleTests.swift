@@ -389,3 +389,41 @@ struct PublicURLTests {
     #expect(fromConsole.status != 403)
   }
 }
+
+@Suite("Forgetting what sign-in leaves behind")
+struct PeopleCleanupTests {
+  @Test("stale sessions, failure counts and old invitations go; open sessions, locks and live invitations stay")
+  func cleanup() async throws {
+    let server = try TestServer(mode: .inProcess)
+    defer { server.stop() }
+    let database = server.server.store.database
+    let ana = try await server.person(.viewer, email: "ana@example.com")
+    let ended = try ConsoleUser(
+      email: ana.email, password: ana.password, answer: try await server.signIn(ana.email, ana.password))
+    _ = try await server.console("POST", "/v1/console/sign-out", as: ended)
+    // Failures: one for an e-mail nobody has, and a locked account.
+    _ = try await server.signIn("nobody@example.com", "whatever it might be")
+    try database.updateSignInFailures(key: "account:ben@example.com") { _ in
+      SignInThrottle.Record(failures: 20, lastFailure: server.time.now(), lockedUntil: server.time.now() + 3 * 86_400)
+    }
+    let open = try await server.invite("late@example.com", role: .viewer)
+    #expect(server.server.service.peopleCleanup.pass() == 0)
+
+    server.time.advance(days: 2)
+    _ = try await server.console("GET", "/v1/admin/app", as: ana)  // in use: stays open
+    // The ended session, the unknown e-mail's and the address's counts go; the lock stays.
+    #expect(server.server.service.peopleCleanup.pass() == 3)
+    #expect(try database.session(idHash: Digest.sha256Hex(ended.cookie)) == nil)
+    #expect(try database.session(idHash: Digest.sha256Hex(ana.cookie)) != nil)
+    #expect(try database.signInFailures(key: "account:nobody@example.com").failures == 0)
+    #expect(try database.signInFailures(key: "account:ben@example.com").lockedUntil != nil)
+    #expect(try await server.send("GET", "/v1/console/invitations/\(open)").status == 200)
+
+    // Past the absolute expiry, past the lock, 30 days past the invitation's end.
+    server.time.advance(days: 40)
+    #expect(server.server.service.peopleCleanup.pass() == 4)
+    #expect(try database.session(idHash: Digest.sha256Hex(ana.cookie)) == nil)
+    #expect(try database.signInFailures(key: "account:ben@example.com").failures == 0)
+    #expect(try database.invitation(tokenHash: Digest.sha256Hex(open)) == nil)
+  }
+}
