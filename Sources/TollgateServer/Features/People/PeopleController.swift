@@ -53,12 +53,7 @@ struct PeopleController: Sendable {
       let body = try request.decodeJSON(InviteBody.self)
       let (token, invitation) = try people.invite(
         appId: caller.appId, email: body.email, role: body.role, by: caller.actor)
-      return .json(
-        InvitationCreatedPayload(
-          email: invitation.email, role: invitation.role.rawValue, token: token,
-          url: publicURL.map { PeopleService.link(base: $0, token: token) },
-          expiresAt: Timestamp.string(invitation.expiresAt)),
-        status: 201)
+      return created(invitation, token: token)
     }
     router.add("PUT", "/v1/admin/people/{personId}", needs: .peopleWrite, auth) { request, caller in
       let body = try request.decodeJSON(RoleBody.self)
@@ -83,12 +78,7 @@ struct PeopleController: Sendable {
     router.add("POST", "/v1/admin/people/{personId}/reset-password", needs: .peopleWrite, auth) { request, caller in
       let (token, invitation) = try people.resetPassword(
         appId: caller.appId, personId: try Self.personId(request), by: caller.actor, actorPersonId: caller.personId)
-      return .json(
-        InvitationCreatedPayload(
-          email: invitation.email, role: invitation.role.rawValue, token: token,
-          url: publicURL.map { PeopleService.link(base: $0, token: token) },
-          expiresAt: Timestamp.string(invitation.expiresAt)),
-        status: 201)
+      return created(invitation, token: token)
     }
     router.add("POST", "/v1/admin/people/{personId}/reset-two-factor", needs: .peopleWrite, auth) { request, caller in
       .json(
@@ -101,6 +91,16 @@ struct PeopleController: Sendable {
       .json(
         MemberPayload(try people.unlock(appId: caller.appId, personId: try Self.personId(request), by: caller.actor)))
     }
+  }
+
+  /// A new invitation or reset link: its token (and link) shown this once.
+  private func created(_ invitation: InvitationRecord, token: String) -> Response {
+    .json(
+      InvitationCreatedPayload(
+        email: invitation.email, role: invitation.role.rawValue, token: token,
+        url: publicURL.map { PeopleService.link(base: $0, token: token) },
+        expiresAt: Timestamp.string(invitation.expiresAt)),
+      status: 201)
   }
 
   private static func personId(_ request: Request) throws -> Int64 {
