@@ -129,12 +129,16 @@ public struct SessionRecord: Sendable, Hashable {
   public var address: String
   /// When it was signed out or ended by an owner.
   public var endedAt: Date?
+  /// How the person signed in: `password` (with a second factor when they have one) or `sso`
+  /// (the identity provider's own checks apply).
+  public var method: String = "password"
 
   /// Every stored field.
   public init(
     idHash: String, personId: Int64, csrfToken: String, createdAt: Date, lastSeenAt: Date, address: String,
-    endedAt: Date?
+    endedAt: Date?, method: String = "password"
   ) {
+    self.method = method
     self.idHash = idHash
     self.personId = personId
     self.csrfToken = csrfToken
@@ -142,5 +146,84 @@ public struct SessionRecord: Sendable, Hashable {
     self.lastSeenAt = lastSeenAt
     self.address = address
     self.endedAt = endedAt
+  }
+}
+
+/// Single sign-on as stored: the settings and the client secret sealed with the secrets key.
+public struct SingleSignOnRecord: Sendable, Hashable {
+  /// What the operator set.
+  public var settings: SingleSignOnSettings
+  /// The client secret, sealed.
+  public var sealedSecret: String
+  /// When it was last set.
+  public var updatedAt: Date
+  /// Who set it (`cli`).
+  public var updatedBy: String
+
+  /// Every stored field.
+  public init(settings: SingleSignOnSettings, sealedSecret: String, updatedAt: Date, updatedBy: String) {
+    self.settings = settings
+    self.sealedSecret = sealedSecret
+    self.updatedAt = updatedAt
+    self.updatedBy = updatedBy
+  }
+}
+
+/// A sign-in sent to the provider and not back yet.
+public struct SignOnRequestRecord: Sendable, Hashable {
+  /// SHA-256 of the `state` value (the browser holds the value in a cookie and the provider
+  /// sends it back).
+  public var stateHash: String
+  /// The nonce the ID token must carry.
+  public var nonce: String
+  /// The PKCE verifier the code is redeemed with.
+  public var codeVerifier: String
+  /// The redirect URI the provider was given (the token request repeats it).
+  public var redirectURI: String
+  /// When it began (it lasts ten minutes).
+  public var createdAt: Date
+
+  /// Every stored field.
+  public init(stateHash: String, nonce: String, codeVerifier: String, redirectURI: String, createdAt: Date) {
+    self.stateHash = stateHash
+    self.nonce = nonce
+    self.codeVerifier = codeVerifier
+    self.redirectURI = redirectURI
+    self.createdAt = createdAt
+  }
+}
+
+/// What a single sign-on decided to write.
+public struct SignOnWrite: Sendable, Hashable {
+  /// The existing person; nil: create one with `email` and `name`.
+  public var personId: Int64?
+  /// Lower-case e-mail.
+  public var email: String
+  /// Their name at the provider.
+  public var name: String?
+  /// The provider.
+  public var issuer: String
+  /// Their id there.
+  public var subject: String
+  /// Invitations to accept, by token hash.
+  public var invitations: [String]
+  /// A role to give when they have none in that app.
+  public var membership: SingleSignOnSettings.DefaultMembership?
+  /// Now.
+  public var at: Date
+
+  /// Every field.
+  public init(
+    personId: Int64?, email: String, name: String?, issuer: String, subject: String, invitations: [String],
+    membership: SingleSignOnSettings.DefaultMembership?, at: Date
+  ) {
+    self.personId = personId
+    self.email = email
+    self.name = name
+    self.issuer = issuer
+    self.subject = subject
+    self.invitations = invitations
+    self.membership = membership
+    self.at = at
   }
 }

@@ -179,17 +179,17 @@ extension RelationalStore {
   }
 
   static var sessionColumns: String {
-    "id_hash, person_id, csrf_token, created_at, last_seen_at, address, ended_at"
+    "id_hash, person_id, csrf_token, created_at, last_seen_at, address, ended_at, method"
   }
 
   public func addSession(_ session: SessionRecord) throws {
     try with { db in
       try db.query(
-        "INSERT INTO console_sessions (\(Self.sessionColumns)) VALUES (?, ?, ?, ?, ?, ?, NULL)",
+        "INSERT INTO console_sessions (\(Self.sessionColumns)) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
         [
           .text(session.idHash), .integer(session.personId), .text(session.csrfToken),
           .real(session.createdAt.timeIntervalSince1970), .real(session.lastSeenAt.timeIntervalSince1970),
-          .text(session.address),
+          .text(session.address), .text(session.method),
         ])
     }
   }
@@ -202,7 +202,7 @@ extension RelationalStore {
             idHash: try row.decode("id_hash"), personId: try row.decode("person_id"),
             csrfToken: try row.decode("csrf_token"), createdAt: try row.decode("created_at"),
             lastSeenAt: try row.decode("last_seen_at"), address: try row.decode("address"),
-            endedAt: try row.decode("ended_at"))
+            endedAt: try row.decode("ended_at"), method: try row.decode("method"))
         }
     }
   }

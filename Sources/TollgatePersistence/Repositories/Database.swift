@@ -12,6 +12,7 @@ public protocol Database:
   AppRepository, ConfigRepository, ProfileRepository, AssignmentRepository, AttributionJobRepository,
   EventRepository, PurchaseRepository, AnalyticsRepository, WebhookOutboxRepository, AppleAdsSpendRepository,
   AssetRepository, SavedListRepository, AppStoreServerRepository, ProfileImportRepository, PeopleRepository,
+  SingleSignOnRepository,
   AnyObject
 {
   /// Told, after each commit, which profiles a write changed (the profile cache forgets them).

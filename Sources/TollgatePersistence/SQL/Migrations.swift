@@ -45,6 +45,7 @@ enum Migrations {
     Migration(version: 21, name: "0021_people_and_sessions", sql: sqliteTypes(people)),
     Migration(version: 22, name: "0022_key_scopes_and_audit_origin", sql: sqliteTypes(keyScopes)),
     Migration(version: 23, name: "0023_two_factor", sql: sqliteTypes(twoFactor)),
+    Migration(version: 24, name: "0024_single_sign_on", sql: sqliteTypes(singleSignOn)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -74,6 +75,7 @@ enum Migrations {
     Migration(version: 21, name: "0021_people_and_sessions", sql: postgresTypes(people)),
     Migration(version: 22, name: "0022_key_scopes_and_audit_origin", sql: postgresTypes(keyScopes)),
     Migration(version: 23, name: "0023_two_factor", sql: postgresTypes(twoFactor)),
+    Migration(version: 24, name: "0024_single_sign_on", sql: postgresTypes(singleSignOn)),
   ]
 
   static let sqliteInitial = """
@@ -885,6 +887,40 @@ enum Migrations {
     );
     ALTER TABLE apps ADD COLUMN require_two_factor {INT} NOT NULL DEFAULT 0;
     ALTER TABLE invitations ADD COLUMN purpose TEXT NOT NULL DEFAULT 'join';
+    """
+
+  /// Single sign-on through one OpenID Connect provider (its client secret sealed with the
+  /// secrets key), sign-ins in flight (state hashed; ten minutes), people's identities at the
+  /// provider, and how each console session signed in.
+  static let singleSignOn = """
+    CREATE TABLE sso_settings (
+      id {INT} PRIMARY KEY CHECK (id = 1),
+      issuer TEXT NOT NULL,
+      client_id TEXT NOT NULL,
+      client_secret TEXT NOT NULL,
+      label TEXT NOT NULL,
+      allowed_domains TEXT NOT NULL,
+      default_app_id {INT} REFERENCES apps(id),
+      default_role TEXT,
+      updated_at {REAL} NOT NULL,
+      updated_by TEXT NOT NULL
+    );
+    CREATE TABLE sso_requests (
+      state_hash TEXT PRIMARY KEY,
+      nonce TEXT NOT NULL,
+      code_verifier TEXT NOT NULL,
+      redirect_uri TEXT NOT NULL,
+      created_at {REAL} NOT NULL
+    );
+    CREATE TABLE person_identities (
+      issuer TEXT NOT NULL,
+      subject TEXT NOT NULL,
+      person_id {INT} NOT NULL REFERENCES people(id),
+      created_at {REAL} NOT NULL,
+      PRIMARY KEY (issuer, subject)
+    );
+    CREATE INDEX person_identities_by_person ON person_identities(person_id);
+    ALTER TABLE console_sessions ADD COLUMN method TEXT NOT NULL DEFAULT 'password';
     """
 
   static let supportTools = """

@@ -68,6 +68,8 @@ public struct ServerConfiguration: Sendable {
   /// invitation links point there, the console's writes must come from that origin, and an
   /// `https` address makes session cookies `Secure`. Unset: the request's own host.
   public var publicURL: String?
+  /// The OpenID Connect provider single sign-on talks to (discovery, keys, token endpoint).
+  public var openIDProvider: any OpenIDProviderClient = URLSessionOpenIDClient()
 
   /// The defaults: Apple's APIs, the system clock, the documented limits.
   public init() {}

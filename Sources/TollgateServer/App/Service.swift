@@ -213,6 +213,12 @@ public final class Service: Sendable {
       trustedProxies: limits.trustedProxies, alwaysSecure: consoleOrigin?.hasPrefix("https://") == true
     ).register(on: &router)
     PeopleController(auth: auth, people: peopleService, publicURL: configuration.publicURL).register(on: &router)
+    SingleSignOnController(
+      service: SingleSignOnService(
+        store: database, apps: database, provider: configuration.openIDProvider, secrets: configuration.secrets,
+        sessions: sessions, time: time, logger: logger),
+      logger: logger, trustedProxies: limits.trustedProxies, publicURL: configuration.publicURL
+    ).register(on: &router)
 
     var middleware: [any Middleware] = [MetricsMiddleware(metrics: metrics, logger: logger)]
     if configuration.dashboard { middleware.append(Dashboard()) }

@@ -66,7 +66,9 @@ struct Authenticator: Sendable {
     } else {
       throw DomainError(.missingParameter, "Name the app in the X-Tollgate-App header.")
     }
-    if membership.requiresTwoFactor, current.person.twoFactorSince == nil {
+    // A single sign-on session passed the provider's own checks (its second factor included):
+    // the policy applies to password sign-ins.
+    if membership.requiresTwoFactor, current.person.twoFactorSince == nil, current.session.method != "sso" {
       throw DomainError(
         .twoFactorRequired,
         "The owners of \(membership.appName) require two-factor sign-in: set it up on your account page first.")

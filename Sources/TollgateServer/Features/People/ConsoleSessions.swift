@@ -107,13 +107,13 @@ final class ConsoleSessions: Sendable {
   }
 
   /// A new session for `person` (always a new id: a session id is never carried over from
-  /// before the sign-in).
-  func open(person: PersonRecord, address: String) throws -> Opened {
+  /// before the sign-in); `method` says how they signed in (`password` or `sso`).
+  func open(person: PersonRecord, address: String, method: String = "password") throws -> Opened {
     let now = time.now()
     let id = Self.token()
     let session = SessionRecord(
       idHash: Digest.sha256Hex(id), personId: person.id, csrfToken: Self.token(), createdAt: now, lastSeenAt: now,
-      address: address, endedAt: nil)
+      address: address, endedAt: nil, method: method)
     try people.addSession(session)
     return Opened(id: id, session: session, person: person)
   }
