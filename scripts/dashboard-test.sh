@@ -20,9 +20,11 @@ fi
 work=$(mktemp -d /tmp/tollgate-dashboard.XXXXXX)
 server=""
 apple=""
+idp=""
 cleanup() {
   [ -n "$server" ] && kill "$server" 2>/dev/null
   [ -n "$apple" ] && kill "$apple" 2>/dev/null
+  [ -n "$idp" ] && kill "$idp" 2>/dev/null
   wait 2>/dev/null || true
   rm -rf "$work"
 }
@@ -47,6 +49,15 @@ sample_link=$(invite sample)
 apple_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$BIN-dev" app-store-api-sandbox --state "$work/app-store-api.json" --port "$apple_port" > "$work/apple.log" &
 apple=$!
+# Single sign-on through the stand-in OpenID Connect provider.
+idp_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo "console-client-secret" > "$work/sso-secret"
+"$BIN-dev" openid-sandbox --client-id tollgate-console --client-secret-file "$work/sso-secret" --port "$idp_port" \
+  > "$work/idp.log" &
+idp=$!
+for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$idp_port") 2>/dev/null && break; sleep 0.1; done
+"$BIN" sso set --issuer "http://127.0.0.1:$idp_port" --client-id tollgate-console --client-secret-file "$work/sso-secret" \
+  --label "Demo IdP" --database "$database" --public-url "http://127.0.0.1:$port" > /dev/null
 "$BIN" serve --port "$port" --database "$database" --log-level error --apple-ads-url "http://127.0.0.1:9/" \
   --app-store-api-url "http://127.0.0.1:$apple_port/production/" \
   --app-store-sandbox-api-url "http://127.0.0.1:$apple_port/sandbox/" \

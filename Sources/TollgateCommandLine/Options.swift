@@ -9,7 +9,9 @@ public struct Options {
   private var positionals: [String] = []
   private var flags: Set<String> = []
   /// Options that take no value.
-  public static let valueless: Set<String> = ["--no-dashboard", "--accept-expired", "--lifetime", "--follow"]
+  public static let valueless: Set<String> = [
+    "--no-dashboard", "--accept-expired", "--lifetime", "--follow", "--skip-check",
+  ]
 
   /// Parses the arguments after the program's name.
   public init(_ arguments: [String]) throws {
@@ -19,7 +21,8 @@ public struct Options {
       command = [first]
       index = 1
       let grouped =
-        ["keys", "report", "rollups", "config", "apple-ads", "app-store", "spend", "lists", "access", "users"].contains(
+        ["keys", "report", "rollups", "config", "apple-ads", "app-store", "spend", "lists", "access", "users", "sso"]
+        .contains(
           first)
         // `import FILE` applies a configuration; `import profiles|history` are their own.
         || (first == "import" && ["profiles", "history"].contains(arguments.dropFirst().first ?? ""))

@@ -136,7 +136,7 @@ public final class OpenIDProviderSandbox: Sendable {
     ].map { #"<input type="hidden" name="\#($0.0)" value="\#(Self.escape($0.1))">"# }.joined()
     let page = """
       <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-      <title>Stand-in identity provider</title>
+      <title>Stand-in identity provider</title><link rel="icon" href="data:,">
       <style>body{font:16px system-ui;max-width:24rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;
       padding:.5rem;width:100%;box-sizing:border-box;margin:.25rem 0}</style></head><body>
       <h1>Stand-in identity provider</h1><p>For tests only: sign in as anyone.</p>

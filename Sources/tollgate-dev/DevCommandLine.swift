@@ -41,6 +41,12 @@ enum DevCommandLine {
                                   `demo --keep` saved beside its database (app-store-api.json):
                                   the In-App Purchase key it accepts, Apple's notification
                                   history, orders and customers' histories
+      openid-sandbox --client-id ID --client-secret-file FILE [--algorithm RS256|ES256]
+            [--host 127.0.0.1] [--port 8084]
+                                  a local stand-in OpenID Connect provider (discovery, keys,
+                                  a sign-in page where you type any e-mail, a token endpoint
+                                  that checks the secret and PKCE): for `tollgate sso set`
+                                  in tests and demos only
     """
 
   /// Runs a command; returns the process exit status.
@@ -56,6 +62,7 @@ enum DevCommandLine {
       case ["apple-ads-sandbox"]: try await appleAdsSandbox(&options)
       case ["apple-ads-api-sandbox"]: try await campaignSandbox(&options)
       case ["app-store-api-sandbox"]: try await appStoreSandbox(&options)
+      case ["openid-sandbox"]: try await openIDSandbox(&options)
       case ["storekit-sign"]: try storeKitSign(&options)
       default: return false
       }
@@ -73,6 +80,27 @@ enum DevCommandLine {
     say("start the server with: tollgate serve --apple-ads-url \(url)")
     _ = await Signals.next([SIGINT, SIGTERM])
     sandbox.stop()
+  }
+
+  static func openIDSandbox(_ options: inout Options) async throws {
+    let clientId = try options.required("--client-id")
+    let secretFile = try options.required("--client-secret-file")
+    guard let algorithm = OpenIDProviderSandbox.Algorithm(rawValue: options.value("--algorithm", env: nil) ?? "RS256")
+    else { throw Failure("--algorithm is RS256 or ES256") }
+    let host = options.value("--host", env: nil) ?? "127.0.0.1"
+    guard let port = UInt16(options.value("--port", env: nil) ?? "8084") else { throw Failure("--port takes a number") }
+    try options.finish()
+    guard let secret = try? String(contentsOfFile: secretFile, encoding: .utf8) else {
+      throw Failure("cannot read \(secretFile)")
+    }
+    let provider = try OpenIDProviderSandbox(
+      clientId: clientId, clientSecret: secret.trimmingCharacters(in: .whitespacesAndNewlines), algorithm: algorithm)
+    let issuer = try provider.start(host: host, port: port)
+    say("OpenID Connect stand-in (for tests and demos only) at \(issuer)")
+    say(
+      "set it up with: tollgate sso set --issuer \(issuer) --client-id \(clientId) --client-secret-file \(secretFile)")
+    _ = await Signals.next([SIGINT, SIGTERM])
+    provider.stop()
   }
 
   static func appStoreSandbox(_ options: inout Options) async throws {

@@ -82,6 +82,13 @@ enum CommandLineTool {
                                   a one-time link to choose a new password (their sessions end)
       users reset-two-factor EMAIL
                                   turn off someone's second factor (a lost phone)
+      sso set --issuer URL --client-id ID --client-secret-file FILE [--label TEXT]
+            [--allowed-domains example.com[,…]] [--default-role ROLE --app NAME] [--skip-check]
+                                  single sign-on with an OpenID Connect provider (Google Workspace,
+                                  Okta, Keycloak …): checks its discovery document, seals the
+                                  secret, prints the redirect URI to register (--public-url)
+      sso show                    the provider, allowed domains, default role, redirect URI
+      sso remove                  turn single sign-on off (people keep their accounts)
       config history --app NAME [--limit N]
                                   applied revisions: when, by which key, what changed (* current)
       config show REVISION --app NAME
@@ -203,6 +210,9 @@ enum CommandLineTool {
       case ["users", "unlock"]: try UserCommands.unlock(&options)
       case ["users", "reset-password"]: try UserCommands.resetPassword(&options)
       case ["users", "reset-two-factor"]: try UserCommands.resetTwoFactor(&options)
+      case ["sso", "set"]: try await SingleSignOnCommands.set(&options)
+      case ["sso", "show"]: try SingleSignOnCommands.show(&options)
+      case ["sso", "remove"]: try SingleSignOnCommands.remove(&options)
       case ["config", "history"]: try Operations.configHistory(&options)
       case ["config", "show"]: try Operations.configShow(&options)
       case ["config", "rollback"]: try Operations.configRollback(&options)

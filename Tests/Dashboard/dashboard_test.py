@@ -208,6 +208,7 @@ try:
     driver.get(base + "/dashboard")
     wait.until(EC.visibility_of_element_located((By.ID, "email")))
     check(not driver.find_element(By.ID, "nav").is_displayed(), "no navigation before signing in")
+    wait.until(EC.visibility_of_element_located((By.ID, "sso-start")))
     shoot("sign-in")
     sign_in(OWNER_EMAIL, "not the password at all")
     error = wait.until(EC.visibility_of_element_located((By.ID, "sign-in-error")))
@@ -811,6 +812,36 @@ try:
         check(set(nav_links()) == pages_seen, f"the {role}'s navigation: {nav_links()}")
         walk_nav(role)
         sign_out()
+
+    # Single sign-on through the stand-in provider: an invited analyst signs in with it; a cancel
+    # at the provider and someone nobody invited are told why on the sign-in page.
+    status, _ = admin("POST", "/v1/admin/invitations", {"email": "sso-analyst@demo.test", "role": "analyst"})
+    check(status == 201, "the owner invites sso-analyst@demo.test")
+    sso_button = wait.until(EC.visibility_of_element_located((By.ID, "sso-start")))
+    check(sso_button.text == "Sign in with Demo IdP", "the sign-in page offers single sign-on: " + sso_button.text)
+
+    def through_provider(email, decision="approve"):
+        driver.find_element(By.ID, "sso-start").click()
+        field = wait.until(EC.visibility_of_element_located((By.ID, "email")))
+        check("Stand-in identity provider" in driver.title, "the button leads to the provider: " + driver.title)
+        if decision == "approve":
+            field.send_keys(email)
+        driver.find_element(By.ID, decision).click()
+
+    through_provider(None, "deny")
+    error = wait.until(EC.visibility_of_element_located((By.ID, "sign-in-error")))
+    check("cancelled" in error.text, "a cancel at the provider is explained: " + error.text)
+    check("sso_error" not in driver.current_url, "the error code leaves the address bar: " + driver.current_url)
+    through_provider("stranger@demo.test")
+    error = wait.until(EC.visibility_of_element_located((By.ID, "sign-in-error")))
+    check("invite" in error.text, "someone nobody invited is told to ask for an invitation: " + error.text)
+    shoot("sign-in-sso-refused")
+    through_provider("sso-analyst@demo.test")
+    settle("Overview")
+    check(driver.find_element(By.ID, "person").text == "sso-analyst@demo.test", "single sign-on opened the analyst's session")
+    check(set(nav_links()) == {"Overview", "Placements", "Experiments", "Subscriptions", "Cohorts", "Apple Ads", "App Store"},
+          f"the single sign-on analyst sees reports only: {nav_links()}")
+    sign_out()
 
     # Back as the owner: the editor's name renders as text; the account page ends every session.
     sign_in(OWNER_EMAIL, OWNER_PASSWORD)

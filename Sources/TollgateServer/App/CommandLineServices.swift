@@ -78,3 +78,17 @@ extension PeopleService {
       policy: SessionPolicy(), time: time)
   }
 }
+
+extension SingleSignOnService {
+  /// Single sign-on's settings in `database`; `secrets` seals the client secret.
+  public convenience init(database: any Database, secrets: SecretBox?, time: any TimeSource = SystemTimeSource()) {
+    self.init(
+      store: database, apps: database, provider: URLSessionOpenIDClient(), secrets: secrets, sessions: nil, time: time,
+      logger: Logger())
+  }
+
+  /// The redirect URI to register at the provider for a console at `base`.
+  public static func redirectURI(base: String) -> String {
+    (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/v1/console/sso/callback"
+  }
+}

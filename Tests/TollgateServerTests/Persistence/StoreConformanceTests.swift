@@ -271,6 +271,56 @@ struct StoreConformanceTests {
     #expect(try store.updateProfile(appId: app.id, id: "missing", at: later) { _ in true } == nil)
   }
 
+  @Test(
+    "single sign-on: settings replaced whole, a sign-in taken once, an identity tied once, invitations accepted once",
+    arguments: StoreFactory.available)
+  func singleSignOn(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    #expect(try store.singleSignOn() == nil)
+    let settings = SingleSignOnSettings(
+      issuer: "https://idp.example", clientId: "c", label: "Acme", allowedDomains: ["example.com", "example.org"],
+      defaultMembership: .init(appId: app.id, role: .viewer))
+    let record = SingleSignOnRecord(settings: settings, sealedSecret: "sealed", updatedAt: now, updatedBy: "cli")
+    try store.setSingleSignOn(record)
+    try store.setSingleSignOn(record)
+    #expect(try store.singleSignOn() == record)
+
+    let request = SignOnRequestRecord(
+      stateHash: "h", nonce: "n", codeVerifier: "v", redirectURI: "https://t/cb", createdAt: now)
+    try store.addSignOnRequest(request)
+    #expect(try store.takeSignOnRequest(stateHash: "h") == request)
+    #expect(try store.takeSignOnRequest(stateHash: "h") == nil)
+    try store.addSignOnRequest(request)
+    #expect(try store.forgetSignOnRequests(before: now.addingTimeInterval(1)) == 1)
+
+    try store.addInvitation(
+      InvitationRecord(
+        tokenHash: "t1", email: "a@example.com", appId: app.id, role: .editor, createdAt: now,
+        expiresAt: now.addingTimeInterval(86_400), acceptedAt: nil, invitedBy: "cli"))
+    #expect(try store.openInvitations(email: "a@example.com", now: now).map(\.tokenHash) == ["t1"])
+    #expect(try store.openInvitations(email: "a@example.com", now: now.addingTimeInterval(86_401)).isEmpty)
+    let write = SignOnWrite(
+      personId: nil, email: "a@example.com", name: "A", issuer: "https://idp.example", subject: "s1",
+      invitations: ["t1"], membership: nil, at: now)
+    let person = try store.recordSignOn(write)
+    #expect(person.passwordHash == nil && person.email == "a@example.com")
+    // Again (a second tab): the same person, nothing doubled.
+    #expect(try store.recordSignOn(write).id == person.id)
+    #expect(try store.person(issuer: "https://idp.example", subject: "s1")?.id == person.id)
+    #expect(try store.memberships(personId: person.id).map(\.role) == [.editor])
+    #expect(try store.openInvitations(email: "a@example.com", now: now).isEmpty)
+    // A default membership never overrides a role the person has.
+    var again = write
+    again.personId = person.id
+    again.membership = .init(appId: app.id, role: .viewer)
+    _ = try store.recordSignOn(again)
+    #expect(try store.memberships(personId: person.id).map(\.role) == [.editor])
+    try store.setSingleSignOn(nil)
+    #expect(try store.singleSignOn() == nil)
+  }
+
   @Test("the first assignment of a slot wins", arguments: StoreFactory.available)
   func assignments(factory: StoreFactory) throws {
     let store = try factory.make()

@@ -269,6 +269,31 @@ async function signIn(email, password, code) {
   }
 }
 
+// Why a single sign-on came back without a session (`#sso_error=CODE`); the detail is in the
+// server's log, never in the address bar.
+const singleSignOnErrors = {
+  not_configured: "Single sign-on is not set up on this server.",
+  cancelled: "Single sign-on was cancelled at your identity provider.",
+  expired: "That sign-in took too long, was finished already, or began in another browser: try again.",
+  provider_unavailable: "Your identity provider could not be reached or sent an answer Tollgate cannot use. Try again; if it persists, your administrator finds the reason in the server's log.",
+  token_invalid: "Your identity provider's answer could not be verified, so you were not signed in. Your administrator finds the reason in the server's log.",
+  email_unverified: "Your identity provider does not confirm your e-mail address.",
+  domain_not_allowed: "Your e-mail address's domain may not sign in here.",
+  not_invited: "You have no account here yet: ask an owner of the app to invite your e-mail address.",
+  disabled: "Your account is disabled: ask an owner of the app."
+};
+
+// Offers "Sign in with …" when the server has single sign-on.
+async function offerSingleSignOn() {
+  try {
+    const sso = await api("/v1/console/sso");
+    $("sso").hidden = !sso.enabled;
+    if (sso.enabled) $("sso-start").textContent = "Sign in with " + sso.label;
+  } catch (error) {
+    $("sso").hidden = true;
+  }
+}
+
 async function signOut(everywhere) {
   try {
     await api(everywhere ? "/v1/console/sign-out-everywhere" : "/v1/console/sign-out", "POST");
@@ -397,8 +422,16 @@ document.addEventListener("DOMContentLoaded", async () => {
     sessionStorage.setItem(appKey, $("app-picker").value);
     startConsole(session);
   });
+  $("sso-start").addEventListener("click", () => location.assign("/v1/console/sso/start"));
+  offerSingleSignOn();
   window.addEventListener("hashchange", route);
   if ((location.hash || "").startsWith("#invitation=")) return route();
+  const hash = location.hash || "";
+  if (hash.startsWith("#sso_error=")) {
+    history.replaceState(null, "", location.pathname);
+    const code = decodeURIComponent(hash.slice("#sso_error=".length));
+    return showSignIn(singleSignOnErrors[code] || "Single sign-on failed (" + code + ").");
+  }
   try {
     startConsole(await api("/v1/console/session"));
   } catch (error) {

@@ -147,14 +147,14 @@ public final class SingleSignOnService: Sendable {
     cache.withLock { $0 = nil }
   }
 
-  /// "Google", "Okta", … from the issuer's host, else "single sign-on".
+  /// "Google", "Okta", … from the issuer's host, else "SSO".
   static func defaultLabel(_ issuer: String) -> String {
     let host = URL(string: issuer)?.host?.lowercased() ?? ""
     for (part, name) in [("google", "Google"), ("okta", "Okta"), ("microsoftonline", "Microsoft")]
     where host.contains(part) {
       return name
     }
-    return "single sign-on"
+    return "SSO"
   }
 
   /// Where the browser goes next, and the `state` its cookie must hold when it comes back.
