@@ -841,6 +841,11 @@ try:
     check(driver.find_element(By.ID, "person").text == "sso-analyst@demo.test", "single sign-on opened the analyst's session")
     check(set(nav_links()) == {"Overview", "Placements", "Experiments", "Subscriptions", "Cohorts", "Apple Ads", "App Store"},
           f"the single sign-on analyst sees reports only: {nav_links()}")
+    driver.find_element(By.ID, "person").click()
+    settle("Your account")
+    check(driver.find_elements(By.ID, "single-sign-on-account") and not driver.find_elements(By.ID, "password-form"),
+          "someone without a password is not offered a password change")
+    shoot("account-sso")
     sign_out()
 
     # Back as the owner: the editor's name renders as text; the account page ends every session.

@@ -239,8 +239,10 @@ pages.account = async (view) => {
       el("p", { class: "hint" }, "This session ends after 12 hours without use, and on " + when(fresh.expires_at) + " at the latest.")),
     table("Your apps", [["App"], ["Role"], ["What it allows"]],
       fresh.apps.map((app) => [app.name, app.role, roleHints[app.role] || app.permissions.join(", ")]), { id: "account-apps" }),
-    twoFactorCard(fresh.person),
-    el("div", { class: "card narrow-left" }, el("h2", {}, "Change your password"), form),
+    ...(fresh.person.has_password
+      ? [twoFactorCard(fresh.person), el("div", { class: "card narrow-left" }, el("h2", {}, "Change your password"), form)]
+      : [el("div", { class: "card narrow-left", id: "single-sign-on-account" }, el("h2", {}, "Single sign-on"),
+          el("p", {}, "You sign in with your company's identity provider: your password and second factor are kept there."))]),
     el("div", { class: "card narrow-left" }, el("h2", {}, "Sessions"),
       el("p", {}, "Signed in somewhere you no longer use? End every session, this one too."), everywhere));
 };

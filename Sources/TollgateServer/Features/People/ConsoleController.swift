@@ -146,7 +146,8 @@ struct ConsoleController: Sendable {
       ConsoleSessionPayload(
         person: PersonPayload(
           id: fresh.id, email: fresh.email, name: fresh.name, twoFactor: fresh.twoFactorSince != nil,
-          recoveryCodesLeft: fresh.twoFactorSince != nil ? try twoFactor.unusedRecoveryCodes(fresh) : nil),
+          recoveryCodesLeft: fresh.twoFactorSince != nil ? try twoFactor.unusedRecoveryCodes(fresh) : nil,
+          hasPassword: fresh.passwordHash != nil, signedInWith: session.method),
         apps: apps,
         csrfToken: session.csrfToken,
         expiresAt: Timestamp.string(session.createdAt.addingTimeInterval(sessions.policy.absolute))))
@@ -193,11 +194,17 @@ struct PersonPayload: Codable, Sendable {
   var twoFactor: Bool
   /// Recovery codes not used yet (with a second factor).
   var recoveryCodesLeft: Int?
+  /// False for someone who only signs in through single sign-on.
+  var hasPassword: Bool
+  /// How this session signed in: `password` or `sso`.
+  var signedInWith: String
 
   enum CodingKeys: String, CodingKey {
     case id, email, name
     case twoFactor = "two_factor"
     case recoveryCodesLeft = "recovery_codes_left"
+    case hasPassword = "has_password"
+    case signedInWith = "signed_in_with"
   }
 }
 

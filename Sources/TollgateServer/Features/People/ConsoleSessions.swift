@@ -35,7 +35,7 @@ final class ConsoleSessions: Sendable {
   let time: any TimeSource
   /// A hash of a random password at the same cost, verified when the e-mail is unknown, so an
   /// unknown e-mail takes as long to refuse as a wrong password.
-  private let decoy: String
+  let decoy: String
 
   init(
     people: any PeopleRepository, hasher: PasswordHasher, throttle: SignInThrottle, policy: SessionPolicy,

@@ -95,6 +95,21 @@ struct PeopleTests {
     #expect(right.status == 200)
   }
 
+  @Test("an unknown e-mail is checked against a hash of the very cost a real one has: no shortcut tells people apart")
+  func decoyCost() throws {
+    let store = try SQLiteStore(path: temporaryDirectory().appendingPathComponent("d.sqlite").path)
+    defer { store.close() }
+    let hasher = PasswordHasher.recommended
+    let sessions = ConsoleSessions(
+      people: store, hasher: hasher, throttle: SignInThrottle(), policy: SessionPolicy(),
+      twoFactor: TwoFactorService(people: store, hasher: hasher, secrets: nil, time: ManualTime()), time: ManualTime())
+    let real = try hasher.hash("a real person's passphrase")
+    #expect(sessions.decoy.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
+    #expect(!hasher.needsRehash(sessions.decoy))
+    #expect(sessions.decoy.split(separator: "$").prefix(3) == real.split(separator: "$").prefix(3))
+    #expect(!hasher.verify("", against: sessions.decoy))
+  }
+
   @Test("sign-in failures are throttled per account and per address, then the account locks until an owner lifts it")
   func bruteForce() async throws {
     let server = try TestServer(mode: .inProcess)

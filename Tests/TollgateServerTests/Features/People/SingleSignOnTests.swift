@@ -121,6 +121,8 @@ struct SingleSignOnTests {
     #expect(session.status == 200)
     #expect(session.json?.objectValue?["person"]?.objectValue?["email"] == .string("dana@example.com"))
     #expect(session.json?.objectValue?["apps"]?.arrayValue?.first?.objectValue?["role"] == .string("analyst"))
+    #expect(session.json?.objectValue?["person"]?.objectValue?["has_password"] == .bool(false))
+    #expect(session.json?.objectValue?["person"]?.objectValue?["signed_in_with"] == .string("sso"))
     // No password was ever set: a password sign-in cannot open this account.
     let stored = try #require(try server.server.store.database.person(email: "dana@example.com"))
     #expect(stored.passwordHash == nil)
