@@ -754,6 +754,22 @@ try:
     latest = admin("GET", "/v1/admin/config/history?limit=1")[1]["revisions"][0]
     check(latest["applied_by"] == "editor@demo.test", "the editor's change is theirs in the history: " + str(latest["applied_by"]))
     check(admin("POST", "/v1/admin/config/rollback", {"revision": latest["revision"] - 1})[0] == 200, "rolled back")
+    # The editor edits a paywall in the builder and applies it.
+    open_page("Paywalls", "Paywalls")
+    Select(driver.find_element(By.ID, "paywall-flow")).select_by_value("standard")
+    Select(driver.find_element(By.ID, "paywall-template")).select_by_value("minimal")
+    driver.find_element(By.ID, "use-template").click()
+    title = driver.find_element(By.ID, "block-0-text")
+    title.clear()
+    title.send_keys("Edited by the editor")
+    driver.find_element(By.ID, "apply-paywall").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#paywall-result .ok"))
+    status, applied = admin("GET", "/v1/admin/config")
+    standard = next(f for f in applied["document"]["flows"] if f["id"] == "standard")
+    check(standard["paywall"]["blocks"][0]["text"]["en"] == "Edited by the editor", "the editor's paywall is applied")
+    latest = admin("GET", "/v1/admin/config/history?limit=1")[1]["revisions"][0]
+    check(latest["applied_by"] == "editor@demo.test", "and it is theirs in the history: " + str(latest["applied_by"]))
+    check(admin("POST", "/v1/admin/config/rollback", {"revision": latest["revision"] - 1})[0] == 200, "rolled back")
     no_dialog("the editor's pages")
 
     # The editor turns on two-factor sign-in: a QR code drawn in the page (and the key as text),
