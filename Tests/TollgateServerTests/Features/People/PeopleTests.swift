@@ -191,6 +191,25 @@ struct PeopleTests {
     #expect(try await server.console("GET", "/v1/admin/app", as: third).status == 401)
   }
 
+  @Test("a forged session cookie opens nothing: made up, too long, empty, or the stored hash itself")
+  func forgedCookies() async throws {
+    let server = try TestServer(mode: .inProcess)
+    defer { server.stop() }
+    let ana = try await server.person(.owner, email: "ana@example.com")
+    let stored = Digest.sha256Hex(ana.cookie)
+    for forged in [
+      ConsoleSessions.token(), String(repeating: "A", count: 10_000), "", stored, ana.cookie + "x",
+      String(ana.cookie.dropLast()),
+    ] {
+      var user = ana
+      user.cookie = forged
+      let answer = try await server.console("GET", "/v1/admin/app", as: user)
+      #expect(answer.status == 401, "\(forged.prefix(20))")
+      #expect(["session_expired", "missing_credentials"].contains(answer.errorCode ?? ""), "\(answer.errorCode ?? "")")
+    }
+    #expect(try await server.console("GET", "/v1/admin/app", as: ana).status == 200)
+  }
+
   @Test("a sign-in always gets a new session id: one planted before it is never adopted")
   func fixation() async throws {
     let server = try TestServer(mode: .inProcess)
