@@ -58,9 +58,12 @@ enum CommandLineTool {
                                   keep raw flow views N days (TOLLGATE_EVENTS_RETENTION_DAYS,
                                   default 400; 0 keeps them forever); reports keep every figure
           --public-url URL        where people reach the console, e.g. https://tollgate.example.com
-                              (TOLLGATE_PUBLIC_URL): invitation links point there, console
-                              changes must come from that origin, https makes cookies Secure
-      --no-dashboard          do not serve the web console at /dashboard
+                                  (TOLLGATE_PUBLIC_URL): invitation links point there, console
+                                  changes must come from that origin, https makes cookies Secure
+          --database-read-url URL a PostgreSQL streaming replica reports read from
+                                  (TOLLGATE_DATABASE_READ_URL); the primary answers while it is
+                                  down or more than --database-read-max-lag seconds behind (30)
+          --no-dashboard          do not serve the web console at /dashboard
       keys create --app NAME      create the app if needed and print a new public + secret key
       keys create --app NAME --kind public|secret [--label TEXT]
                                   one more key for the app (shown once)
@@ -336,6 +339,17 @@ enum CommandLineTool {
     }
     let dashboard = options.flag("--no-dashboard") == false
     let databasePath = options.databasePath
+    let readURL = options.value("--database-read-url", env: "TOLLGATE_DATABASE_READ_URL")
+    var readPolicy = ReadReplica.Policy()
+    if let value = options.value("--database-read-max-lag", env: "TOLLGATE_DATABASE_READ_MAX_LAG") {
+      guard let seconds = Double(value), seconds > 0, seconds <= 86_400 else {
+        throw Failure("--database-read-max-lag takes seconds (more than 0)")
+      }
+      readPolicy.maxLag = seconds
+    }
+    if readURL != nil, !StoreLocation.isPostgres(databasePath) {
+      throw Failure("--database-read-url needs a PostgreSQL --database (a replica of it)")
+    }
     let secrets = try secretsBox(&options, databasePath: databasePath)
     try options.finish()
 
@@ -373,6 +387,10 @@ enum CommandLineTool {
     configuration.dashboard = dashboard
     configuration.publicURL = publicURL
     configuration.eventsRetentionDays = retentionDays
+    if let readURL, let primary = store.database as? PostgresStore {
+      configuration.readReplica = ReadReplica(
+        url: readURL, primary: primary, policy: readPolicy, time: configuration.time, logger: logger)
+    }
     let server = Server(store: store, configuration: configuration)
     let port = try server.start()
     if sampleConfig != nil {

@@ -36,7 +36,8 @@ public final class PostgresStore: RelationalStore {
 
   /// Connects to `url` (`postgres://user:password@host:port/database`). `schema` keeps the
   /// tables in their own schema (tests give each store one); it must be a plain identifier.
-  public init(url: String, connections: Int = 8, schema: String? = nil) throws {
+  /// `migrates: false` for a read-only standby (a streaming replica takes the primary's schema).
+  public init(url: String, connections: Int = 8, schema: String? = nil, migrates: Bool = true) throws {
     var setup = ["SET client_min_messages = warning", "SET statement_timeout = 5000", "SET lock_timeout = 5000"]
     if let schema {
       guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
@@ -48,7 +49,7 @@ public final class PostgresStore: RelationalStore {
     let conninfo = url + (url.contains("?") ? "&" : "?") + "connect_timeout=3&application_name=tollgate"
     self.conninfo = conninfo
     let first = try PostgresConnection(conninfo: conninfo, setup: setup)
-    try Self.migrate(first)
+    if migrates { try Self.migrate(first) }
     let rest = try (1..<max(1, connections)).map { _ in try PostgresConnection(conninfo: conninfo, setup: setup) }
     pool = ConnectionPool([first] + rest, waitLimit: 5)
   }

@@ -16,6 +16,7 @@ public final class Server: Sendable {
   private let http: HTTPServer
   private let refresher: Mutex<(any DispatchSourceTimer)?>
   private let logger: Logger
+  private let readReplica: ReadReplica?
 
   /// How often pending tokens are looked at (nil: only when a token arrives).
   private let attributionInterval: TimeInterval?
@@ -41,6 +42,7 @@ public final class Server: Sendable {
     self.peopleCleanupInterval = configuration.peopleCleanupInterval
     self.service = service
     self.store = store
+    self.readReplica = configuration.readReplica
 
     self.logger = logger
     var settings = configuration.http
@@ -143,6 +145,7 @@ public final class Server: Sendable {
     service.peopleCleanup.stop()
     service.finishWaits()
     http.shutdown()
+    readReplica?.close()
     store.close()
   }
 }

@@ -68,6 +68,9 @@ public struct ServerConfiguration: Sendable {
   /// invitation links point there, the console's writes must come from that origin, and an
   /// `https` address makes session cookies `Secure`. Unset: the request's own host.
   public var publicURL: String?
+  /// A PostgreSQL streaming replica reports and exports read from while it keeps up
+  /// (`--database-read-url`); nil: the primary answers them.
+  public var readReplica: ReadReplica?
   /// The OpenID Connect provider single sign-on talks to (discovery, keys, token endpoint).
   public var openIDProvider: any OpenIDProviderClient = URLSessionOpenIDClient()
 

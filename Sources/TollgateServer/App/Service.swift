@@ -163,8 +163,9 @@ public final class Service: Sendable {
     StatsController(
       auth: auth,
       stats: StatsService(
-        apps: database, attributionJobs: database, analytics: database, spend: database, configs: configs,
-        attribution: attribution, time: time),
+        apps: database, attributionJobs: database,
+        reports: ReportSource(analytics: database, spend: database, replica: configuration.readReplica, time: time),
+        configs: configs, attribution: attribution, time: time),
       metrics: metrics
     ).register(on: &router)
     KeysController(

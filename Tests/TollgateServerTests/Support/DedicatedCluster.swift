@@ -25,6 +25,23 @@ final class DedicatedCluster: Sendable {
     try start()
   }
 
+  /// A streaming replica of `primary` (`pg_basebackup -R`: a hot standby that replays the
+  /// primary's WAL; `-c fast` checkpoints at once instead of waiting for a spread one),
+  /// started on a port of its own.
+  init(replicaOf primary: DedicatedCluster) throws {
+    bin = primary.bin
+    runAs = primary.runAs
+    directory = URL(fileURLWithPath: "/tmp/tollgate-pg-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
+    port = freeLoopbackPort()
+    try run([
+      "\(bin)/pg_basebackup", "-h", "127.0.0.1", "-p", "\(primary.port)", "-U", "tollgate", "-D",
+      directory.appendingPathComponent("data").path, "-R", "-X", "stream", "-c", "fast",
+    ])
+    try start()
+  }
+
   func start() throws {
     try run([
       "\(bin)/pg_ctl", "-D", directory.appendingPathComponent("data").path, "-l",
@@ -39,6 +56,15 @@ final class DedicatedCluster: Sendable {
   func remove() {
     try? stop(mode: "immediate")
     try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// Runs one SQL statement with psql (as the cluster's superuser).
+  func sql(_ statement: String) throws {
+    guard
+      spawnAndWait([
+        "\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "tollgate", "-d", "postgres", "-q", "-c", statement,
+      ]) == 0
+    else { throw CocoaError(.executableLoad) }
   }
 
   private func run(_ arguments: [String]) throws {

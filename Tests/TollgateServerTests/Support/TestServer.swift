@@ -82,7 +82,8 @@ final class TestServer: Sendable {
     store givenStore: OpenedStore? = nil, appStoreVerifier: SignedDataVerifier = SignedDataVerifier(),
     webhookSender: any WebhookSending = URLSessionWebhookSender(), profileCache: Int = 0,
     rateLimits: RateLimits = RateLimits(), mode: Mode = .live, campaignAPI: URL? = nil,
-    spendImportPolicy: SpendImportPolicy = SpendImportPolicy(), appStoreAPI: URL? = nil, publicURL: String? = nil
+    spendImportPolicy: SpendImportPolicy = SpendImportPolicy(), appStoreAPI: URL? = nil, publicURL: String? = nil,
+    readReplica: ReadReplica? = nil
   ) throws {
     self.mode = mode
     self.sandbox = sandbox
@@ -130,6 +131,7 @@ final class TestServer: Sendable {
     // Argon2id at its least cost: the cost itself is checked in PasswordHasherTests.
     configuration.passwordHasher = .fastForTests
     configuration.publicURL = publicURL
+    configuration.readReplica = readReplica
     configuration.peopleCleanupInterval = nil
     server = Server(store: store, configuration: configuration)
     port = try server.start()

@@ -404,6 +404,23 @@ struct CommandLineTests {
     }
   }
 
+  @Test("a read replica needs PostgreSQL and a positive lag limit; sso set checks its provider")
+  func refusedServeOptions() throws {
+    let cli = CLI(database: temporaryDirectory().appendingPathComponent("r.sqlite").path)
+    let sqlite = try cli.run(["serve", "--port", "0", "--database-read-url", "postgres://tollgate@127.0.0.1:9/x"])
+    #expect(sqlite.status == 2 && sqlite.stderr.contains("needs a PostgreSQL --database"), "\(sqlite.stderr)")
+    let lag = try cli.run(["serve", "--port", "0", "--database-read-max-lag", "0"])
+    #expect(lag.status == 2 && lag.stderr.contains("--database-read-max-lag"), "\(lag.stderr)")
+    let secret = temporaryDirectory().appendingPathComponent("secret")
+    try Data("s".utf8).write(to: secret)
+    let unreachable = try cli.run([
+      "sso", "set", "--issuer", "http://127.0.0.1:9", "--client-id", "c", "--client-secret-file", secret.path,
+    ])
+    #expect(unreachable.status == 2 && unreachable.stderr.contains("discovery document"), "\(unreachable.stderr)")
+    let show = try cli.run(["sso", "show"])
+    #expect(show.status == 0 && show.stdout.contains("single sign-on is off"), "\(show.stdout)")
+  }
+
   @Test("serve answers, and SIGTERM stops it cleanly with the database checkpointed")
   func serveAndStop() async throws {
     let directory = temporaryDirectory()

@@ -11,20 +11,19 @@ import TollgateSupport
 final class StatsService: Sendable {
   let apps: any AppRepository
   let attributionJobs: any AttributionJobRepository
-  let analytics: any AnalyticsRepository
-  let spend: any AppleAdsSpendRepository
+  /// The rollups and spend: on the primary, or a read replica while it is usable.
+  let reports: ReportSource
   let configs: ConfigCache
   let attribution: AttributionWorker
   let time: any TimeSource
 
   init(
-    apps: any AppRepository, attributionJobs: any AttributionJobRepository, analytics: any AnalyticsRepository,
-    spend: any AppleAdsSpendRepository, configs: ConfigCache, attribution: AttributionWorker, time: any TimeSource
+    apps: any AppRepository, attributionJobs: any AttributionJobRepository, reports: ReportSource,
+    configs: ConfigCache, attribution: AttributionWorker, time: any TimeSource
   ) {
-    self.spend = spend
+    self.reports = reports
     self.apps = apps
     self.attributionJobs = attributionJobs
-    self.analytics = analytics
     self.configs = configs
     self.attribution = attribution
     self.time = time
@@ -35,7 +34,9 @@ final class StatsService: Sendable {
   func placementReport(appId: Int64, placementId: String, from: String?, to: String?) throws -> PlacementReport {
     let days = try ReportRange.days(from: from, to: to, now: time.now())
     let config = try configs.entry(appId: appId)?.config
-    let counts = try analytics.placementStats(appId: appId, placementId: placementId, days: days)
+    let counts = try reports.read { analytics, _ in
+      try analytics.placementStats(appId: appId, placementId: placementId, days: days)
+    }
     guard config?.placements[placementId] != nil || !counts.isEmpty else {
       throw PlacementService.notFound(placementId)
     }
@@ -45,7 +46,9 @@ final class StatsService: Sendable {
   /// A placement's counters per variation and day.
   func placementDays(appId: Int64, placementId: String, from: String?, to: String?) throws -> PlacementDaysPayload {
     let days = try ReportRange.days(from: from, to: to, now: time.now())
-    let rows = try analytics.placementDays(appId: appId, placementId: placementId, days: days)
+    let rows = try reports.read { analytics, _ in
+      try analytics.placementDays(appId: appId, placementId: placementId, days: days)
+    }
     guard try configs.entry(appId: appId)?.config.placements[placementId] != nil || !rows.isEmpty else {
       throw PlacementService.notFound(placementId)
     }
@@ -62,10 +65,13 @@ final class StatsService: Sendable {
     guard let grouping = AppleAdsGrouping(rawValue: name ?? AppleAdsGrouping.campaign.rawValue) else {
       throw DomainError(.badParameter, "by is campaign, ad_group or keyword.")
     }
-    return try AppleAdsReportQuery.report(
-      analytics: analytics, spend: spend, appId: appId, days: days, by: grouping,
-      environment: try AppleAdsReportQuery.environment(environment), config: try configs.entry(appId: appId)?.config,
-      today: StatsDay.of(time.now()))
+    let environment = try AppleAdsReportQuery.environment(environment)
+    let config = try configs.entry(appId: appId)?.config
+    return try reports.read { analytics, spend in
+      try AppleAdsReportQuery.report(
+        analytics: analytics, spend: spend, appId: appId, days: days, by: grouping, environment: environment,
+        config: config, today: StatsDay.of(time.now()))
+    }
   }
 
   /// The overview: the app, its placements, revenue today / 7 / 30 days, the attribution
@@ -92,7 +98,7 @@ final class StatsService: Sendable {
     let periods: [(String, Int64)] = [("today", 1), ("7_days", 7), ("30_days", 30)]
     return try periods.map { name, length in
       let days = (today - length + 1)...today
-      let totals = try analytics.revenueTotals(appId: appId, days: days)
+      let totals = try reports.read { analytics, _ in try analytics.revenueTotals(appId: appId, days: days) }
       var revenue: [String: MoneyReport] = [:]
       for (currency, total) in totals {
         revenue[currency] = MoneyReport(
@@ -185,7 +191,9 @@ extension StatsService {
   {
     let days = try ReportRange.days(from: from, to: to, now: time.now())
     let (grouping, filters) = try SubscriptionReport.request(parameters)
-    let totals = try analytics.subscriptionDays(appId: appId, days: days, filters: filters)
+    let totals = try reports.read { analytics, _ in
+      try analytics.subscriptionDays(appId: appId, days: days, filters: filters)
+    }
     return SubscriptionReport.build(
       days: days, by: grouping, environment: filters.environment, totals: totals,
       reporting: try configs.entry(appId: appId)?.config.reporting)
@@ -198,7 +206,9 @@ extension StatsService {
     let now = time.now()
     let days = try CohortReport.installDays(from: from, to: to, now: now)
     let request = try CohortReport.request(parameters)
-    let (rows, inOthers) = try analytics.cohortRows(appId: appId, installDays: days, request: request)
+    let (rows, inOthers) = try reports.read { analytics, _ in
+      try analytics.cohortRows(appId: appId, installDays: days, request: request)
+    }
     var report = CohortReport.build(
       installDays: days, by: request.grouping, segment: request.segment, environment: request.environment,
       rows: rows, reporting: try configs.entry(appId: appId)?.config.reporting, today: StatsDay.of(now))
