@@ -153,7 +153,7 @@ def open_page(link, title):
 
 def settle(title):
     wait.until(lambda d: d.execute_script(
-        "const v = document.getElementById('view'); const h = v.querySelector('h1');"
+        "const v = document.getElementById('view'); if (!v) return false; const h = v.querySelector('h1');"
         "return !v.hasAttribute('aria-busy') && h && h.textContent === arguments[0]", title))
 
 
@@ -843,6 +843,9 @@ try:
         if decision == "approve":
             field.send_keys(email)
         driver.find_element(By.ID, decision).click()
+        # Back on the console (the provider's redirect, then Tollgate's) before anything is read.
+        wait.until(lambda d: d.current_url.startswith(base + "/dashboard")
+                   and d.execute_script("return document.readyState === 'complete' && !!document.getElementById('view')"))
 
     through_provider(None, "deny")
     error = wait.until(EC.visibility_of_element_located((By.ID, "sign-in-error")))
