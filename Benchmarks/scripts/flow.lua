@@ -1,15 +1,47 @@
--- wrk: placement resolution for random stored profiles across the 10 placements.
+-- wrk: placement resolution for stored profiles across the 10 placements.
+-- BENCH_MODE picks what a request asks:
+--   mixed (default)  a random profile and placement: first exposures and returning ones mixed
+--   first            a (profile, placement) pair not asked before, from profile BENCH_RETURNING on,
+--                    each thread its own share: every request writes an assignment
+--   warm             the first BENCH_RETURNING profiles × 10 placements in order, over and over
+--   returning        a random pair among the first BENCH_RETURNING profiles (warmed before): every
+--                    assignment is stored already, as for an app's returning users
 local ids = {}
 local key = os.getenv("BENCH_KEY")
+local mode = os.getenv("BENCH_MODE") or "mixed"
+local returning = tonumber(os.getenv("BENCH_RETURNING") or "10000")
+local threads = tonumber(os.getenv("BENCH_THREADS") or "2")
+local created = 0
+local counter = 0
+
+setup = function(thread)
+  thread:set("tid", created)
+  created = created + 1
+end
 
 init = function(args)
   for line in io.lines(os.getenv("BENCH_IDS")) do ids[#ids + 1] = line end
-  math.randomseed(os.time() + math.random(1000))
+  returning = math.min(returning, #ids)
+  math.randomseed(os.time() + (tid or 0) * 7919 + math.random(1000))
+end
+
+local function pair(k)
+  return ids[math.floor(k / 10) + 1], "p" .. (k % 10)
 end
 
 request = function()
-  local id = ids[math.random(#ids)]
-  local placement = "p" .. math.random(0, 9)
+  local id, placement
+  local k = (tid or 0) + counter * threads
+  counter = counter + 1
+  if mode == "first" then
+    id, placement = pair(returning * 10 + k % ((#ids - returning) * 10))
+  elseif mode == "warm" then
+    id, placement = pair(k % (returning * 10))
+  elseif mode == "returning" then
+    id, placement = pair(math.random(0, returning * 10 - 1))
+  else
+    id, placement = ids[math.random(#ids)], "p" .. math.random(0, 9)
+  end
   return wrk.format("GET", "/v1/sdk/placements/" .. placement .. "/flow?profile_id=" .. id,
     { ["Authorization"] = "Api-Key " .. key })
 end
