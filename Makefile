@@ -34,8 +34,13 @@ test: deps apple-check
 	$(SWIFT) build $(LAYERS) --product tollgate-dev
 	SWIFT=$(SWIFT) bash scripts/layers-proof.sh
 	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
-	bash scripts/contract.sh .build/debug/tollgate
-	bash scripts/dashboard-test.sh .build/debug/tollgate
+	@# The contract run (Python, one core) and the browser test beside each other: each leaves
+	@# the other core mostly free. The contract's output follows once both are done.
+	@bash scripts/contract.sh .build/debug/tollgate > .build/contract.log 2>&1 & contract=$$!; \
+	  bash scripts/dashboard-test.sh .build/debug/tollgate; dashboard=$$?; \
+	  wait $$contract; status=$$?; cat .build/contract.log; \
+	  echo "== contract run: exit $$status, browser test: exit $$dashboard"; \
+	  test $$status -eq 0 -a $$dashboard -eq 0
 	$(MAKE) package-test
 
 # The Debian package: tollgate with the Swift runtime linked in, needing only Debian's libraries
