@@ -165,9 +165,9 @@ struct ConsoleController: Sendable {
   }
 
   private func setCookie(_ value: String, maxAge: Int, _ request: Request) -> String {
-    let secure = alwaysSecure || request.isSecure(trusting: trustedProxies)
-    return "\(ConsoleSessions.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
-      + (secure ? "; Secure" : "")
+    SingleSignOnController.cookie(
+      ConsoleSessions.cookieName, value, maxAge: maxAge, path: "/",
+      alwaysSecure || request.isSecure(trusting: trustedProxies), sameSite: "Strict")
   }
 }
 

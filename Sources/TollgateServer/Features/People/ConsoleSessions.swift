@@ -161,8 +161,5 @@ final class ConsoleSessions: Sendable {
   }
 
   /// 256 random bits, base64url without padding.
-  static func token() -> String {
-    Data(Digest.randomBytes(32)).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-      .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-  }
+  static func token() -> String { Base64URL.encode(Data(Digest.randomBytes(32))) }
 }

@@ -108,6 +108,8 @@ struct SingleSignOnController: Sendable {
       ])
   }
 
+  /// A `Set-Cookie` value: always `HttpOnly`, `Secure` when served over HTTPS (the session
+  /// cookie uses it too).
   static func cookie(
     _ name: String, _ value: String, maxAge: Int, path: String, _ secure: Bool, sameSite: String = "Lax"
   ) -> String {
