@@ -1,8 +1,8 @@
 # Tollgate: `make run` starts the server with a sample app, `make test` runs every test.
 SWIFT ?= swift
 PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libsodium-dev libpq-dev postgresql nginx python3-venv libjs-chart.js node-qrcode-generator
-# For the console test only.
-TEST_PACKAGES := chromium chromium-driver
+# For the console test, and the store tests through a transaction pooler.
+TEST_PACKAGES := chromium chromium-driver pgbouncer
 PORT ?= 8080
 # A target that imports another it does not declare fails the build: the server's layers
 # (docs/ARCHITECTURE.md) are kept by the compiler.
@@ -28,20 +28,24 @@ run: build
 # docs/openapi.yaml with every check; then the console in headless Chromium (Selenium, pinned,
 # in .build/dashboard-venv), with screenshots in .build/dashboard-screenshots/.
 test: deps apple-check
-	@bash scripts/ensure-packages.sh $(TEST_PACKAGES)
+	@bash scripts/ensure-packages.sh $(TEST_PACKAGES) $(PACKAGE_PACKAGES)
 	$(SWIFT) build $(LAYERS) --build-tests
 	$(SWIFT) build $(LAYERS) --product tollgate
 	$(SWIFT) build $(LAYERS) --product tollgate-dev
 	SWIFT=$(SWIFT) bash scripts/layers-proof.sh
 	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
-	@# The contract run (Python, one core) and the browser test beside each other: each leaves
-	@# the other core mostly free. The contract's output follows once both are done.
-	@bash scripts/contract.sh .build/debug/tollgate > .build/contract.log 2>&1 & contract=$$!; \
+	@# Three side by side, none needing both cores: the package's release build (whole-module
+	@# optimisation compiles one module at a time, in one process), the contract run (Python)
+	@# and the browser test (mostly waiting on Chromium). Their output follows once all are done.
+	@SWIFT=$(SWIFT) bash scripts/package.sh > .build/package.log 2>&1 & package=$$!; \
+	  bash scripts/contract.sh .build/debug/tollgate > .build/contract.log 2>&1 & contract=$$!; \
 	  bash scripts/dashboard-test.sh .build/debug/tollgate; dashboard=$$?; \
 	  wait $$contract; status=$$?; cat .build/contract.log; \
-	  echo "== contract run: exit $$status, browser test: exit $$dashboard"; \
-	  test $$status -eq 0 -a $$dashboard -eq 0
-	$(MAKE) package-test
+	  wait $$package; packaged=$$?; cat .build/package.log; \
+	  echo "== contract run: exit $$status, browser test: exit $$dashboard, package build: exit $$packaged"; \
+	  test $$status -eq 0 -a $$dashboard -eq 0 -a $$packaged -eq 0
+	@if [ "$$(id -u)" = 0 ]; then bash scripts/package-test.sh "$$(ls -t .build/package/*.deb | head -1)"; \
+	else echo "package-test skipped: installing a package needs root"; fi
 
 # The Debian package: tollgate with the Swift runtime linked in, needing only Debian's libraries
 # (.build/package/tollgate_VERSION_ARCH.deb).

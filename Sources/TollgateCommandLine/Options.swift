@@ -73,9 +73,16 @@ public struct Options {
   /// Set once the database was read, so later readers get the same answer.
   public var database: String?
 
+  /// `--database-listen-url` / `TOLLGATE_DATABASE_LISTEN_URL`, read with the database: a direct
+  /// connection to PostgreSQL when `--database` leads through a transaction pooler.
+  public var databaseListenURL: String?
+
   /// The database file: `--database`, `TOLLGATE_DATABASE`, or `./data/tollgate.sqlite`.
   public var databasePath: String {
     mutating get {
+      if databaseListenURL == nil {
+        databaseListenURL = value("--database-listen-url", env: "TOLLGATE_DATABASE_LISTEN_URL")
+      }
       if let database { return database }
       return value("--database", env: "TOLLGATE_DATABASE") ?? "./data/tollgate.sqlite"
     }

@@ -17,7 +17,7 @@ enum AppStoreCommands {
     let name = try options.required("--app")
     let databasePath = options.databasePath
     let box = sealing ? try CommandLineTool.secretsBox(&options, databasePath: databasePath) : nil
-    let store = try StoreLocation.open(databasePath, connections: 1).database
+    let store = try StoreLocation.open(databasePath, listenURL: options.databaseListenURL, connections: 1).database
     guard let app = try store.app(named: name) else {
       store.close()
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
@@ -79,7 +79,7 @@ enum AppStoreCommands {
       ProcessInfo.processInfo.environment["TOLLGATE_APP_STORE_API_URL"].flatMap(URL.init(string:)).map {
         AppStoreServerClient(productionURL: $0)
       } ?? AppStoreServerClient()
-    let store = try StoreLocation.open(databasePath, connections: 1).database
+    let store = try StoreLocation.open(databasePath, listenURL: options.databaseListenURL, connections: 1).database
     defer { store.close() }
     guard let app = try store.app(named: name) else {
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")

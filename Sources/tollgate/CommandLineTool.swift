@@ -189,6 +189,9 @@ enum CommandLineTool {
 
     every command takes --database PATH|URL  (TOLLGATE_DATABASE, default ./data/tollgate.sqlite;
                                               postgres://user@host:port/db for PostgreSQL)
+      and, when that URL leads through PgBouncer in transaction pooling mode,
+      --database-listen-url URL  a direct connection to the same database, for LISTEN
+                                 (TOLLGATE_DATABASE_LISTEN_URL): nothing is kept in pooled sessions
     """
 
   /// Runs a command; returns the process exit status.
@@ -369,7 +372,8 @@ enum CommandLineTool {
         )
       }
     }
-    let store = try StoreLocation.open(databasePath, profileCache: profileCache, logger: logger)
+    let store = try StoreLocation.open(
+      databasePath, listenURL: options.databaseListenURL, profileCache: profileCache, logger: logger)
     if let sampleConfig {
       try SampleApp.prepare(store: store.database, configPath: sampleConfig, databasePath: databasePath)
     }
@@ -422,7 +426,8 @@ enum CommandLineTool {
 
   static func keysCreate(_ options: inout Options) throws {
     let app = try options.required("--app")
-    let store = try StoreLocation.open(options.databasePath, connections: 1).database
+    let store = try StoreLocation.open(options.databasePath, listenURL: options.databaseListenURL, connections: 1)
+      .database
     defer { store.close() }
     try options.finish()
     let keys = try KeyIssuer(apps: store).issue(appName: app)
@@ -440,7 +445,7 @@ enum CommandLineTool {
     let appName = try options.required("--app")
     let databasePath = options.databasePath
     let box = try secretsBox(&options, databasePath: databasePath)
-    let store = try StoreLocation.open(databasePath, connections: 1).database
+    let store = try StoreLocation.open(databasePath, listenURL: options.databaseListenURL, connections: 1).database
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else {
@@ -462,7 +467,8 @@ enum CommandLineTool {
     guard let budget = Int(budgetText), budget >= 0 else {
       throw Failure("--asset-budget takes a number of bytes, 0 or more")
     }
-    let store = try StoreLocation.open(options.databasePath, connections: 1).database
+    let store = try StoreLocation.open(options.databasePath, listenURL: options.databaseListenURL, connections: 1)
+      .database
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else { throw Failure.missing("no app named \(appName)") }

@@ -22,7 +22,7 @@ enum ImportCommands {
     try options.finish()
     let input = try ImportInput(file)
     defer { input.close() }
-    let store = try StoreLocation.open(databasePath, connections: 1).database
+    let store = try StoreLocation.open(databasePath, listenURL: options.databaseListenURL, connections: 1).database
     defer { store.close() }
     guard let app = try store.app(named: name) else {
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
@@ -84,7 +84,7 @@ enum ImportCommands {
     let follow = options.flag("--follow")
     let databasePath = options.databasePath
     try options.finish()
-    let store = try StoreLocation.open(databasePath, connections: 1).database
+    let store = try StoreLocation.open(databasePath, listenURL: options.databaseListenURL, connections: 1).database
     defer { store.close() }
     guard let app = try store.app(named: name) else {
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")

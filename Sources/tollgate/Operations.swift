@@ -14,7 +14,8 @@ enum Operations {
   /// Opens the database and finds the app named by `--app`.
   static func open(_ options: inout Options) throws -> (any Database, AppRecord) {
     let name = try options.required("--app")
-    let store = try StoreLocation.open(options.databasePath, connections: 1).database
+    let store = try StoreLocation.open(options.databasePath, listenURL: options.databaseListenURL, connections: 1)
+      .database
     guard let app = try store.app(named: name) else {
       store.close()
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")

@@ -124,7 +124,8 @@ enum Reports {
   static func rebuild(_ options: inout Options) throws {
     let appName = try options.required("--app")
     let acceptExpired = options.flag("--accept-expired")
-    let store = try StoreLocation.open(options.databasePath, connections: 1).database
+    let store = try StoreLocation.open(options.databasePath, listenURL: options.databaseListenURL, connections: 1)
+      .database
     defer { store.close() }
     try options.finish()
     guard let app = try store.app(named: appName) else { throw Failure.missing("no app named \(appName)") }
@@ -155,7 +156,8 @@ enum Reports {
     guard let format = Format(rawValue: formatName) else { throw Failure("--format is table, json or csv") }
     let from = options.value("--from", env: nil)
     let to = options.value("--to", env: nil)
-    let store = try StoreLocation.open(options.databasePath, connections: 1).database
+    let store = try StoreLocation.open(options.databasePath, listenURL: options.databaseListenURL, connections: 1)
+      .database
     try options.finish()
     guard let app = try store.app(named: appName) else {
       store.close()

@@ -25,7 +25,7 @@ enum SingleSignOnCommands {
     do { secret = try String(contentsOfFile: secretFile, encoding: .utf8) } catch {
       throw Failure("cannot read \(secretFile)")
     }
-    let store = try StoreLocation.open(databasePath, connections: 1).database
+    let store = try StoreLocation.open(databasePath, listenURL: options.databaseListenURL, connections: 1).database
     defer { store.close() }
     let record: SingleSignOnRecord
     do {
@@ -45,7 +45,8 @@ enum SingleSignOnCommands {
 
   static func show(_ options: inout Options) throws {
     let base = UserCommands.base(&options)
-    let store = try StoreLocation.open(options.databasePath, connections: 1).database
+    let store = try StoreLocation.open(options.databasePath, listenURL: options.databaseListenURL, connections: 1)
+      .database
     defer { store.close() }
     try options.finish()
     guard let record = try store.singleSignOn() else {
@@ -60,7 +61,8 @@ enum SingleSignOnCommands {
   }
 
   static func remove(_ options: inout Options) throws {
-    let store = try StoreLocation.open(options.databasePath, connections: 1).database
+    let store = try StoreLocation.open(options.databasePath, listenURL: options.databaseListenURL, connections: 1)
+      .database
     defer { store.close() }
     try options.finish()
     try SingleSignOnService(database: store, secrets: nil).remove()

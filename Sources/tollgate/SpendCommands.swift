@@ -18,7 +18,7 @@ enum SpendCommands {
     let name = try options.required("--app")
     let databasePath = options.databasePath
     let box = sealing ? try CommandLineTool.secretsBox(&options, databasePath: databasePath) : nil
-    let store = try StoreLocation.open(databasePath, connections: 1).database
+    let store = try StoreLocation.open(databasePath, listenURL: options.databaseListenURL, connections: 1).database
     guard let app = try store.app(named: name) else {
       store.close()
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")

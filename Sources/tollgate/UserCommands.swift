@@ -58,7 +58,8 @@ enum UserCommands {
     guard let email = options.positional() else {
       throw Failure("users \(disabled ? "disable" : "enable") needs an EMAIL")
     }
-    let store = try StoreLocation.open(options.databasePath, connections: 1).database
+    let store = try StoreLocation.open(options.databasePath, listenURL: options.databaseListenURL, connections: 1)
+      .database
     defer { store.close() }
     try options.finish()
     guard let person = try PeopleService(database: store).setDisabled(email: email, disabled: disabled, by: "cli")
@@ -84,7 +85,8 @@ enum UserCommands {
 
   static func resetTwoFactor(_ options: inout Options) throws {
     guard let email = options.positional() else { throw Failure("users reset-two-factor needs an EMAIL") }
-    let store = try StoreLocation.open(options.databasePath, connections: 1).database
+    let store = try StoreLocation.open(options.databasePath, listenURL: options.databaseListenURL, connections: 1)
+      .database
     defer { store.close() }
     try options.finish()
     guard try PeopleService(database: store).resetTwoFactor(email: email, by: "cli") else {
@@ -97,7 +99,8 @@ enum UserCommands {
 
   static func unlock(_ options: inout Options) throws {
     guard let email = options.positional() else { throw Failure("users unlock needs an EMAIL") }
-    let store = try StoreLocation.open(options.databasePath, connections: 1).database
+    let store = try StoreLocation.open(options.databasePath, listenURL: options.databaseListenURL, connections: 1)
+      .database
     defer { store.close() }
     try options.finish()
     guard try PeopleService(database: store).unlock(email: email, by: "cli") else {

@@ -6,22 +6,48 @@ import TollgateSupport
 /// One libpq connection with named prepared statements, cached per SQL text. Values are
 /// always bound as parameters (`?` in our SQL becomes `$n`); nothing is spliced into SQL.
 /// A lost connection is reset on next use; meanwhile calls fail with `unavailable`.
+///
+/// Through a transaction pooler (PgBouncer's `pool_mode = transaction`) the server behind the
+/// connection may change after every transaction, so `Session.pooled` keeps nothing there:
+/// statements go unnamed (parsed with their values each time), and the settings that a direct
+/// connection sets once are set again at the start of each transaction (`SET LOCAL`).
 final class PostgresConnection: SQLConnection, @unchecked Sendable {
+  /// What the connection may keep on the server between transactions.
+  enum Session: Sendable {
+    /// A server session of its own: `settings` run once per connection.
+    case direct(settings: [String])
+    /// Behind a transaction pooler: `settings` (each a `SET LOCAL`) open every transaction.
+    case pooled(settings: [String])
+  }
+
   private var handle: OpaquePointer?
   private let conninfo: String
-  private let setup: [String]
+  private let session: Session
   private var prepared: [String: String] = [:]
+  /// The `$n` form of each SQL text sent unnamed (pooled).
+  private var numberedTexts: [String: String] = [:]
+  /// What opens a transaction: `BEGIN`, and in a pooled session its settings in the same message.
+  private let begin: String
   /// Statements run since the prepared ones were last dropped, and when to drop them next.
   private var executions = 0
   private var replanAt = PostgresConnection.firstReplan
   private(set) var changes = 0
   private var lastUsed = ContinuousClock.now
 
-  /// Connects; `setup` statements run on every (re)connection.
-  init(conninfo: String, setup: [String]) throws {
+  /// Connects; a direct session's settings run on every (re)connection.
+  init(conninfo: String, session: Session) throws {
     self.conninfo = conninfo
-    self.setup = setup
+    self.session = session
+    switch session {
+    case .direct: begin = "BEGIN"
+    case .pooled(let settings): begin = (["BEGIN"] + settings).joined(separator: "; ")
+    }
     try connect()
+  }
+
+  private var pooled: Bool {
+    if case .pooled = session { return true }
+    return false
   }
 
   deinit { PQfinish(handle) }
@@ -38,7 +64,9 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
       handle = nil
       throw StoreError.unavailable("cannot connect to PostgreSQL: \(message)")
     }
-    for statement in setup { try execute(statement) }
+    if case .direct(let settings) = session {
+      for statement in settings { try execute(statement) }
+    }
   }
 
   /// Reconnects when the connection was lost (a database restart). libpq notices a closed
@@ -70,7 +98,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
   func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow] {
     try ensureConnected()
     try replanIfDue()
-    let name = try statement(for: sql, count: parameters.count)
+    let name = pooled ? nil : try statement(for: sql, count: parameters.count)
     let texts: [String?] = parameters.map { value in
       switch value {
       case .null: return nil
@@ -81,7 +109,8 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
       }
     }
     let result = Self.withCStrings(texts) { pointers in
-      PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0)
+      if let name { return PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0) }
+      return PQexecParams(handle, numbered(sql), Int32(pointers.count), nil, pointers, nil, nil, 0)
     }
     defer { PQclear(result) }
     try check(result)
@@ -147,7 +176,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
   func transaction<T>(_ body: () throws -> T) throws -> T {
     var attempt = 0
     while true {
-      try execute("BEGIN")
+      try execute(begin)
       do {
         let value = try body()
         try execute("COMMIT")
@@ -175,7 +204,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
   /// transaction of the app (0.6 ms at 5 000 transactions, growing with them).
   private func replanIfDue() throws {
     executions += 1
-    guard executions >= replanAt, PQtransactionStatus(handle) != PQTRANS_INERROR else { return }
+    guard !pooled, executions >= replanAt, PQtransactionStatus(handle) != PQTRANS_INERROR else { return }
     try execute("DEALLOCATE ALL")
     prepared = [:]
     replanAt = executions >= Self.lastReplan ? executions + Self.lastReplan : executions * 10
@@ -183,6 +212,13 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
 
   /// Times a transaction ran again after a deadlock or serialization conflict.
   static let conflictRetries = 3
+
+  private func numbered(_ sql: String) -> String {
+    if let text = numberedTexts[sql] { return text }
+    let text = Self.numbered(sql)
+    numberedTexts[sql] = text
+    return text
+  }
 
   private func statement(for sql: String, count: Int) throws -> String {
     if let name = prepared[sql] { return name }

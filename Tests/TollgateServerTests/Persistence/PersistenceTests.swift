@@ -58,10 +58,12 @@ struct PostgresDeadlockTests {
     let setup = ["SET client_min_messages = warning", "SET search_path TO \(schema)"]
     let first = try PostgresConnection(
       conninfo: url,
-      setup: ["SET client_min_messages = warning", "CREATE SCHEMA \(schema)", "SET search_path TO \(schema)"])
+      session: .direct(settings: [
+        "SET client_min_messages = warning", "CREATE SCHEMA \(schema)", "SET search_path TO \(schema)",
+      ]))
     try first.execute("CREATE TABLE counters (id INT PRIMARY KEY, n INT NOT NULL)")
     try first.execute("INSERT INTO counters VALUES (1, 0), (2, 0)")
-    let second = try PostgresConnection(conninfo: url, setup: setup)
+    let second = try PostgresConnection(conninfo: url, session: .direct(settings: setup))
     // Each holds its first row until the other holds its own, then asks for the other's.
     let bothHoldOne = DispatchGroup()
     bothHoldOne.enter()
@@ -182,9 +184,9 @@ struct PostgresPlanTests {
     let url = try #require(PostgresCluster.url)
     let connection = try PostgresConnection(
       conninfo: url,
-      setup: [
+      session: .direct(settings: [
         "SET client_min_messages = warning", "CREATE SCHEMA IF NOT EXISTS \(schema)", "SET search_path TO \(schema)",
-      ])
+      ]))
     try connection.execute("CREATE TABLE purchases (id TEXT PRIMARY KEY, buyer TEXT)")
     let lookup = "SELECT buyer FROM purchases WHERE id = ?"
     func preparedAt() throws -> String {

@@ -10,19 +10,25 @@ import TollgateTestSupport
 @testable import TollgateSupport
 
 /// The behaviour every `Store` must have. Each test runs against every store factory:
-/// SQLite always, PostgreSQL when `make test` started a cluster (TOLLGATE_TEST_POSTGRES_URL).
+/// SQLite always, PostgreSQL when `make test` started a cluster (TOLLGATE_TEST_POSTGRES_URL),
+/// and PostgreSQL through PgBouncer in transaction pooling mode when it started one too
+/// (TOLLGATE_TEST_PGBOUNCER_URL).
 enum StoreFactory: String, CaseIterable, Sendable, CustomStringConvertible {
   case sqlite
   case postgres
+  case pgbouncer
 
   var description: String { rawValue }
 
-  static var available: [StoreFactory] { PostgresCluster.url == nil ? [.sqlite] : [.sqlite, .postgres] }
+  static var available: [StoreFactory] {
+    [.sqlite] + (PostgresCluster.url == nil ? [] : [.postgres]) + (PgBouncer.url == nil ? [] : [.pgbouncer])
+  }
 
   func make() throws -> any Database {
     switch self {
     case .sqlite: return try SQLiteStore(path: temporaryDirectory().appendingPathComponent("s.sqlite").path)
     case .postgres: return try PostgresCluster.store()
+    case .pgbouncer: return try PgBouncer.store()
     }
   }
 }
@@ -411,10 +417,11 @@ struct StoreConformanceTests {
 
 @Suite("PostgreSQL in CI")
 struct PostgresPresenceTests {
-  @Test("CI runs the PostgreSQL suite (make test starts a cluster), so it can never be skipped silently")
+  @Test("CI runs the PostgreSQL suite (make test starts a cluster and PgBouncer), so it can never be skipped silently")
   func present() {
     if ProcessInfo.processInfo.environment["CI"] == "true" {
       #expect(PostgresCluster.url != nil, "TOLLGATE_TEST_POSTGRES_URL is not set: run the tests with make test")
+      #expect(PgBouncer.url != nil, "TOLLGATE_TEST_PGBOUNCER_URL is not set: make test installs pgbouncer")
     }
   }
 }

@@ -40,3 +40,36 @@ enum PostgresCluster {
     _ = spawnAndWait(runAs + arguments)
   }
 }
+
+/// PgBouncer in transaction pooling mode in front of the test cluster (`scripts/with-postgres.sh`
+/// starts it when Debian's `pgbouncer` is installed), handing out its server connections in turn.
+enum PgBouncer {
+  /// Its URL without a database, or nil without one.
+  static var url: String? { PostgresCluster.environment["TOLLGATE_TEST_PGBOUNCER_URL"] }
+
+  /// A new, empty database on the test cluster (a pooled store cannot keep a schema apart).
+  static func freshDatabase() throws -> String {
+    guard let direct = PostgresCluster.url else { throw StoreError.unavailable("no test cluster") }
+    let name = PostgresCluster.freshSchema()
+    let connection = try PostgresConnection(conninfo: direct, session: .direct(settings: []))
+    try connection.execute("CREATE DATABASE \(name)")
+    return name
+  }
+
+  /// The cluster's URL for `database`, bypassing PgBouncer.
+  static func directURL(_ database: String) throws -> String {
+    guard let direct = PostgresCluster.url, let slash = direct.lastIndex(of: "/") else {
+      throw StoreError.unavailable("no test cluster")
+    }
+    return direct[...slash] + database
+  }
+
+  /// A store on `database` through PgBouncer, listening on a direct connection, as
+  /// `--database-listen-url` makes it.
+  static func store(database: String? = nil, connections: Int = 3) throws -> PostgresStore {
+    guard let url else { throw StoreError.unavailable("no PgBouncer") }
+    let database = try database ?? freshDatabase()
+    return try PostgresStore(
+      url: "\(url)/\(database)", connections: connections, listenURL: try directURL(database))
+  }
+}

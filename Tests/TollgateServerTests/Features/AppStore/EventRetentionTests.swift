@@ -175,7 +175,9 @@ struct EventRetentionTests {
     let schema = PostgresCluster.freshSchema()
     var old: PostgresConnection? = try PostgresConnection(
       conninfo: try #require(PostgresCluster.url),
-      setup: ["SET client_min_messages = warning", "CREATE SCHEMA \(schema)", "SET search_path TO \(schema)"])
+      session: .direct(settings: [
+        "SET client_min_messages = warning", "CREATE SCHEMA \(schema)", "SET search_path TO \(schema)",
+      ]))
     try old?.execute(
       "CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
     for migration in Migrations.postgres where migration.version < 13 {
