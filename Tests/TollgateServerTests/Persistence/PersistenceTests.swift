@@ -89,7 +89,10 @@ struct PostgresDeadlockTests {
     async let a = Self.onThread { writer(connections.first, [1, 2]) }
     async let b = Self.onThread { writer(connections.second, [2, 1]) }
     let runs = try await [a.get(), b.get()].sorted()
-    #expect(runs == [1, 2], "one writer ran again after the deadlock")
+    // PostgreSQL rolls back one of the two; under load both deadlock checks have been seen to
+    // fire (a CI run saw [2, 2]). Either way each ran again at most its retries and both committed.
+    #expect(runs.last ?? 0 >= 2, "a writer ran again after the deadlock")
+    #expect(runs.allSatisfy { $0 <= 1 + PostgresConnection.conflictRetries })
     let totals = try first.query("SELECT n FROM counters ORDER BY id").map { try $0.decode("n", as: Int64.self) }
     #expect(totals == [2, 2])
   }
