@@ -19,7 +19,6 @@ enum SubscriptionSeries {
     let today = Int64(now.timeIntervalSince1970 * 1000)
     let day: Int64 = 86_400_000
     var random = SystemRandomNumberGenerator()
-    let started = Date()
     var batch: [StoredTransaction] = []
     var transactions = 0
     func flush() throws {
@@ -43,6 +42,8 @@ enum SubscriptionSeries {
       }
     }
     if !profiles.isEmpty { _ = try store.importProfiles(appId: app.id, profiles) }
+    // The transactions alone are timed: the profiles they belong to are seeded first.
+    let started = Date()
     for index in 0..<subscriptions {
       let original = String(5_000_000_000 + index * 100)
       var start = starts[index]

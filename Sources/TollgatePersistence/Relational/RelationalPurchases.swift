@@ -13,6 +13,10 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   /// Rollup rows the unit's subscriptions and cohorts change, written once before the commit
   /// (a unit recording many customers bumps a shared day's row once, not once per customer).
   let pending = PendingRollups()
+  /// Profiles known to exist (`profileExists`).
+  private var existing: Set<String> = []
+  /// Subscription period ends noted in the unit, written once each before the commit.
+  private var subscriptionEnds: [String: (environment: String, end: Date)] = [:]
 
   init(_ db: any SQLConnection, appId: Int64, store: Store) {
     self.db = db
@@ -46,7 +50,15 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func profileExists(_ id: String) throws -> Bool {
-    try profile(id) != nil
+    // Asked for every transaction that names an appAccountToken; a profile once there stays
+    // (profiles are never deleted), so a batch of one customer's renewals asks once.
+    if existing.contains(id) { return true }
+    let exists = try !db.query(
+      "SELECT 1 AS found FROM profiles WHERE app_id = ? AND id = ?", [.integer(appId), .text(id)]
+    )
+    .isEmpty
+    if exists { existing.insert(id) }
+    return exists
   }
 
   func subscriptionCredit(of original: String, excluding transactionId: String) throws -> PurchaseAttribution? {
@@ -136,13 +148,29 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func noteSubscriptionEnd(_ original: String, environment: String, periodEnd: Date) throws {
-    try db.query(
-      """
-      INSERT INTO app_store_subscription_ends (app_id, original_transaction_id, environment, period_end)
-      VALUES (?, ?, ?, ?) ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET
-      period_end = CASE WHEN excluded.period_end > app_store_subscription_ends.period_end
-        THEN excluded.period_end ELSE app_store_subscription_ends.period_end END
-      """, [.integer(appId), .text(original), .text(environment), .real(periodEnd.timeIntervalSince1970)])
+    // Kept until the unit ends, then written once per subscription (`writeSubscriptionEnds`):
+    // a batch of renewals notes one subscription many times, and each statement is a round
+    // trip to PostgreSQL. The first environment noted is the one an insert would keep.
+    if let noted = subscriptionEnds[original] {
+      subscriptionEnds[original] = (noted.environment, max(noted.end, periodEnd))
+    } else {
+      subscriptionEnds[original] = (environment, periodEnd)
+    }
+  }
+
+  /// Writes the subscription ends noted in the unit, in key order (the order every writer
+  /// locks them in), keeping the latest end stored or noted.
+  func writeSubscriptionEnds() throws {
+    for (original, noted) in subscriptionEnds.sorted(by: { $0.key < $1.key }) {
+      try db.query(
+        """
+        INSERT INTO app_store_subscription_ends (app_id, original_transaction_id, environment, period_end)
+        VALUES (?, ?, ?, ?) ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET
+        period_end = CASE WHEN excluded.period_end > app_store_subscription_ends.period_end
+          THEN excluded.period_end ELSE app_store_subscription_ends.period_end END
+        """, [.integer(appId), .text(original), .text(noted.environment), .real(noted.end.timeIntervalSince1970)])
+    }
+    subscriptionEnds = [:]
   }
 
   func unownedSubscriptions(token: String) throws -> [String] {
