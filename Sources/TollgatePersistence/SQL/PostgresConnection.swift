@@ -176,7 +176,12 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
   func transaction<T>(_ body: () throws -> T) throws -> T {
     var attempt = 0
     while true {
-      try execute(begin)
+      do { try execute(begin) } catch {
+        // A pooled BEGIN carries its settings: one that failed after BEGIN left a transaction
+        // open, which would fail everything the connection runs next.
+        try? execute("ROLLBACK")
+        throw error
+      }
       do {
         let value = try body()
         try execute("COMMIT")

@@ -35,6 +35,16 @@ struct PgBouncerTests {
     #expect(applied == Migrations.postgres.map(\.version))
   }
 
+  @Test("a pooled transaction whose settings fail is rolled back: the connection goes on working")
+  func failedSettings() throws {
+    let url = try #require(PgBouncer.url) + "/" + (try PgBouncer.freshDatabase())
+    let connection = try PostgresConnection(
+      conninfo: url, session: .pooled(settings: ["SET LOCAL lock_timeout = 5000", "SET LOCAL no_such_setting = 1"]))
+    #expect(throws: StoreError.self) { try connection.transaction { 1 } }
+    let rows = try connection.query("SELECT 1 AS one")
+    #expect(try rows.first?.decode("one", as: Int64.self) == 1)
+  }
+
   @Test(
     "two instances through PgBouncer: a change through one reaches the other's cache, announced on the direct connection"
   )
