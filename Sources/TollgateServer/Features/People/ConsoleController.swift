@@ -165,7 +165,7 @@ struct ConsoleController: Sendable {
   }
 
   private func setCookie(_ value: String, maxAge: Int, _ request: Request) -> String {
-    SingleSignOnController.cookie(
+    ConsoleSessions.cookie(
       ConsoleSessions.cookieName, value, maxAge: maxAge, path: "/",
       alwaysSecure || request.isSecure(trusting: trustedProxies), sameSite: "Strict")
   }

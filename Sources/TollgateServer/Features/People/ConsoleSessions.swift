@@ -160,6 +160,14 @@ final class ConsoleSessions: Sendable {
     return try open(person: current.person, address: current.session.address)
   }
 
+  /// A `Set-Cookie` value: always `HttpOnly`, `Secure` when served over HTTPS (the session cookie
+  /// and single sign-on's state cookie).
+  static func cookie(
+    _ name: String, _ value: String, maxAge: Int, path: String, _ secure: Bool, sameSite: String = "Lax"
+  ) -> String {
+    "\(name)=\(value); Path=\(path); Max-Age=\(maxAge); HttpOnly; SameSite=\(sameSite)" + (secure ? "; Secure" : "")
+  }
+
   /// 256 random bits, base64url without padding.
   static func token() -> String { Base64URL.encode(Data(Digest.randomBytes(32))) }
 }

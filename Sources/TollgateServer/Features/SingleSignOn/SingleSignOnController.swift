@@ -44,7 +44,10 @@ struct SingleSignOnController: Sendable {
           var response = Response(status: 303, headers: [("Location", started.location)])
           // Lax, not Strict: the provider's redirect back is a cross-site navigation.
           response.headers.append(
-            ("Set-Cookie", Self.cookie(Self.stateCookie, started.state, maxAge: 600, path: "/v1/console/sso", secure)))
+            (
+              "Set-Cookie",
+              ConsoleSessions.cookie(Self.stateCookie, started.state, maxAge: 600, path: "/v1/console/sso", secure)
+            ))
           response.headers.append(("Cache-Control", "no-store"))
           _ = deferred.complete(response)
         } catch {
@@ -68,11 +71,11 @@ struct SingleSignOnController: Sendable {
           logger.info("single sign-on: \(opened.person.email) signed in from \(callback.address)")
           var response = Response(status: 303, headers: [("Location", console), ("Cache-Control", "no-store")])
           response.headers.append(
-            ("Set-Cookie", Self.cookie(Self.stateCookie, "", maxAge: 0, path: "/v1/console/sso", secure)))
+            ("Set-Cookie", ConsoleSessions.cookie(Self.stateCookie, "", maxAge: 0, path: "/v1/console/sso", secure)))
           response.headers.append(
             (
               "Set-Cookie",
-              Self.cookie(
+              ConsoleSessions.cookie(
                 ConsoleSessions.cookieName, opened.id, maxAge: Int(service.sessions?.policy.absolute ?? 0), path: "/",
                 secure, sameSite: "Strict")
             ))
@@ -104,15 +107,7 @@ struct SingleSignOnController: Sendable {
       status: 303,
       headers: [
         ("Location", consoleURL + "#sso_error=" + code.rawValue), ("Cache-Control", "no-store"),
-        ("Set-Cookie", cookie(stateCookie, "", maxAge: 0, path: "/v1/console/sso", secure)),
+        ("Set-Cookie", ConsoleSessions.cookie(stateCookie, "", maxAge: 0, path: "/v1/console/sso", secure)),
       ])
-  }
-
-  /// A `Set-Cookie` value: always `HttpOnly`, `Secure` when served over HTTPS (the session
-  /// cookie uses it too).
-  static func cookie(
-    _ name: String, _ value: String, maxAge: Int, path: String, _ secure: Bool, sameSite: String = "Lax"
-  ) -> String {
-    "\(name)=\(value); Path=\(path); Max-Age=\(maxAge); HttpOnly; SameSite=\(sameSite)" + (secure ? "; Secure" : "")
   }
 }
