@@ -5,9 +5,11 @@ import TollgateSupport
 
 /// Reports and exports read from a PostgreSQL streaming replica (`--database-read-url`), so a
 /// heavy report never takes the primary's time; the primary answers instead while the replica is
-/// down or further behind than `Policy.maxLag`. How far behind is measured at most once per
-/// `checkInterval`: the primary's WAL position against the replica's replay position, and the time
-/// of the last transaction replayed.
+/// down or further behind than `Policy.maxLag`. How far behind is measured in the background
+/// every `checkInterval` (`start()`; `refresh()` measures at once): the primary's WAL position
+/// against the replica's replay position, and the time of the last transaction replayed. A
+/// report only reads the last measurement, so a replica that is slow to answer or to connect
+/// to never holds a request.
 public final class ReadReplica: Sendable {
   /// When the replica is trusted.
   public struct Policy: Sendable {
@@ -41,45 +43,55 @@ public final class ReadReplica: Sendable {
   let time: any TimeSource
   let logger: Logger
   private let store = Mutex<PostgresStore?>(nil)
-  private let measured = Mutex<(at: Date, health: Health)?>(nil)
+  /// The last measurement; nil until the first (reports read on the primary meanwhile).
+  private let measured = Mutex<Health?>(nil)
+  private let passes = BackgroundPasses()
 
-  /// A replica at `url` beside `primary`; nothing is connected until the first report.
+  /// A replica at `url` beside `primary`; nothing is connected until the first measurement.
   public init(url: String, primary: PostgresStore, policy: Policy = Policy(), time: any TimeSource, logger: Logger) {
     self.url = url
     self.primary = primary
     self.policy = policy
     self.time = time
     self.logger = logger
+    passes.bind { [weak self] in
+      self?.refresh()
+      return 0
+    }
+  }
+
+  /// Measures every `checkInterval` in the background until `close()`.
+  public func start() { passes.start(interval: policy.checkInterval) }
+
+  /// Measures now and keeps the result for the reports that follow; returns it.
+  @discardableResult
+  public func refresh() -> Health {
+    let health = measure()
+    let before = measured.withLock { state -> Health? in
+      defer { state = health }
+      return state
+    }
+    if before?.usable != health.usable {
+      if health.usable {
+        logger.info("read replica: reports read there again")
+      } else {
+        logger.warn("read replica: reports read on the primary (\(health.problem ?? "unusable"))")
+      }
+    }
+    return health
   }
 
   /// The replica's store and how fresh it is, or nil when reports must go to the primary.
   func current() -> (store: PostgresStore, asOf: Date)? {
-    let now = time.now()
-    var health: Health
-    if let last = measured.withLock({ $0 }), now.timeIntervalSince(last.at) < policy.checkInterval {
-      health = last.health
-    } else {
-      health = measure()
-      let before = measured.withLock { state -> Health? in
-        defer { state = (now, health) }
-        return state?.health
-      }
-      if before?.usable != health.usable {
-        if health.usable {
-          logger.info("read replica: reports read there again")
-        } else {
-          logger.warn("read replica: reports read on the primary (\(health.problem ?? "unusable"))")
-        }
-      }
-    }
-    guard health.usable, let asOf = health.asOf, let replica = store.withLock({ $0 }) else { return nil }
+    guard let health = measured.withLock({ $0 }), health.usable, let asOf = health.asOf,
+      let replica = store.withLock({ $0 })
+    else { return nil }
     return (replica, asOf)
   }
 
   /// Notes that a read on the replica failed: the primary answers until the next measurement.
   func failed(_ error: any Error) {
-    let now = time.now()
-    measured.withLock { $0 = (now, Health(usable: false, asOf: nil, problem: "a read failed: \(error)")) }
+    measured.withLock { $0 = Health(usable: false, asOf: nil, problem: "a read failed: \(error)") }
     logger.warn("read replica: a report read failed there and was answered by the primary: \(error)")
   }
 
@@ -129,8 +141,11 @@ public final class ReadReplica: Sendable {
     }
   }
 
-  /// Closes the replica's connections.
-  public func close() { store.withLock { $0 }?.close() }
+  /// Stops measuring and closes the replica's connections.
+  public func close() {
+    passes.stop()
+    store.withLock { $0 }?.close()
+  }
 }
 
 /// Where reports read: the primary, or a replica while it is usable. `read` runs a report's

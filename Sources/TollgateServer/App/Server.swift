@@ -78,6 +78,7 @@ public final class Server: Sendable {
   public func start() throws -> UInt16 {
     let port = try http.start()
     refresher.withLock { $0?.resume() }
+    readReplica?.start()
     // The first requests after a restart find their profiles in memory.
     if let cache = store.cache, cache.profileCache.capacity > 0 {
       let logger = logger
