@@ -40,6 +40,8 @@ run() {
   local more=$1 profile=$2 dir="$work/run$1"
   mkdir -p "$dir"
   local public
+  # The set-up commands are instrumented too: their counters go to the run's folder.
+  export LLVM_PROFILE_FILE="$dir/setup-%p.profraw"
   public=$("$BIN" keys create --app walk --database "$dir/db.sqlite" | awk '/public key:/ { print $3 }')
   "$BIN" import examples/sample-config.json --app walk --database "$dir/db.sqlite" >/dev/null
   local port

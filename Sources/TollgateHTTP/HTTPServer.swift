@@ -165,10 +165,14 @@ enum MHDCallbacks {
         return send(serverBusy(), on: connection)
       }
       // Reject a declared oversized body before reading it.
-      pending.bodyLimit = server.settings.largeBodyLimits[request.path] ?? server.settings.maxBodyBytes
-      if let route = server.settings.streamedBodies.first(where: { $0.matches(request) }) {
-        pending.bodyLimit = route.limit
-        pending.sink = route.makeSink(request)
+      pending.bodyLimit = server.settings.maxBodyBytes
+      // Uploads and streamed bodies are never reads: most requests skip the lookups.
+      if request.method != "GET" && request.method != "HEAD" {
+        pending.bodyLimit = server.settings.largeBodyLimits[request.path] ?? pending.bodyLimit
+        if let route = server.settings.streamedBodies.first(where: { $0.matches(request) }) {
+          pending.bodyLimit = route.limit
+          pending.sink = route.makeSink(request)
+        }
       }
       if let length = request.header("content-length").flatMap(Int.init), length > pending.bodyLimit {
         pending.answered = true

@@ -16,20 +16,26 @@ package struct MetricsMiddleware: Middleware {
   package func respond(to request: Request, next: (Request) -> Response) -> Response {
     let started = ContinuousClock.now
     let response = next(request)
-    let metrics = metrics
-    let logger = logger
     let route = response.route ?? "unmatched"
-    let record: @Sendable (Response) -> Void = { answered in
-      let elapsed = started.duration(to: .now)
-      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-      metrics.record(route: route, method: request.method, status: answered.status, seconds: seconds)
-      logger.debug("\(request.method) \(request.path) → \(answered.status)")
+    guard let deferred = response.deferred else {
+      // Answered now: no closure (and no copy of the request) to keep for later.
+      Self.record(response.status, route, request.method, request.path, since: started, metrics, logger)
+      return response
     }
-    if let deferred = response.deferred {
-      deferred.onComplete(record)
-    } else {
-      record(response)
+    let (metrics, logger, method, path) = (metrics, logger, request.method, request.path)
+    deferred.onComplete { answered in
+      Self.record(answered.status, route, method, path, since: started, metrics, logger)
     }
     return response
+  }
+
+  private static func record(
+    _ status: Int, _ route: String, _ method: String, _ path: String, since started: ContinuousClock.Instant,
+    _ metrics: Metrics, _ logger: Logger
+  ) {
+    let elapsed = started.duration(to: .now)
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    metrics.record(route: route, method: method, status: status, seconds: seconds)
+    logger.debug("\(method) \(path) → \(status)")
   }
 }

@@ -10,6 +10,13 @@ package struct SemanticVersion: Comparable, Sendable {
   let prerelease: [Substring]
 
   init?(_ text: String) {
+    // Most versions are plain `2.4.1`: read from the bytes without a substring (a profile's
+    // version is parsed for every rule that compares it, on every placement read).
+    if let numbers = Self.plainNumbers(text.utf8) {
+      self.numbers = numbers
+      self.prerelease = []
+      return
+    }
     // Spaces and tabs around it are ignored (Foundation's trimming is costly on the hot path).
     var body = Substring(text)
     while let first = body.first, first.isWhitespace, !first.isNewline { body = body.dropFirst() }
@@ -61,6 +68,30 @@ package struct SemanticVersion: Comparable, Sendable {
       }
     }
     return lhs.prerelease.count < rhs.prerelease.count
+  }
+
+  /// The numbers of 1 to 4 dot-separated parts of digits only (each short enough not to
+  /// overflow), or nil for anything else: the general reading decides those.
+  private static func plainNumbers(_ bytes: String.UTF8View) -> [Int]? {
+    var numbers: [Int] = []
+    numbers.reserveCapacity(4)
+    var current = 0
+    var digits = 0
+    for byte in bytes {
+      if byte == UInt8(ascii: ".") {
+        guard digits > 0, numbers.count < 3 else { return nil }
+        numbers.append(current)
+        (current, digits) = (0, 0)
+      } else if (0x30...0x39).contains(byte), digits < 18 {
+        current = current * 10 + Int(byte - 0x30)
+        digits += 1
+      } else {
+        return nil
+      }
+    }
+    guard digits > 0 else { return nil }
+    numbers.append(current)
+    return numbers
   }
 
   /// Digits only: `Int` alone would also read `-1` and `+1`.

@@ -42,6 +42,19 @@ struct AuthTests {
     #expect(adminMissing.status == 401)
   }
 
+  @Test("the Authorization header: either scheme in any case, blanks around the key ignored, anything else refused")
+  func authorizationHeader() {
+    #expect(Authenticator.credential(in: "Api-Key tg_pub_abc") == "tg_pub_abc")
+    #expect(Authenticator.credential(in: "api-KEY \t tg_pub_abc \t") == "tg_pub_abc")
+    #expect(Authenticator.credential(in: "BEARER tg_sec_abc") == "tg_sec_abc")
+    #expect(Authenticator.credential(in: " Bearer tg_sec_abc") == "tg_sec_abc")
+    #expect(Authenticator.credential(in: "Bearer tg_sec_abc extra") == "tg_sec_abc extra")
+    for refused in ["", "Bearer", "Bearer   ", "Basic dXNlcg==", "Api-Keys k", "Api\rKey k", "ApiMkey k", "tg_pub_abc"]
+    {
+      #expect(Authenticator.credential(in: refused) == nil, "\(refused)")
+    }
+  }
+
   @Test("a public key never opens an admin route (403), a secret key is refused on SDK routes")
   func wrongKind() async throws {
     let server = try TestServer(mode: .inProcess)

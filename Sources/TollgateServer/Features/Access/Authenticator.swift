@@ -134,14 +134,35 @@ struct Authenticator: Sendable {
           ? "Send the app's public key as 'Authorization: Api-Key <key>'."
           : "Send an admin key as 'Authorization: Bearer <key>', or sign in to the console.")
     }
-    // Plain byte-level parsing: this runs on every request (Foundation's trimming is costly).
-    let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-    guard parts.count == 2, ["api-key", "bearer"].contains(parts[0].lowercased()) else {
+    guard let key = Self.credential(in: header) else {
       throw DomainError(.invalidCredentials, "Authorization must be 'Api-Key <key>' or 'Bearer <key>'.")
     }
-    var text = parts[1]
-    while let last = text.utf8.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { text = text.dropLast() }
-    return try keys.verify(String(text), needs: kind)
+    return try keys.verify(key, needs: kind)
+  }
+
+  /// The key of `Api-Key <key>` or `Bearer <key>` (scheme in any case, blanks around the key
+  /// ignored), or nil. Read byte by byte: it runs on every request, and splitting into an
+  /// array and lower-casing the scheme was a measurable share of a cached answer's time.
+  static func credential(in header: String) -> String? {
+    let bytes = header.utf8
+    let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+    guard let schemeStart = bytes.firstIndex(where: { !isBlank($0) }),
+      let schemeEnd = bytes[schemeStart...].firstIndex(where: isBlank)
+    else { return nil }
+    let scheme = bytes[schemeStart..<schemeEnd]
+    guard Self.equalsIgnoringCase(scheme, "api-key") || Self.equalsIgnoringCase(scheme, "bearer"),
+      let keyStart = bytes[schemeEnd...].firstIndex(where: { !isBlank($0) }),
+      let keyLast = bytes[keyStart...].lastIndex(where: { !isBlank($0) })
+    else { return nil }
+    return String(header[keyStart...keyLast])
+  }
+
+  /// ASCII comparison of `bytes` with a lower-case `word`, letters case folded.
+  private static func equalsIgnoringCase(_ bytes: Substring.UTF8View, _ word: StaticString) -> Bool {
+    guard bytes.count == word.utf8CodeUnitCount else { return false }
+    return zip(bytes, UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)).allSatisfy {
+      ((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0) == $1
+    }
   }
 
   /// Forgets cached keys at once (a key was revoked through this instance).
