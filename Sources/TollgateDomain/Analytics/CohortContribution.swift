@@ -27,9 +27,28 @@ public struct CohortCounters: Codable, Sendable, Hashable {
       (values[0], values[1], values[2], values[3], values[4], values[5])
   }
 
-  public static func + (a: Self, b: Self) -> Self { Self(values: zip(a.values, b.values).map { $0 + $1 }) }
-  public static prefix func - (a: Self) -> Self { Self(values: a.values.map { -$0 }) }
-  public var isZero: Bool { values.allSatisfy { $0 == 0 } }
+  // Field by field, no arrays: rollups add these once per row a profile counts in (two dozen
+  // per imported profile).
+  public static func + (a: Self, b: Self) -> Self {
+    var sum = a
+    sum += b
+    return sum
+  }
+  public static func += (a: inout Self, b: Self) {
+    a.installs += b.installs
+    a.payers += b.payers
+    a.trials += b.trials
+    a.active += b.active
+    a.net += b.net
+    a.netAfterFirstYear += b.netAfterFirstYear
+  }
+  public static prefix func - (a: Self) -> Self {
+    var negated = a
+    (negated.installs, negated.payers, negated.trials) = (-a.installs, -a.payers, -a.trials)
+    (negated.active, negated.net, negated.netAfterFirstYear) = (-a.active, -a.net, -a.netAfterFirstYear)
+    return negated
+  }
+  public var isZero: Bool { self == CohortCounters() }
 }
 
 /// Where a profile's cohort change lands.

@@ -214,13 +214,16 @@ struct CohortSegmentRow: Hashable, Comparable {
     _ install: CohortDimensions, _ where_: CohortAge, _ counters: CohortCounters, to rows: inout [Self: CohortCounters]
   ) {
     guard let age = CohortReport.bucket(where_.age) else { return }
+    // Each segment's value once, not once per grouping (some are made by interpolation).
+    let values = CohortReport.Segment.allCases.map { ($0.rawValue, $0.value(install)) }
     for grouping in SubscriptionReport.Grouping.allCases {
       let period = SubscriptionReport.periodStart(install.installDay, grouping)
-      for segment in CohortReport.Segment.allCases {
+      for (segment, value) in values {
         let row = Self(
-          segment: segment.rawValue, grain: grouping.rawValue, period: period, value: segment.value(install),
+          segment: segment, grain: grouping.rawValue, period: period, value: value,
           environment: where_.environment, currency: where_.currency, age: age)
-        rows[row] = rows[row].map { $0 + counters } ?? counters
+        // One lookup (the key hashes five strings), not a read and then a write.
+        rows[row, default: CohortCounters()] += counters
       }
     }
   }
