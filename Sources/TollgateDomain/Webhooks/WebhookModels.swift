@@ -202,17 +202,19 @@ package enum WebhookData {
     }
     for (product, after) in new.payload.subscriptions.sorted(by: { $0.key < $1.key }) {
       let before = old.payload.subscriptions[product]
-      let data = JSONValue.object(["subscription": json(after)])
+      // Made only for an event: most changes mean none, and the subscription's JSON was a tenth
+      // of recording an imported history.
+      func data() -> JSONValue { .object(["subscription": json(after)]) }
       if after.state == .expired, before?.state != .expired {
-        events.append(.init(type: .subscriptionExpired, profileId: profileId, data: data))
+        events.append(.init(type: .subscriptionExpired, profileId: profileId, data: data()))
       }
       if after.state == .gracePeriod || after.state == .billingRetry,
         before?.state != .gracePeriod && before?.state != .billingRetry
       {
-        events.append(.init(type: .billingIssue, profileId: profileId, data: data))
+        events.append(.init(type: .billingIssue, profileId: profileId, data: data()))
       }
       if !after.willRenew, before?.willRenew == true, after.state == .active {
-        events.append(.init(type: .subscriptionCancelled, profileId: profileId, data: data))
+        events.append(.init(type: .subscriptionCancelled, profileId: profileId, data: data()))
       }
     }
     return events
