@@ -35,6 +35,9 @@ public struct Cohort: Codable, Sendable, Hashable {
   public var installs: Int64
   /// Only the ages every install of the cohort has reached.
   public var ages: [CohortAgeFigures]
+  /// True on the cohorts of `others`, the segments past `top` summed; absent otherwise. A
+  /// segment may itself be called `others` (a storefront is whatever text the SDK sent).
+  public var others: Bool?
 }
 
 /// `GET /v1/admin/stats/cohorts` and `tollgate report cohorts`.
@@ -202,14 +205,16 @@ public struct CohortReport: Codable, Sendable, Hashable {
     struct Key: Hashable {
       var start: Int64
       var segment: String
+      var others: Bool
     }
     var groups: [Key: [CohortTotals]] = [:]
     for row in rows {
       let start = max(installDays.lowerBound, SubscriptionReport.periodStart(row.start, grouping))
-      groups[Key(start: start, segment: row.segment), default: []].append(row)
+      groups[Key(start: start, segment: row.segment, others: row.inOthers), default: []].append(row)
     }
     var cohorts: [Cohort] = []
-    for (key, members) in groups.sorted(by: { ($0.key.start, $0.key.segment) < ($1.key.start, $1.key.segment) }) {
+    let order = { (key: Key) in (key.start, key.segment, key.others ? 1 : 0) }
+    for (key, members) in groups.sorted(by: { order($0.key) < order($1.key) }) {
       let end = min(SubscriptionReport.periodEnd(key.start, grouping), installDays.upperBound)
       let installs = members.reduce(0) { $0 + $1.counters.installs }
       guard installs > 0 else { continue }
@@ -234,7 +239,7 @@ public struct CohortReport: Codable, Sendable, Hashable {
       cohorts.append(
         Cohort(
           start: PlacementReport.isoDay(key.start), end: PlacementReport.isoDay(end), segment: key.segment,
-          installs: installs, ages: figures))
+          installs: installs, ages: figures, others: key.others ? true : nil))
     }
     return CohortReport(
       from: PlacementReport.isoDay(installDays.lowerBound), to: PlacementReport.isoDay(installDays.upperBound),

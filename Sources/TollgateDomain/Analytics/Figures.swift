@@ -110,13 +110,18 @@ public struct CohortTotals: Sendable, Hashable {
   public var currency: String
   public var age: Int64
   public var counters: CohortCounters
+  /// A sum of the segments past `top` (labelled `others`), never a segment that is called so.
+  public var inOthers: Bool
 
   /// Every stored field.
-  package init(start: Int64, segment: String, currency: String, age: Int64, counters: CohortCounters) {
+  package init(
+    start: Int64, segment: String, currency: String, age: Int64, counters: CohortCounters, inOthers: Bool = false
+  ) {
     self.start = start
     self.segment = segment
     self.currency = currency
     self.age = age
     self.counters = counters
+    self.inOthers = inOthers
   }
 }

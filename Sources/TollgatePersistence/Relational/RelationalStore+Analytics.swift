@@ -157,7 +157,8 @@ extension RelationalStore {
     }
   }
 
-  /// The cohort rows, with the values outside `keeping` (when given) summed as `others`.
+  /// The cohort rows, with the values outside `keeping` (when given) summed as `others` (folded
+  /// to NULL in SQL, so a kept value that is itself called `others` stays apart).
   private func foldedCohortRows(
     appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
     segment: CohortReport.Segment, environment: String, keeping: Set<String>?
@@ -168,8 +169,8 @@ extension RelationalStore {
     if keeping != nil && kept.isEmpty { return [] }
     let folded =
       keeping == nil
-      ? "value" : "CASE WHEN value IN (\(kept.map { _ in "?" }.joined(separator: ", "))) THEN value ELSE ? END"
-    let foldValues: [SQLValue] = keeping == nil ? [] : kept.map(SQLValue.text) + [.text(CohortReport.others)]
+      ? "value" : "CASE WHEN value IN (\(kept.map { _ in "?" }.joined(separator: ", "))) THEN value END"
+    let foldValues: [SQLValue] = kept.map(SQLValue.text)
     return try with { db in
       func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws -> [CohortTotals] {
         try db.query(
@@ -184,9 +185,11 @@ extension RelationalStore {
             .integer(periods.upperBound), .text(environment),
           ]
         ).map { row in
-          CohortTotals(
-            start: try row.decode("period"), segment: try row.decode("folded"), currency: try row.decode("currency"),
-            age: try row.decode("age"), counters: CohortCounters(values: try columns.map { try row.decode($0) }))
+          let folded: String? = try row.decode("folded")
+          return CohortTotals(
+            start: try row.decode("period"), segment: folded ?? CohortReport.others,
+            currency: try row.decode("currency"), age: try row.decode("age"),
+            counters: CohortCounters(values: try columns.map { try row.decode($0) }), inOthers: folded == nil)
         }
       }
       var rows = try plan.periods.map { try read(grouping, $0) } ?? []

@@ -558,13 +558,15 @@ pages.cohorts = async (view) => {
     return;
   }
   const top = Math.max(0, ...report.cohorts.flatMap((cohort) => cohort.ages.map((figures) => figures.net_per_install || 0)));
+  // The sum of the segments past the top is marked by the server: a segment may be called "others".
+  const segmentOf = (cohort) => cohort.others ? "others (" + count(report.segments_in_others) + " segments)" : cohort.segment;
   const rows = report.cohorts.map((cohort) => {
     const byAge = Object.fromEntries(cohort.ages.map((figures) => [figures.age, figures]));
     return [
       el("span", { class: "nowrap" }, cohort.start === cohort.end ? dayLabel(cohort.start) : dayLabel(cohort.start) + " – " + dayLabel(cohort.end),
         switchOver && cohort.start <= switchOver && switchOver <= cohort.end
           ? el("span", { class: "marker", title: "The first install with Tollgate's SDK: earlier cohorts were imported" }, "switch-over") : null),
-      report.segment === "none" ? null : cohort.segment, count(cohort.installs),
+      report.segment === "none" ? null : segmentOf(cohort), count(cohort.installs),
       ...ages.map((age) => {
         const figures = byAge[age];
         if (!figures) return "";
@@ -577,14 +579,14 @@ pages.cohorts = async (view) => {
   });
   const columns = [["Cohort"], ...(report.segment === "none" ? [] : [["Segment"]]), ["Installs", "num"], ...ages.map((age) => ["Day " + age, "num"])];
   // LTV per segment: for each age, net revenue over the installs of the cohorts that reached it.
-  const segments = [...new Set(report.cohorts.map((cohort) => cohort.segment))].sort();
+  const segments = [...new Set(report.cohorts.map(segmentOf))].sort();
   const curves = segments.map((segment, index) => ({
     label: segment, borderColor: palette[index % palette.length], backgroundColor: palette[index % palette.length], spanGaps: true,
     data: ages.map((age) => {
       let installs = 0;
       let net = 0;
       for (const cohort of report.cohorts) {
-        const figures = cohort.segment === segment && cohort.ages.find((each) => each.age === age);
+        const figures = segmentOf(cohort) === segment && cohort.ages.find((each) => each.age === age);
         if (figures && figures.net_per_install !== undefined) { installs += cohort.installs; net += figures.net_per_install * cohort.installs; }
       }
       return installs > 0 ? net / installs : null;

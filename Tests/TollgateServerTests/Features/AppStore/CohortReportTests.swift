@@ -106,6 +106,20 @@ struct CohortReportTests {
       "GET", "/v1/admin/stats/cohorts?segment=country&by=day&from=\(today)&to=\(today)"
     ).decode(CohortReport.self)
     #expect(byCountry.cohorts.map(\.segment) == ["FRA"] && byCountry.cohorts.first?.installs == 1)
+    // A storefront the SDK sent as "others" stays its own cohort beside the summed `others`.
+    for country in ["others", "others", "DEU", "ITA"] {
+      let profile = try await server.createProfile()
+      let patched = try await server.sdk(
+        "PATCH", "/v1/sdk/profiles/\(profile)", json: #"{"install":{"store_country":"\#(country)"}}"#)
+      #expect(patched.status == 200)
+    }
+    let topped = try await server.admin(
+      "GET", "/v1/admin/stats/cohorts?segment=country&top=1&by=day&from=\(today)&to=\(today)")
+    #expect(topped.json?.objectValue?["segments_in_others"] == .int(3))
+    let cohorts = topped.json?.objectValue?["cohorts"]?.arrayValue?.compactMap(\.objectValue) ?? []
+    #expect(cohorts.map { $0["segment"] } == [.string("others"), .string("others")], "\(cohorts)")
+    #expect(cohorts.map { $0["installs"] } == [.int(2), .int(3)], "\(cohorts)")
+    #expect(cohorts.map { $0["others"] } == [nil, .bool(true)], "\(cohorts)")
     for bad in ["segment=planet", "by=year", "environment=test", "from=2026-13-01"] {
       let refused = try await server.admin("GET", "/v1/admin/stats/cohorts?\(bad)")
       #expect(refused.status == 400 && refused.errorCode == "bad_parameter", "\(bad)")
