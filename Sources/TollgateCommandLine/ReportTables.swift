@@ -122,9 +122,12 @@ public enum ReportTables {
       ["cohort", "segment", "installs", "age", "paying", "trials", "active", "net / install", "proceeds / install"]
     ]
     for cohort in report.cohorts {
+      // The sum past `--top` is told apart from a segment that is itself called `others`.
+      let segment =
+        cohort.others == true ? "others (\(report.segmentsInOthers ?? 0) segments)" : cohort.segment
       for figures in cohort.ages {
         rows.append([
-          cohort.start == cohort.end ? cohort.start : "\(cohort.start) … \(cohort.end)", cohort.segment,
+          cohort.start == cohort.end ? cohort.start : "\(cohort.start) … \(cohort.end)", segment,
           String(cohort.installs), String(figures.age), percent(figures.payingShare), String(figures.trials),
           String(figures.activeSubscriptions), figures.netPerInstall.map(amount) ?? "",
           figures.proceedsPerInstall.map(amount) ?? "",
