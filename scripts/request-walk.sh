@@ -47,8 +47,7 @@ run() {
   local port
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   LLVM_PROFILE_FILE="$profile" "$BIN" serve --port "$port" --database "$dir/db.sqlite" --log-level error \
-    --app-store-root-ca "$work/keys/root.pem" --apple-ads-url "http://127.0.0.1:9/" \
-    --rate-limit-address off --rate-limit-tokens-per-key off --rate-limit-tokens-per-profile off &
+    --app-store-root-ca "$work/keys/root.pem" --apple-ads-url "http://127.0.0.1:9/" &
   server=$!
   for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
   local base="http://127.0.0.1:$port" id=7f3c2a10-5b6e-4d8f-9a01-23456789abcd

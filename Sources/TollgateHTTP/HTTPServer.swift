@@ -44,16 +44,21 @@ public final class HTTPServer: Sendable {
   }
 
   let settings: Settings
-  let handler: @Sendable (Request) -> Response
+  let responder: any HTTPResponder
   /// Open connections, counted by libmicrohttpd's notifications.
   private let counter = OpenConnections()
   private let daemon = Mutex<Daemon?>(nil)
   private let inFlight = Mutex<Int>(0)
 
-  /// Creates a server; `handler` must not throw and must answer every request.
-  public init(settings: Settings, handler: @escaping @Sendable (Request) -> Response) {
+  /// Creates a server; `responder` answers every request.
+  public init(settings: Settings, responder: any HTTPResponder) {
     self.settings = settings
-    self.handler = handler
+    self.responder = responder
+  }
+
+  /// Creates a server; `handler` must not throw and must answer every request.
+  public convenience init(settings: Settings, handler: @escaping @Sendable (Request) -> Response) {
+    self.init(settings: settings, responder: ClosureResponder(handler: handler))
   }
 
   /// Starts listening and returns the bound port.
@@ -216,7 +221,7 @@ enum MHDCallbacks {
       pending.request.upload = sink.finish()
       pending.sink = nil
     }
-    let response = server.handler(pending.request)
+    let response = server.responder.respond(to: pending.request)
     guard let deferred = response.deferred else { return send(response, on: connection) }
     pending.deferred = deferred
     MHD_suspend_connection(connection)
@@ -290,4 +295,17 @@ enum MHDCallbacks {
     }
     return collected.fields
   }
+}
+
+/// What answers a server's requests: the application's responder, called on libmicrohttpd's
+/// threads; it must not throw and must answer every request.
+public protocol HTTPResponder: Sendable {
+  /// The response to `request` (possibly deferred).
+  func respond(to request: Request) -> Response
+}
+
+/// A closure as a responder (tests and small stand-in servers).
+private struct ClosureResponder: HTTPResponder {
+  let handler: @Sendable (Request) -> Response
+  func respond(to request: Request) -> Response { handler(request) }
 }

@@ -197,3 +197,34 @@ public final class Metrics: @unchecked Sendable {
     return out
   }
 }
+
+extension Metrics {
+  /// `answer`'s response to `request`, timed and counted by route pattern, method and status
+  /// (`/metrics`) and logged at debug level; a long poll is counted when it is finally answered.
+  package func measure(_ request: Request, logger: Logger, _ answer: (Request) -> Response) -> Response {
+    let started = ContinuousClock.now
+    let response = answer(request)
+    let route = response.route ?? "unmatched"
+    guard let deferred = response.deferred else {
+      // Answered now: no closure (and no copy of the request) to keep for later.
+      record(response.status, route, request.method, request.path, since: started, logger)
+      return response
+    }
+    let (method, path) = (request.method, request.path)
+    deferred.onComplete { [self] answered in
+      record(answered.status, route, method, path, since: started, logger)
+    }
+    return response
+  }
+
+  private func record(
+    _ status: Int, _ route: String, _ method: String, _ path: String, since started: ContinuousClock.Instant,
+    _ logger: Logger
+  ) {
+    let elapsed = started.duration(to: .now)
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    record(route: route, method: method, status: status, seconds: seconds)
+    // A line per request only at debug level: other levels skip making it.
+    if logger.level == .debug { logger.debug("\(method) \(path) → \(status)") }
+  }
+}

@@ -115,3 +115,85 @@ public struct Router: Sendable {
     return parameters
   }
 }
+
+/// A check a matched route must pass before its handler runs (rate limits); it throws the
+/// error the client gets.
+public protocol RouteGuard: Sendable {
+  /// Lets the request through, or throws.
+  func admit(_ request: Request, route: String) throws
+}
+
+/// The server's whole answer to a request: timed and counted (`Metrics`), then a mounted
+/// prefix's handler (the console's files: not API routes, so unguarded) or the router's matched
+/// handler behind its guards, with thrown errors mapped.
+package struct RoutingResponder: HTTPResponder {
+  /// A path prefix answered by one handler: the prefix itself and everything below it.
+  package struct Mount: Sendable {
+    let prefix: String
+    let below: String
+    let handler: @Sendable (Request) -> Response
+
+    /// `prefix` (e.g. `/dashboard`) and the paths under it go to `handler`.
+    package init(_ prefix: String, _ handler: @escaping @Sendable (Request) -> Response) {
+      self.prefix = prefix
+      self.below = prefix + "/"
+      self.handler = handler
+    }
+  }
+
+  let router: Router
+  let guards: [any RouteGuard]
+  let errors: ErrorMapping
+  let metrics: Metrics
+  let logger: Logger
+  let mounts: [Mount]
+
+  /// Every stored field.
+  package init(
+    router: Router, guards: [any RouteGuard], errors: ErrorMapping, metrics: Metrics, logger: Logger,
+    mounts: [Mount] = []
+  ) {
+    self.router = router
+    self.guards = guards
+    self.errors = errors
+    self.metrics = metrics
+    self.logger = logger
+    self.mounts = mounts
+  }
+
+  /// The answer; `route` on it is the pattern (or mount) that answered, the metrics label.
+  package func respond(to request: Request) -> Response {
+    metrics.measure(request, logger: logger) { request in
+      for mount in mounts where request.path == mount.prefix || request.path.hasPrefix(mount.below) {
+        var response = mount.handler(request)
+        response.route = mount.prefix
+        return response
+      }
+      return routed(request)
+    }
+  }
+
+  /// The matched handler's answer, a mapped error, 405 or 404.
+  private func routed(_ request: Request) -> Response {
+    switch router.match(method: request.method, path: request.path) {
+    case .route(let route, let parameters):
+      var request = request
+      request.pathParameters = parameters
+      var response: Response
+      do {
+        for check in guards { try check.admit(request, route: route.pattern) }
+        response = try route.handler(request)
+      } catch {
+        response = errors.response(for: error, context: "\(request.method) \(request.path)")
+      }
+      response.route = route.pattern
+      return response
+    case .methodNotAllowed(let allowed):
+      var error = DomainError(.methodNotAllowed, "\(request.method) is not allowed here.").response
+      error.headers.append(("Allow", allowed.joined(separator: ", ")))
+      return error
+    case .notFound:
+      return DomainError(.routeNotFound, "No route \(request.method) \(request.path).").response
+    }
+  }
+}

@@ -48,7 +48,7 @@ public final class Server: Sendable {
     var settings = configuration.http
     settings.largeBodyLimits[AssetsController.uploadPath] = ImageAsset.maximumBytes
     settings.streamedBodies += service.streamedRoutes
-    self.http = HTTPServer(settings: settings, handler: service.handle)
+    self.http = HTTPServer(settings: settings, responder: service.responder)
     // Configs are re-checked once a second, and at once (within a 50 ms tick) when another
     // instance announces a change over PostgreSQL.
     let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))

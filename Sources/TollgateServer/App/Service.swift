@@ -9,9 +9,9 @@ import TollgateSupport
 /// that knows every type. It gives each service the repositories it uses (the profile cache's
 /// for profiles and assignments when there is one, the database's for the rest), builds the
 /// controllers (the HTTP edge) of every
-/// feature, registers their routes, and stacks the middleware around the router — metrics
-/// outermost, then the console's files; rate limits guard matched routes; errors become JSON
-/// answers in one place. It holds no socket, so tests call `handle(_:)` directly or through a
+/// feature, registers their routes, and builds the one responder around the router — every
+/// answer timed and counted, the console's files mounted at `/dashboard`, rate limits guarding
+/// matched routes, errors becoming JSON answers in one place. It holds no socket, so tests call `handle(_:)` directly or through a
 /// real `HTTPServer`.
 public final class Service: Sendable {
   /// Every route; built once.
@@ -37,8 +37,8 @@ public final class Service: Sendable {
   /// Long polls waiting for a profile to change.
   let waits: ProfileWaits
   private let configs: ConfigCache
-  private let middleware: [any Middleware]
-  private let routing: RoutingResponder
+  /// The whole answer to a request (what `HTTPServer` calls).
+  package let responder: RoutingResponder
 
   /// Wires every feature over `store`.
   public init(store: OpenedStore, configuration: ServerConfiguration = ServerConfiguration()) {
@@ -59,7 +59,7 @@ public final class Service: Sendable {
       keys: KeyVerifier(apps: database, time: time), sessions: sessions, people: database,
       consoleOrigin: consoleOrigin, trustedProxies: configuration.rateLimits.trustedProxies)
     let limits = (try? configuration.rateLimits.parsed()) ?? RateLimits().parsedDefaults
-    let limiter = RateLimiter(clock: { time.elapsedSeconds() })
+    let limiter = RateLimiter(time: time)
     let currentConfig: @Sendable (Int64) -> CompiledConfig? = { appId in (try? configs.entry(appId: appId))??.config }
     let webhooks = WebhookWorker(
       outbox: database, time: time, logger: logger, secrets: configuration.secrets, sender: configuration.webhookSender,
@@ -221,13 +221,12 @@ public final class Service: Sendable {
       logger: logger, trustedProxies: limits.trustedProxies, publicURL: configuration.publicURL
     ).register(on: &router)
 
-    var middleware: [any Middleware] = [MetricsMiddleware(metrics: metrics, logger: logger)]
-    if configuration.dashboard { middleware.append(Dashboard()) }
-    self.middleware = middleware
-    self.routing = RoutingResponder(
+    let dashboard = configuration.dashboard ? Dashboard() : nil
+    self.responder = RoutingResponder(
       router: router,
       guards: [RateLimitGuard(limiter: limiter, limits: limits, untrusted: UntrustedForwarders(logger: logger))],
-      errors: errors)
+      errors: errors, metrics: metrics, logger: logger,
+      mounts: dashboard.map { dashboard in [.init("/dashboard") { dashboard.respond(to: $0) }] } ?? [])
     self.router = router
     self.configs = configs
     self.waits = waits
@@ -246,7 +245,7 @@ public final class Service: Sendable {
 
   /// Answers one request; never throws: every failure becomes a JSON error response.
   public func handle(_ request: Request) -> Response {
-    middleware.respond(to: request) { routing.respond(to: $0) }
+    responder.respond(to: request)
   }
 
   /// Drops cached configs whose revision changed in the store (applied elsewhere).

@@ -10,8 +10,9 @@ import TollgateSupport
 /// their e-mail and password; the session is an HttpOnly cookie the page cannot read, and each
 /// change carries the session's CSRF token. Every value from the server is put into the page with `textContent`, never as
 /// HTML, and the page has no inline script or style, so the CSP needs no `unsafe-inline`.
-/// Served outside the API router: these are files, not API routes.
-struct Dashboard: Middleware {
+/// Mounted beside the API router at `/dashboard` (`RoutingResponder.Mount`): these are files, not
+/// API routes.
+struct Dashboard: Sendable {
   /// Where Debian's `libjs-chart.js` installs Chart.js.
   static let chartPath = "/usr/share/javascript/chart.js/chart.min.js"
   /// Where Debian's `node-qrcode-generator` installs its browser script (two-factor set-up draws
@@ -75,16 +76,8 @@ struct Dashboard: Middleware {
     self.files = files
   }
 
-  /// The console's file for a `/dashboard` path; anything else goes on down the stack.
-  func respond(to request: Request, next: (Request) -> Response) -> Response {
-    guard var file = response(for: request) else { return next(request) }
-    file.route = "/dashboard"
-    return file
-  }
-
-  /// The answer for a `/dashboard` path, or nil when the path is not the console's.
-  func response(for request: Request) -> Response? {
-    guard request.path == "/dashboard" || request.path.hasPrefix("/dashboard/") else { return nil }
+  /// The answer for a path under `/dashboard` (the mount sends only those).
+  func respond(to request: Request) -> Response {
     guard request.method == "GET" || request.method == "HEAD" else {
       var refused = DomainError(.methodNotAllowed, "The console's files are read with GET.").response
       refused.headers.append(("Allow", "GET"))

@@ -77,10 +77,10 @@ struct DashboardTests {
     let file = temporaryDirectory().appendingPathComponent("chart.min.js")
     try Data("/* chart */".utf8).write(to: file)
     let request = Request(method: "GET", path: "/dashboard/chart.min.js")
-    let installed = try #require(Dashboard(chartPath: file.path).response(for: request))
+    let installed = Dashboard(chartPath: file.path).respond(to: request)
     #expect(installed.status == 200)
     #expect(installed.body == Data("/* chart */".utf8))
-    let missing = try #require(Dashboard(chartPath: "/nonexistent/chart.min.js").response(for: request))
+    let missing = Dashboard(chartPath: "/nonexistent/chart.min.js").respond(to: request)
     #expect(missing.status == 404)
     #expect(String(decoding: missing.body, as: UTF8.self).contains("libjs-chart.js"))
   }

@@ -29,7 +29,9 @@ struct PlacementsController: Sendable {
       let found = try placements.placement(appId: appId, id: placementId)
       let profile = try profiles.targeting(appId: appId, id: profileId, schema: found.entry.config.targeting)
       let locale = request.query["locale"]
-      guard let wait = try AttributionWait(request, cap: maxWaitSeconds) else {
+      // Most reads ask for no wait: they skip parsing one.
+      let asksToWait = request.query["wait_for"] != nil || request.query["timeout_ms"] != nil
+      guard asksToWait, let wait = try AttributionWait(request, cap: maxWaitSeconds) else {
         return .json(bytes: try placements.resolve(found, appId: appId, profile: profile, locale: locale))
       }
       let id = profile.profileId
