@@ -80,6 +80,72 @@ package enum PlacementProjection {
     changes.count(column, variation, day: day, by: sign)
   }
 
+  /// A profile's first day with a variation, and the paywall it counted for then: what
+  /// `stats_viewers`, `stats_purchasers` and (with what was paid) `stats_payers` keep.
+  package struct First: Equatable, Sendable {
+    package var variation: Variation
+    package var day: Int64
+
+    package init(variation: Variation, day: Int64) {
+      self.variation = variation
+      self.day = day
+    }
+  }
+
+  /// A fact of `fact.day` for a profile whose first day was `known`: the first day to keep
+  /// now, its counter moved from the known day to it; nil when the known day stays (a later
+  /// or same-day fact). The live path passes the stored row, the rebuild what it has folded
+  /// so far, so both keep the earliest whatever the order.
+  package static func first(
+    _ column: String, _ fact: First, known: First?, into changes: inout Changes
+  ) -> First? {
+    if let known {
+      guard fact.day < known.day else { return nil }
+      first(column, known.variation, day: known.day, into: &changes, sign: -1)
+    }
+    first(column, fact.variation, day: fact.day, into: &changes)
+    return fact
+  }
+
+  /// A paying viewer as `stats_payers` keeps them: their first paid day and what they paid
+  /// to date, net of refunds.
+  package struct Payer: Equatable, Sendable {
+    package var first: First
+    package var net: Int64
+
+    package init(first: First, net: Int64) {
+      self.first = first
+      self.net = net
+    }
+  }
+
+  /// What a transaction adds to its payer's net: its price while it is paid and stands.
+  package static func paid(_ payload: TransactionPayload) -> Int64 {
+    payload.isPaid && payload.revocationDay == nil ? payload.price ?? 0 : 0
+  }
+
+  /// A paid transaction arriving (`old`: the version it replaces, nil when new) for a payer
+  /// `known` so far: the payer now, their old revenue moments taken out and the new put in;
+  /// nil when nothing changes. The net moves by the difference of the two versions' `paid`,
+  /// so a refund made, taken back or repriced counts once in either order.
+  package static func payer(
+    _ known: Payer?, old: TransactionPayload?, new: TransactionPayload, _ variation: Variation,
+    into changes: inout Changes
+  ) -> Payer? {
+    let change = paid(new) - (old.map(paid) ?? 0)
+    let day = min(known?.first.day ?? new.purchaseDay, new.purchaseDay)
+    let after = Payer(
+      first: First(variation: known?.first.variation ?? variation, day: day), net: (known?.net ?? 0) + change)
+    guard after != known else { return nil }
+    if let known {
+      payer(
+        known.first.variation, day: known.first.day, currency: new.currencyCode, net: known.net, into: &changes,
+        sign: -1)
+    }
+    payer(after.first.variation, day: after.first.day, currency: new.currencyCode, net: after.net, into: &changes)
+    return after
+  }
+
   /// A transaction's own rows, credited to `variation`: its sale (gross, one transaction) on its
   /// purchase day, and when refunded, a refund and the refunded price on the refund's day.
   package static func transaction(

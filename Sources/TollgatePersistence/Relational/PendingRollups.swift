@@ -14,11 +14,6 @@ final class PendingRollups {
   var placement = PlacementProjection.Changes()
   /// `stats_apple_ads` and `stats_apple_ads_revenue` by keyword and day.
   var appleAds = AppleAdsProjection.Changes()
-
-  func addDaily(_ key: VariationKey, day: Int64, impressions: Int64 = 0, viewers: Int64 = 0) {
-    if impressions != 0 { placement.count("impressions", key, day: day, by: impressions) }
-    if viewers != 0 { placement.count("viewers", key, day: day, by: viewers) }
-  }
 }
 
 extension RelationalStore {

@@ -66,9 +66,9 @@ extension RelationalStore {
     let app: [SQLValue] = [.integer(appId)]
     // The placement report's rows: every fact through the projection the live path applies.
     var changes = PlacementProjection.Changes()
-    var viewers: [ProfileKey: (VariationKey, Int64)] = [:]
-    var purchasers: [ProfileKey: (VariationKey, Int64)] = [:]
-    var payers: [PayerKey: (key: VariationKey, day: Int64, net: Int64)] = [:]
+    var viewers: [ProfileKey: PlacementProjection.First] = [:]
+    var purchasers: [ProfileKey: PlacementProjection.First] = [:]
+    var payers: [PayerKey: PlacementProjection.Payer] = [:]
 
     // Each profile's first view is a fact of its own (it outlives expired raw events).
     var firstViews: [String: FirstView] = [:]
@@ -90,10 +90,11 @@ extension RelationalStore {
       PlacementProjection.impression(key, day: day, into: &changes)
       let profile = try row.decode("profile_id", as: String.self)
       let viewer = ProfileKey(variation: key.variation, profile: profile)
-      if let known = viewers[viewer], known.1 <= day { continue }
-      viewers[viewer] = (key, day)
+      let view = PlacementProjection.First(variation: key, day: day)
+      if let first = PlacementProjection.first("viewers", view, known: viewers[viewer], into: &changes) {
+        viewers[viewer] = first
+      }
     }
-    for (_, (key, day)) in viewers { PlacementProjection.first("viewers", key, day: day, into: &changes) }
 
     var byOriginal: [String: [(TransactionPayload, VariationKey, String?)]] = [:]
     var byProfile: [String: [TransactionPayload]] = [:]
@@ -107,26 +108,26 @@ extension RelationalStore {
       let key = VariationKey(
         placement: try row.decode("attr_placement"), audience: try row.decode("attr_audience"),
         variation: try row.decode("attr_variation"))
-      let price = payload.price ?? 0
       PlacementProjection.transaction(payload, key, into: &changes)
       let profile = try row.decode("attr_profile", as: String?.self)
       if payload.isPurchase, !key.variation.isEmpty, let profile {
         let purchaser = ProfileKey(variation: key.variation, profile: profile)
-        if purchasers[purchaser].map({ $0.1 > payload.purchaseDay }) ?? true {
-          purchasers[purchaser] = (key, payload.purchaseDay)
+        let purchase = PlacementProjection.First(variation: key, day: payload.purchaseDay)
+        if let first = PlacementProjection.first(
+          "purchasers", purchase, known: purchasers[purchaser], into: &changes)
+        {
+          purchasers[purchaser] = first
         }
       }
       if payload.isPaid, !key.variation.isEmpty, let profile {
         let payer = PayerKey(variation: key.variation, profile: profile, currency: payload.currencyCode)
-        var known = payers[payer] ?? (key, payload.purchaseDay, 0)
-        known.day = min(known.day, payload.purchaseDay)
-        known.net += payload.revocationDay == nil ? price : 0
-        payers[payer] = known
+        if let after = PlacementProjection.payer(payers[payer], old: nil, new: payload, key, into: &changes) {
+          payers[payer] = after
+        }
       }
       byOriginal[payload.originalTransactionId, default: []].append((payload, key, profile))
       if let profile { byProfile[profile, default: []].append(payload) }
     }
-    for (_, (key, day)) in purchasers { PlacementProjection.first("purchasers", key, day: day, into: &changes) }
 
     var trials: [[SQLValue]] = []
     for (original, transactions) in byOriginal {
@@ -150,8 +151,8 @@ extension RelationalStore {
         db, table: table, columns: "app_id, variation_id, profile_id, placement_id, audience_id, first_day",
         map.map { who, first in
           app + [
-            .text(who.variation), .text(who.profile), .text(first.0.placement), .text(first.0.audience),
-            .integer(first.1),
+            .text(who.variation), .text(who.profile), .text(first.variation.placement),
+            .text(first.variation.audience), .integer(first.day),
           ]
         })
     }
@@ -160,14 +161,11 @@ extension RelationalStore {
       columns: "app_id, variation_id, profile_id, currency, placement_id, audience_id, first_day, net",
       payers.map { payer, figures in
         app + [
-          .text(payer.variation), .text(payer.profile), .text(payer.currency), .text(figures.key.placement),
-          .text(figures.key.audience), .integer(figures.day), .integer(figures.net),
+          .text(payer.variation), .text(payer.profile), .text(payer.currency),
+          .text(figures.first.variation.placement), .text(figures.first.variation.audience),
+          .integer(figures.first.day), .integer(figures.net),
         ]
       })
-    for (payer, figures) in payers {
-      PlacementProjection.payer(
-        figures.key, day: figures.day, currency: payer.currency, net: figures.net, into: &changes)
-    }
     try Self.apply(changes, db, appId: appId)
 
     var adsRows: [[SQLValue]] = []

@@ -10,7 +10,6 @@ import TollgateSupport
 /// never changes the figures. The rebuild sums the same projections over the raw facts; both
 /// must agree exactly.
 extension RelationalStore {
-  /// A newly recorded `flow_shown` event.
   /// A flow shown: an impression, and a viewer when it is the profile's first view of the
   /// variation (or earlier than the one known). The day's counters go to `pending`.
   static func rollImpression(_ db: any SQLConnection, appId: Int64, _ event: EventRecord, pending: PendingRollups)
@@ -18,29 +17,12 @@ extension RelationalStore {
   {
     let day = StatsDay.of(event.receivedAt)
     let key = VariationKey(placement: event.placementId, audience: event.audienceId, variation: event.variationId)
-    pending.addDaily(key, day: day, impressions: 1)
-    let known = try db.query(
-      "SELECT first_day FROM stats_viewers WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
-      [.integer(appId), .text(event.variationId), .text(event.profileId)]
-    ).first?.decode("first_day", as: Int64.self)
-    if let known {
-      guard day < known else { return }
-      try db.query(
-        "UPDATE stats_viewers SET first_day = ? WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
-        [.integer(day), .integer(appId), .text(event.variationId), .text(event.profileId)])
-      pending.addDaily(key, day: known, viewers: -1)
-    } else {
-      try db.query(
-        """
-        INSERT INTO stats_viewers (app_id, variation_id, profile_id, placement_id, audience_id, first_day)
-        VALUES (?, ?, ?, ?, ?, ?)
-        """,
-        [
-          .integer(appId), .text(event.variationId), .text(event.profileId), .text(event.placementId),
-          .text(event.audienceId), .integer(day),
-        ])
-    }
-    pending.addDaily(key, day: day, viewers: 1)
+    var changes = PlacementProjection.Changes()
+    PlacementProjection.impression(key, day: day, into: &changes)
+    try apply(changes, db, appId: appId, pending: pending)
+    try rollFirstDay(
+      db, table: "stats_viewers", appId: appId, key, profileId: event.profileId, day: day, counter: "viewers",
+      pending: pending)
   }
 
   /// A transaction stored for the first time (`old` nil) or replaced by a newer signed version.
@@ -49,22 +31,13 @@ extension RelationalStore {
     _ credit: PurchaseAttribution, pending: PendingRollups? = nil
   ) throws {
     let key = VariationKey(placement: credit.placementId, audience: credit.audienceId, variation: credit.variationId)
-    let price = new.price ?? 0
     // The transaction's rows as it is now, less its rows as it was (a refund made or taken back).
     var changes = PlacementProjection.Changes()
     PlacementProjection.transaction(new, key, into: &changes)
     if let old { PlacementProjection.transaction(old, key, into: &changes, sign: -1) }
     try apply(changes, db, appId: appId, pending: pending)
     if new.isPaid, credit.isAttributed, let profileId = credit.profileId {
-      // What the payer paid changes by the new payment, and by a refund made or taken back.
-      var change: Int64 = old == nil ? price : 0
-      if old?.revocationDay == nil, new.revocationDay != nil { change -= price }
-      if old != nil, old?.revocationDay != nil, new.revocationDay == nil { change += old?.price ?? 0 }
-      if old == nil || change != 0 {
-        try rollPayer(
-          db, appId: appId, key, profileId: profileId, currency: new.currencyCode, change: change,
-          day: new.purchaseDay, pending: pending)
-      }
+      try rollPayer(db, appId: appId, key, profileId: profileId, old: old, new: new, pending: pending)
     }
     guard old == nil else { return }
     if new.isPurchase, credit.isAttributed, let profileId = credit.profileId {
@@ -77,73 +50,83 @@ extension RelationalStore {
     }
   }
 
-  /// Moves a profile's first day for a variation to the earliest seen, adjusting the counter.
+  /// Moves a profile's first day for a variation to the earliest seen, as
+  /// `PlacementProjection.first` decides from the stored row.
   private static func rollFirstDay(
     _ db: any SQLConnection, table: String, appId: Int64, _ key: VariationKey, profileId: String, day: Int64,
     counter: String, pending: PendingRollups?
   ) throws {
+    let who: [SQLValue] = [.integer(appId), .text(key.variation), .text(profileId)]
     let known = try db.query(
-      "SELECT first_day FROM \(table) WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
-      [.integer(appId), .text(key.variation), .text(profileId)]
-    ).first?.decode("first_day", as: Int64.self)
-    // The first day's row as it is now, less the one it replaces.
+      "SELECT first_day, placement_id, audience_id FROM \(table) WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
+      who
+    ).first.map(firstDay(key.variation))
     var changes = PlacementProjection.Changes()
-    if let known {
-      guard day < known else { return }
-      try db.query(
-        "UPDATE \(table) SET first_day = ? WHERE app_id = ? AND variation_id = ? AND profile_id = ?",
-        [.integer(day), .integer(appId), .text(key.variation), .text(profileId)])
-      PlacementProjection.first(counter, key, day: known, into: &changes, sign: -1)
-    } else {
+    guard
+      let first = PlacementProjection.first(
+        counter, PlacementProjection.First(variation: key, day: day), known: known, into: &changes)
+    else { return }
+    let row: [SQLValue] = [.text(first.variation.placement), .text(first.variation.audience), .integer(first.day)]
+    if known == nil {
       try db.query(
         """
         INSERT INTO \(table) (app_id, variation_id, profile_id, placement_id, audience_id, first_day)
         VALUES (?, ?, ?, ?, ?, ?)
-        """,
-        [
-          .integer(appId), .text(key.variation), .text(profileId), .text(key.placement), .text(key.audience),
-          .integer(day),
-        ])
+        """, who + row)
+    } else {
+      try db.query(
+        """
+        UPDATE \(table) SET placement_id = ?, audience_id = ?, first_day = ?
+        WHERE app_id = ? AND variation_id = ? AND profile_id = ?
+        """, row + who)
     }
-    PlacementProjection.first(counter, key, day: day, into: &changes)
     try apply(changes, db, appId: appId, pending: pending)
   }
 
-  /// A paying viewer's net revenue for a variation moves by `change`; their first paid day is
-  /// the earliest paid transaction's. Their old contribution to the revenue statistics is
-  /// taken out and the new one put in.
-  private static func rollPayer(
-    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, profileId: String, currency: String, change: Int64,
-    day: Int64, pending: PendingRollups?
-  ) throws {
-    let who: [SQLValue] = [.integer(appId), .text(key.variation), .text(profileId), .text(currency)]
-    let row = try db.query(
-      "SELECT first_day, net FROM stats_payers WHERE app_id = ? AND variation_id = ? AND profile_id = ? AND currency = ?",
-      who
-    ).first
-    let before = try row.map {
-      (day: try $0.decode("first_day", as: Int64.self), net: try $0.decode("net", as: Int64.self))
+  /// A stored first day of `variation` (`stats_viewers`, `stats_purchasers`, `stats_payers`).
+  private static func firstDay(_ variation: String) -> (SQLRow) throws -> PlacementProjection.First {
+    { row in
+      PlacementProjection.First(
+        variation: VariationKey(
+          placement: try row.decode("placement_id"), audience: try row.decode("audience_id"), variation: variation),
+        day: try row.decode("first_day"))
     }
-    let after = (day: min(before?.day ?? day, day), net: (before?.net ?? 0) + change)
-    if before == nil {
+  }
+
+  /// A paid transaction for a paying viewer of a variation (`old`: the version it replaces):
+  /// their stored first paid day and net, moved as `PlacementProjection.payer` decides.
+  private static func rollPayer(
+    _ db: any SQLConnection, appId: Int64, _ key: VariationKey, profileId: String, old: TransactionPayload?,
+    new: TransactionPayload, pending: PendingRollups?
+  ) throws {
+    let who: [SQLValue] = [.integer(appId), .text(key.variation), .text(profileId), .text(new.currencyCode)]
+    let known = try db.query(
+      """
+      SELECT first_day, placement_id, audience_id, net FROM stats_payers
+      WHERE app_id = ? AND variation_id = ? AND profile_id = ? AND currency = ?
+      """, who
+    ).first.map { row in
+      PlacementProjection.Payer(first: try firstDay(key.variation)(row), net: try row.decode("net"))
+    }
+    var changes = PlacementProjection.Changes()
+    guard let after = PlacementProjection.payer(known, old: old, new: new, key, into: &changes) else { return }
+    if known == nil {
       try db.query(
         """
         INSERT INTO stats_payers (app_id, variation_id, profile_id, currency, placement_id, audience_id, first_day, net)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """, who + [.text(key.placement), .text(key.audience), .integer(after.day), .integer(after.net)])
+        """,
+        who + [
+          .text(after.first.variation.placement), .text(after.first.variation.audience), .integer(after.first.day),
+          .integer(after.net),
+        ])
     } else {
       try db.query(
         """
         UPDATE stats_payers SET first_day = ?, net = ?
         WHERE app_id = ? AND variation_id = ? AND profile_id = ? AND currency = ?
-        """, [.integer(after.day), .integer(after.net)] + who)
+        """, [.integer(after.first.day), .integer(after.net)] + who)
     }
-    // The payer's rows as they are now, less their rows as they were.
-    var changes = PlacementProjection.Changes()
-    if let before {
-      PlacementProjection.payer(key, day: before.day, currency: currency, net: before.net, into: &changes, sign: -1)
-    }
-    PlacementProjection.payer(key, day: after.day, currency: currency, net: after.net, into: &changes)
     try apply(changes, db, appId: appId, pending: pending)
   }
 

@@ -313,4 +313,53 @@ struct RollupTests {
     #expect(late.purchasers == 1)
     #expect(try store.placementStats(appId: app.id, placementId: "onboarding", days: (day0 + 3)...(day0 + 10)).isEmpty)
   }
+
+  @Test(
+    "an earlier view of the same variation under another placement, and a transaction signed again at another price, agree live and rebuilt",
+    arguments: StoreFactory.available)
+  func firstDaysAndRepricedPayers(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "first days")
+    let profile = "00000000-0000-4000-8000-000000000001"
+    _ = try store.insertProfile(appId: app.id, ProfileRecord(id: profile, createdAt: F.date(0), updatedAt: F.date(0)))
+    for (placement, day) in [("onboarding", 5.0), ("settings_upgrade", 3.0)] {
+      _ = try store.recordEvents(
+        appId: app.id,
+        [
+          EventRecord(
+            eventId: UUID().uuidString, profileId: profile, placementId: placement, audienceId: "default",
+            variationId: "shared", flowId: "standard", receivedAt: F.date(day))
+        ])
+    }
+    let derive: (PurchaseHistory) -> ProfilePurchases = {
+      PurchaseDerivation.derive($0, levels: F.levels, now: F.date(6))
+    }
+    let bought = F.transaction("1000", purchased: 5.5, expires: 35.5, price: 9_990)
+    _ = try PurchaseRecorder(store).record(
+      appId: app.id,
+      AppStoreFacts(
+        transactions: [StoredTransaction(payload: bought, jws: "jws", variationId: "shared")], claimant: profile),
+      at: F.date(5.5), derive: derive)
+    var repriced = bought
+    repriced.signedDate += 3_600_000
+    repriced.price = 4_990
+    let fact = NotificationFact(type: "DID_RENEW", signedDate: repriced.signedDate, originalTransactionId: "1000")
+    _ = try PurchaseRecorder(store).record(
+      appId: app.id,
+      AppStoreFacts(
+        transactions: [StoredTransaction(payload: repriced, jws: "jws")],
+        notification: StoredNotification(uuid: UUID().uuidString, fact: fact, payload: Data("{}".utf8), jws: "jws")),
+      at: F.date(6), derive: derive)
+    let live = try store.rollupSnapshot(appId: app.id)
+    #expect(live.contains { $0.hasPrefix("stats_payers ") && $0.hasSuffix(" 4990") }, "\(live)")
+    try store.rebuildRollups(appId: app.id)
+    let rebuilt = try store.rollupSnapshot(appId: app.id)
+    #expect(rebuilt == live)
+    if rebuilt != live {
+      Issue.record(
+        "only live: \(Set(live).subtracting(rebuilt).sorted())\nonly rebuilt: \(Set(rebuilt).subtracting(live).sorted())"
+      )
+    }
+  }
 }
