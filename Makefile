@@ -12,7 +12,7 @@ HOST ?= 127.0.0.1
 # Linking the Swift runtime statically also links Foundation's libcurl (it stays shared).
 PACKAGE_PACKAGES := libcurl4-openssl-dev binutils adduser curl procps
 
-.PHONY: deps build run test contract package package-test apple-check apple-check-proof layers-proof walk bench bench-scale demo cli-doc format lint clean
+.PHONY: deps build run test contract package package-test apple-check apple-check-proof layers-proof walk bench bench-compare bench-scale demo cli-doc format lint clean
 
 deps:
 	@bash scripts/ensure-packages.sh $(PACKAGES)
@@ -86,6 +86,12 @@ apple-check-proof:
 bench: deps
 	@bash scripts/ensure-packages.sh wrk curl
 	bash scripts/with-postgres.sh bash Benchmarks/scripts/bench.sh
+
+# Two commits' release builds by the server's CPU per cached answer, alternated three times:
+# make bench-compare BEFORE=cabdbd6 AFTER=HEAD
+bench-compare: deps
+	@bash scripts/ensure-packages.sh wrk curl
+	bash Benchmarks/scripts/compare.sh $(BEFORE) $(AFTER)
 
 # A day of a 1 000 000-daily-user app: 10 M profiles on PostgreSQL, four instances behind
 # nginx (about 15 minutes after the build; figures to Benchmarks/scale.md, in BENCHMARKS.md).
