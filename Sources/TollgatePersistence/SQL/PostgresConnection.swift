@@ -26,6 +26,11 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
   private var prepared: [String: String] = [:]
   /// The `$n` form of each SQL text sent unnamed (pooled).
   private var numberedTexts: [String: String] = [:]
+  /// Statements (or `$n` texts) kept at most; past the limit the cache starts over, as
+  /// `SQLiteConnection.statementLimit` explains.
+  var statementLimit = SQLiteConnection.statementLimit
+  /// How many statements are kept prepared now (on the server), or `$n` texts (pooled).
+  var cachedStatements: Int { pooled ? numberedTexts.count : prepared.count }
   /// What opens a transaction: `BEGIN`, and in a pooled session its settings in the same message.
   private let begin: String
   /// Statements run since the prepared ones were last dropped, and when to drop them next.
@@ -220,6 +225,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
 
   private func numbered(_ sql: String) -> String {
     if let text = numberedTexts[sql] { return text }
+    if numberedTexts.count >= statementLimit { numberedTexts = [:] }
     let text = Self.numbered(sql)
     numberedTexts[sql] = text
     return text
@@ -227,6 +233,11 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
 
   private func statement(for sql: String, count: Int) throws -> String {
     if let name = prepared[sql] { return name }
+    // In a failed transaction nothing runs until it ends; the cache starts over after it.
+    if prepared.count >= statementLimit, PQtransactionStatus(handle) != PQTRANS_INERROR {
+      try execute("DEALLOCATE ALL")
+      prepared = [:]
+    }
     let name = "tollgate_\(prepared.count)"
     let result = PQprepare(handle, name, Self.numbered(sql), Int32(count), nil)
     defer { PQclear(result) }

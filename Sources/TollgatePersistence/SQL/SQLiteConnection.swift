@@ -8,6 +8,13 @@ import TollgateSupport
 final class SQLiteConnection: SQLConnection, @unchecked Sendable {
   private var handle: OpaquePointer?
   private var statements: [String: OpaquePointer] = [:]
+  /// Statements kept prepared at most. Our SQL comes from a bounded set of texts, but one
+  /// with a placeholder per id is a new text for each count; past the limit the cache starts
+  /// over, so a long-lived connection's memory stays bounded.
+  var statementLimit = SQLiteConnection.statementLimit
+  static let statementLimit = 512
+  /// How many statements are kept prepared now.
+  var cachedStatements: Int { statements.count }
   /// Its busy handler's state (see `SQLiteWriteTurns`).
   private let waiter = SQLiteWriteTurns.Waiter()
 
@@ -133,6 +140,11 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
 
   private func prepared(_ sql: String) throws -> OpaquePointer {
     if let cached = statements[sql] { return cached }
+    if statements.count >= statementLimit {
+      // None is running: a query steps its statement to the end before it returns.
+      for statement in statements.values { sqlite3_finalize(statement) }
+      statements = [:]
+    }
     var statement: OpaquePointer?
     guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
       throw lastError()

@@ -96,7 +96,11 @@ package struct PurchaseRecorder {
     for profileId in affected.sorted() {
       if let (before, changed) = try Self.rederive(profileId, rows, at: at, derive: derive) {
         outcome.changed.append(changed)
-        events += WebhookData.changes(profileId: profileId, from: before, to: changed.purchases)
+        // With no webhook to hear them (an import's pages, an app without webhooks) the events
+        // are not made: their access levels' JSON was a seventh of recording an imported history.
+        if !facts.webhooks.isEmpty {
+          events += WebhookData.changes(profileId: profileId, from: before, to: changed.purchases)
+        }
       }
     }
     try rows.enqueue(events, to: facts.webhooks, at: at)
