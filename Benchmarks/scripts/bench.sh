@@ -19,8 +19,8 @@ pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_port() { for _ in $(seq 1 200); do (echo > /dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+# shellcheck source=common.sh
+source Benchmarks/scripts/common.sh
 to_ms() { awk '{ v=$1; if (v ~ /us$/) { sub(/us$/,"",v); v=v/1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v=v*1000 }; printf "%.2f", v }'; }
 # wrk_run NAME ARGS… → "req/s p50 p99" on stdout (the full output is kept in $work)
 wrk_run() {
@@ -33,15 +33,6 @@ wrk_run() {
   errors=$(awk '/Non-2xx|Socket errors/ { print }' "$work/$name.wrk" | tr '\n' ' ')
   [ -n "$errors" ] && echo "  $name: $errors" >&2
   echo "$rps $p50 $p99"
-}
-# wait_warm PORT → seconds until the server's profile cache finished reading profiles at start
-wait_warm() {
-  local start; start=$(date +%s.%N)
-  for _ in $(seq 1 1200); do
-    curl -sf "http://127.0.0.1:$1/metrics" | grep -q '^tollgate_profile_cache_warming 0' && break
-    sleep 0.25
-  done
-  awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
 }
 peak_rss_mb() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
 # cache_bytes PORT → "bytes-per-profile entries overflowed" as the cache counts its own allocations

@@ -22,15 +22,8 @@ cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null || 
 trap cleanup EXIT
 ticks=$(getconf CLK_TCK)
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_port() { for _ in $(seq 1 200); do (echo > /dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.05; done; return 1; }
-wait_warm() {
-  for _ in $(seq 1 1200); do
-    curl -sf "http://127.0.0.1:$1/metrics" | grep -q '^tollgate_profile_cache_warming 0' && return 0
-    sleep 0.25
-  done
-  return 1
-}
+# shellcheck source=common.sh
+source Benchmarks/scripts/common.sh
 # cpu_ticks PID → user + system clock ticks so far (fields 14 and 15, after the command's name)
 cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 
@@ -56,7 +49,7 @@ measure() {
     --log-level error $NO_LIMITS &
   server=$!
   wait_port "$port"
-  wait_warm "$port"
+  wait_warm "$port" >/dev/null
   BENCH_MODE=warm BENCH_RETURNING=$RETURNING BENCH_IDS="$out/ids.txt" BENCH_KEY=$BENCH_KEY \
     wrk -t2 -c16 -d5s -s Benchmarks/scripts/flow.lua "http://127.0.0.1:$port" > "$out/warm.wrk" 2>&1
   local result=""
