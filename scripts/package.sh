@@ -8,8 +8,11 @@ cd "$(dirname "$0")/.."
 swift="${SWIFT:-swift}"
 
 # Static FoundationNetworking links libcurl (libcurl4-openssl-dev), which stays a shared library.
-"$swift" build -c release --product tollgate --static-swift-stdlib
-binary=$("$swift" build -c release --product tollgate --static-swift-stdlib --show-bin-path)/tollgate
+# Its own build folder: SwiftPM locks a build folder while it builds, and `make test` builds the
+# package while the debug build folder is busy with the tests.
+build=(build -c release --product tollgate --static-swift-stdlib --scratch-path .build/package-build)
+"$swift" "${build[@]}"
+binary=$("$swift" "${build[@]}" --show-bin-path)/tollgate
 
 # Nothing may come from the toolchain: an operator's server has no Swift installed.
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v "$swift")")")")
