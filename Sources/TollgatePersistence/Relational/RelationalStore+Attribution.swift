@@ -139,50 +139,77 @@ extension RelationalStore {
     }
   }
 
-  public func finishAttribution(
-    _ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig],
-    settle: (ProfileRecord) -> AttributionSettlement?
-  ) throws -> ProfileRecord? {
-    defer { profileChanges.announce(appId: job.appId, [job.profileId]) }
-    return try with { db in
-      try db.transaction { () throws -> ProfileRecord? in
-        let key: [SQLValue] = [.integer(job.appId), .text(job.profileId), .text(job.tokenHash)]
-        switch outcome {
-        case .retry(let next, let attempts, let notFound, let error):
-          try db.query(
-            """
-            UPDATE attribution_jobs SET attempts = ?, not_found = ?, next_attempt_at = ?, last_error = ?, updated_at = ?
-            WHERE app_id = ? AND profile_id = ? AND token_hash = ? AND status = 'pending'
-            """,
-            [
-              .integer(Int64(attempts)), .integer(Int64(notFound)), .real(next.timeIntervalSince1970), .text(error),
-              .real(at.timeIntervalSince1970),
-            ] + key)
-          return nil
-        case .final(let status, _, let attempts, let error):
-          try db.query(
-            """
-            UPDATE attribution_jobs SET status = ?, token = '', attempts = ?, last_error = ?, updated_at = ?
-            WHERE app_id = ? AND profile_id = ? AND token_hash = ? AND status = 'pending'
-            """,
-            [
-              .text(status.rawValue), .integer(Int64(attempts)), error.map(SQLValue.text) ?? .null,
-              .real(at.timeIntervalSince1970),
-            ]
-              + key)
-          // Only the transition out of pending touches the profile (exactly once).
-          guard db.changes == 1,
-            let profile = try Self.profile(db, appId: job.appId, id: job.profileId, lock: dialect.lockRow),
-            let settlement = settle(profile)
-          else {
-            return nil
-          }
-          try save(db, appId: job.appId, settlement.profile)
-          if settlement.installed { try Self.rollAppleAdsInstall(db, appId: job.appId, settlement.profile) }
-          try Self.enqueueWebhookEvents(db, appId: job.appId, settlement.events, to: webhooks, at: at)
-          return settlement.profile
-        }
+  public func finishAttributions(_ finishes: [AttributionFinish], at: Date, webhooks: (Int64) -> [WebhookConfig])
+    throws -> [(job: AttributionJob, profile: ProfileRecord)]
+  {
+    guard !finishes.isEmpty else { return [] }
+    // In key order: two workers' batches lock shared profiles in one order, never in a cycle.
+    let ordered = finishes.sorted { ($0.job.appId, $0.job.profileId) < ($1.job.appId, $1.job.profileId) }
+    defer {
+      for (appId, group) in Dictionary(grouping: ordered, by: \.job.appId) {
+        profileChanges.announce(appId: appId, group.map(\.job.profileId))
       }
+    }
+    return try with { db in
+      try db.transaction { () throws -> [(job: AttributionJob, profile: ProfileRecord)] in
+        var changed: [(job: AttributionJob, profile: ProfileRecord)] = []
+        var pending: [Int64: PendingRollups] = [:]
+        for finish in ordered {
+          let appId = finish.job.appId
+          let rollups = pending[appId] ?? PendingRollups()
+          pending[appId] = rollups
+          if let profile = try store(finish, db, at: at, webhooks: webhooks(appId), pending: rollups) {
+            changed.append((finish.job, profile))
+          }
+        }
+        for (appId, rollups) in pending.sorted(by: { $0.key < $1.key }) { try Self.write(rollups, db, appId: appId) }
+        return changed
+      }
+    }
+  }
+
+  /// One decision inside `finishAttributions`' transaction; its rollups go to `pending`.
+  private func store(
+    _ finish: AttributionFinish, _ db: any SQLConnection, at: Date, webhooks: [WebhookConfig], pending: PendingRollups
+  ) throws -> ProfileRecord? {
+    let job = finish.job
+    let key: [SQLValue] = [.integer(job.appId), .text(job.profileId), .text(job.tokenHash)]
+    switch finish.outcome {
+    case .retry(let next, let attempts, let notFound, let error):
+      try db.query(
+        """
+        UPDATE attribution_jobs SET attempts = ?, not_found = ?, next_attempt_at = ?, last_error = ?, updated_at = ?
+        WHERE app_id = ? AND profile_id = ? AND token_hash = ? AND status = 'pending'
+        """,
+        [
+          .integer(Int64(attempts)), .integer(Int64(notFound)), .real(next.timeIntervalSince1970), .text(error),
+          .real(at.timeIntervalSince1970),
+        ] + key)
+      return nil
+    case .final(let status, _, let attempts, let error):
+      try db.query(
+        """
+        UPDATE attribution_jobs SET status = ?, token = '', attempts = ?, last_error = ?, updated_at = ?
+        WHERE app_id = ? AND profile_id = ? AND token_hash = ? AND status = 'pending'
+        """,
+        [
+          .text(status.rawValue), .integer(Int64(attempts)), error.map(SQLValue.text) ?? .null,
+          .real(at.timeIntervalSince1970),
+        ]
+          + key)
+      // Only the transition out of pending touches the profile (exactly once).
+      guard db.changes == 1,
+        let profile = try Self.profile(db, appId: job.appId, id: job.profileId, lock: dialect.lockRow),
+        let settlement = finish.settle(profile)
+      else {
+        return nil
+      }
+      try save(db, appId: job.appId, settlement.profile, pending: pending)
+      if settlement.installed {
+        try Self.rollAppleAdsInstall(db, appId: job.appId, settlement.profile, pending: pending)
+      }
+      try Self.enqueueWebhookEvents(db, appId: job.appId, settlement.events, to: webhooks, at: at)
+      return settlement.profile
     }
   }
 

@@ -45,7 +45,9 @@ extension RelationalStore {
   }
 
   /// A saved profile: its cohort changes only if its country did (one read otherwise).
-  static func rollCohortCountry(_ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord) throws {
+  static func rollCohortCountry(
+    _ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord, pending: PendingRollups? = nil
+  ) throws {
     if let stored = try db.query(
       "SELECT dimensions FROM stats_cohort_profiles WHERE app_id = ? AND profile_id = ?",
       [.integer(appId), .text(profile.id)]
@@ -54,7 +56,7 @@ extension RelationalStore {
         CohortDimensions.self, from: Data(try stored.decode("dimensions", as: String.self).utf8))
       guard dimensions.country != (profile.install.storeCountry ?? "") else { return }
     }
-    try rollCohort(db, appId: appId, profile: profile.id)
+    try rollCohort(db, appId: appId, profile: profile.id, pending: pending)
   }
 
   /// The profiles credited with a subscription's transactions (NULL for none), one row a transaction.

@@ -135,7 +135,7 @@ extension RelationalStore {
     }
   }
 
-  func save(_ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord) throws {
+  func save(_ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord, pending: PendingRollups? = nil) throws {
     if let announce = dialect.announceProfile { try db.query(announce, [.text("\(appId):\(profile.id)")]) }
     let values = Self.values(profile)
     try db.query(
@@ -148,7 +148,7 @@ extension RelationalStore {
         .text(profile.id),
       ])
     // Its country may have changed: its install cohort row follows.
-    try Self.rollCohortCountry(db, appId: appId, profile)
+    try Self.rollCohortCountry(db, appId: appId, profile, pending: pending)
   }
 
   static func profile(_ db: any SQLConnection, appId: Int64, id: String, lock: String = "") throws

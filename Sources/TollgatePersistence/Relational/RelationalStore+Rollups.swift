@@ -221,7 +221,9 @@ extension RelationalStore {
 
   /// Apple Ads attribution just applied to a profile: an install of its campaign, with what
   /// the profile did before it was known to come from Apple Ads.
-  static func rollAppleAdsInstall(_ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord) throws {
+  static func rollAppleAdsInstall(
+    _ db: any SQLConnection, appId: Int64, _ profile: ProfileRecord, pending: PendingRollups? = nil
+  ) throws {
     guard let payload = profile.attribution.appleAds?.payload, let campaign = payload.campaignId else { return }
     let group = AppleAdsKey(
       day: StatsDay.of(profile.createdAt), campaign: campaign, adGroup: payload.adGroupId ?? 0,
@@ -245,20 +247,21 @@ extension RelationalStore {
         .integer(Int64(inTime)), .integer(Int64(purchaser)),
       ])
     guard db.changes == 1 else { return }
-    // Gathered and written once, in the order every writer of these rows keeps.
-    let pending = PendingRollups()
+    // Gathered and written once, in the order every writer of these rows keeps: into the
+    // caller's `pending` when it gathers a batch's.
+    let batch = pending ?? PendingRollups()
     var changes = AppleAdsProjection.Changes()
     AppleAdsProjection.install(group, flowInTime: inTime == 1, purchaser: purchaser == 1, into: &changes)
     for transaction in transactions { AppleAdsProjection.sale(group, transaction, into: &changes) }
-    try apply(changes, db, appId: appId, pending: pending)
+    try apply(changes, db, appId: appId, pending: batch)
     // Its subscriptions are now reported under the campaign.
     let originals = try db.query(
       "SELECT DISTINCT original_transaction_id FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key)
     for row in originals {
-      try rollSubscription(db, appId: appId, original: try row.decode("original_transaction_id"), pending: pending)
+      try rollSubscription(db, appId: appId, original: try row.decode("original_transaction_id"), pending: batch)
     }
-    try rollCohort(db, appId: appId, profile: profile.id, pending: pending)
-    try write(pending, db, appId: appId)
+    try rollCohort(db, appId: appId, profile: profile.id, pending: batch)
+    if pending == nil { try write(batch, db, appId: appId) }
   }
 
   /// Adds a projection's changes to `stats_apple_ads` and `stats_apple_ads_revenue`: into

@@ -14,13 +14,13 @@ public protocol AttributionJobRepository: Sendable {
   /// ahead, so a crashed worker's jobs come back and two workers never take the same job.
   func claimAttributionJobs(now: Date, lease: TimeInterval, limit: Int) throws -> [AttributionJob]
 
-  /// Stores the worker's decision. The transition of a pending job to a final status writes,
-  /// in the same transaction, what `settle` makes of the profile (its new version, an Apple
-  /// Ads install, webhook events for `webhooks`). Returns the profile when it changed.
-  func finishAttribution(
-    _ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig],
-    settle: (ProfileRecord) -> AttributionSettlement?
-  ) throws -> ProfileRecord?
+  /// Stores the worker's decisions in one transaction, the profiles locked in key order. The
+  /// transition of a pending job to a final status writes, in the same transaction, what its
+  /// `settle` makes of the profile (its new version, an Apple Ads install, webhook events for
+  /// `webhooks` of its app); the rollups of all of them are written once, before the commit.
+  /// Returns each changed profile with its job, in key order.
+  func finishAttributions(_ finishes: [AttributionFinish], at: Date, webhooks: (Int64) -> [WebhookConfig]) throws
+    -> [(job: AttributionJob, profile: ProfileRecord)]
 
   /// Pending jobs.
   func attributionQueueDepth() throws -> Int
@@ -52,7 +52,35 @@ public struct QueuedToken: Sendable, Hashable {
   }
 }
 
+/// A worker's decision about one job, for `AttributionJobRepository.finishAttributions`.
+public struct AttributionFinish {
+  /// The job.
+  public var job: AttributionJob
+  /// What the worker decided.
+  public var outcome: AttributionOutcome
+  /// What a final outcome makes of the profile as stored (nil: nothing changes).
+  public var settle: (ProfileRecord) -> AttributionSettlement?
+
+  /// A decision about `job`.
+  public init(
+    _ job: AttributionJob, _ outcome: AttributionOutcome, settle: @escaping (ProfileRecord) -> AttributionSettlement?
+  ) {
+    self.job = job
+    self.outcome = outcome
+    self.settle = settle
+  }
+}
+
 extension AttributionJobRepository {
+  /// One decision: `finishAttributions` with a batch of one. Returns the profile when it changed.
+  public func finishAttribution(
+    _ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig],
+    settle: @escaping (ProfileRecord) -> AttributionSettlement?
+  ) throws -> ProfileRecord? {
+    try finishAttributions([AttributionFinish(job, outcome, settle: settle)], at: at, webhooks: { _ in webhooks })
+      .first?.profile
+  }
+
   /// One token: `enqueueAttributions` with a batch of one.
   public func enqueueAttribution(appId: Int64, profileId: String, token: String, tokenHash: String, at: Date) throws
     -> (AttributionJob, created: Bool)

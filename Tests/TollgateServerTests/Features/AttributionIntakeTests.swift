@@ -150,6 +150,73 @@ struct AttributionIntakeTests {
     #expect(SQLiteStore.chunks(100) == [0..<64, 64..<96, 96..<100])
   }
 
+  /// Apple answering at once: every token is an attribution to campaign 1.
+  struct Attributing: AppleAdsResolving {
+    func resolve(token: String) async -> AppleAdsAnswer {
+      var payload = AppleAdsPayload(attribution: true)
+      payload.campaignId = 1
+      return .payload(payload)
+    }
+  }
+
+  /// The store, refusing any batch of outcomes that holds `refused`'s job, as a database refusing
+  /// one row would; it counts the batches it was given.
+  final class RefusingFinishes: AttributionJobRepository {
+    let store: any Database
+    let refused: String
+    let batches = Mutex<[Int]>([])
+
+    init(store: any Database, refused: String) {
+      self.store = store
+      self.refused = refused
+    }
+
+    func enqueueAttributions(_ tokens: [QueuedToken]) throws -> [(AttributionJob, created: Bool)] {
+      try store.enqueueAttributions(tokens)
+    }
+
+    func claimAttributionJobs(now: Date, lease: TimeInterval, limit: Int) throws -> [AttributionJob] {
+      try store.claimAttributionJobs(now: now, lease: lease, limit: limit)
+    }
+
+    func finishAttributions(_ finishes: [AttributionFinish], at: Date, webhooks: (Int64) -> [WebhookConfig]) throws
+      -> [(job: AttributionJob, profile: ProfileRecord)]
+    {
+      batches.withLock { $0.append(finishes.count) }
+      if finishes.contains(where: { $0.job.profileId == refused }) { throw StoreError.database("refused \(refused)") }
+      return try store.finishAttributions(finishes, at: at, webhooks: webhooks)
+    }
+
+    func attributionQueueDepth() throws -> Int { try store.attributionQueueDepth() }
+
+    func attributionFunnel(appId: Int64) throws -> AttributionFunnel { try store.attributionFunnel(appId: appId) }
+  }
+
+  @Test(
+    "a worker's pass stores its outcomes in one transaction; one that cannot be stored holds back only its own job",
+    arguments: StoreFactory.available)
+  func passInOneTransaction(factory: StoreFactory) async throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let all = try tokens(store, count: 5)
+    _ = try store.enqueueAttributions(all)
+    let jobs = RefusingFinishes(store: store, refused: all[2].profileId)
+    let changed = Mutex<[String]>([])
+    let worker = AttributionWorker(
+      attributionJobs: jobs, apple: Attributing(), time: ManualTime(Date().addingTimeInterval(1)), logger: Logger(),
+      concurrency: 5,
+      onChange: { profile, _ in changed.withLock { $0.append(profile.id) } })
+    #expect(await worker.processDue() == 5)
+    // The pass's five at once, refused whole; then each alone.
+    #expect(jobs.batches.withLock { $0 } == [5, 1, 1, 1, 1, 1])
+    #expect(Set(changed.withLock { $0 }) == Set(all.map(\.profileId).filter { $0 != all[2].profileId }))
+    for token in all {
+      let status = try store.profile(appId: token.appId, id: token.profileId)?.attribution.status[appleAdsSource]
+      #expect(status == (token == all[2] ? .pending : .applied), "\(token.profileId)")
+    }
+    #expect(try store.attributionQueueDepth() == 1, "the refused job waits for its lease to end")
+  }
+
   /// Apple never reached: tokens stay queued.
   struct Unreachable: AppleAdsResolving {
     func resolve(token: String) async -> AppleAdsAnswer { .unavailable("not asked in this test") }

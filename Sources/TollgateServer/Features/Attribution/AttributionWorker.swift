@@ -52,7 +52,8 @@ public final class AttributionWorker: Sendable {
     loop.bind { [weak self] in await self?.processDue() ?? 0 }
   }
 
-  /// One pass: claims the due jobs and resolves them. Returns how many it handled.
+  /// One pass: claims the due jobs, asks Apple about them at once, and stores every outcome in
+  /// one transaction. Returns how many it handled.
   @discardableResult
   public func processDue() async -> Int {
     let jobs: [AttributionJob]
@@ -62,13 +63,16 @@ public final class AttributionWorker: Sendable {
       logger.error("attribution: cannot claim jobs: \(error)")
       return 0
     }
-    await withTaskGroup(of: Void.self) { group in
-      for job in jobs { group.addTask { await self.process(job) } }
+    let decided = await withTaskGroup(of: (AttributionJob, AttributionOutcome).self) { group in
+      for job in jobs { group.addTask { (job, await self.decide(job)) } }
+      return await group.reduce(into: []) { $0.append($1) }
     }
+    store(decided)
     return jobs.count
   }
 
-  private func process(_ job: AttributionJob) async {
+  /// Apple's answer about `job`, made an outcome by the policy.
+  private func decide(_ job: AttributionJob) async -> AttributionOutcome {
     let answer = await apple.resolve(token: job.token)
     let outcome = policy.outcome(
       of: answer, job: job, now: time.now(), allowTestAttribution: allowsTestAttribution(job.appId))
@@ -79,16 +83,38 @@ public final class AttributionWorker: Sendable {
     }
     outcomes.withLock { $0[label, default: 0] += 1 }
     logger.info("attribution: profile \(job.profileId): \(label) after attempt \(job.attempts + 1)")
+    return outcome
+  }
+
+  /// Stores a pass's outcomes in one transaction; when it fails, each alone, so one that cannot
+  /// be stored holds back only its own job.
+  private func store(_ decided: [(AttributionJob, AttributionOutcome)]) {
+    guard !decided.isEmpty else { return }
+    let now = time.now()
+    let finishes = decided.map { job, outcome in
+      AttributionFinish(job, outcome, settle: { Self.settle($0, outcome, at: now) })
+    }
     do {
-      let now = time.now()
-      if let changed = try attributionJobs.finishAttribution(
-        job, outcome, at: now, webhooks: webhooks(job.appId), settle: { Self.settle($0, outcome, at: now) })
-      {
-        onChange(changed, job.appId)
+      for (job, profile) in try attributionJobs.finishAttributions(finishes, at: now, webhooks: webhooks) {
+        onChange(profile, job.appId)
       }
+      return
+    } catch  where finishes.count > 1 {
+      logger.error("attribution: cannot store \(finishes.count) outcomes at once, storing each alone: \(error)")
     } catch {
       // The lease expires and the job is tried again: nothing is lost.
-      logger.error("attribution: cannot store the outcome for \(job.profileId): \(error)")
+      logger.error("attribution: cannot store the outcome for \(finishes[0].job.profileId): \(error)")
+      return
+    }
+    for finish in finishes {
+      do {
+        for (job, profile) in try attributionJobs.finishAttributions([finish], at: now, webhooks: webhooks) {
+          onChange(profile, job.appId)
+        }
+      } catch {
+        // The lease expires and the job is tried again: nothing is lost.
+        logger.error("attribution: cannot store the outcome for \(finish.job.profileId): \(error)")
+      }
     }
   }
 

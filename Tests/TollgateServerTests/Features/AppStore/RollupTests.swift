@@ -127,6 +127,11 @@ struct RollupTests {
     let derive: (PurchaseHistory) -> ProfilePurchases = {
       PurchaseDerivation.derive($0, levels: F.levels, now: F.date(3))
     }
+    var attributions: [AttributionFinish] = []
+    func finishAttributions() throws {
+      _ = try store.finishAttributions(attributions, at: F.date(0), webhooks: { _ in [] })
+      attributions = []
+    }
     for fact in facts {
       switch fact {
       case .view(let profile, let variation, let day):
@@ -165,16 +170,21 @@ struct RollupTests {
             notification: StoredNotification(uuid: UUID().uuidString, fact: fact, payload: Data("{}".utf8), jws: "jws")),
           at: F.date(6), derive: derive)
       case .attribute(let profile, let campaign, let adGroup, let keyword):
-        let (job, _) = try store.enqueueAttribution(
-          appId: appId, profileId: profile, token: "t-\(profile)", tokenHash: "h-\(profile)", at: F.date(0))
+        // Finished as the worker finishes a pass: several in one transaction, some profiles with
+        // a second token in the same batch (an applied attribution is permanent: it changes nothing).
         var payload = AppleAdsPayload(attribution: true)
         payload.campaignId = campaign
         payload.adGroupId = adGroup
         payload.keywordId = keyword
         let outcome = AttributionOutcome.final(.applied, payload: payload, attempts: 1, error: nil)
-        _ = try store.finishAttribution(
-          job, outcome, at: F.date(0), webhooks: [],
-          settle: { AttributionWorker.settle($0, outcome, at: F.date(0)) })
+        let tokens = profile.hasSuffix("3") ? ["t-\(profile)", "t2-\(profile)"] : ["t-\(profile)"]
+        for token in tokens {
+          let (job, _) = try store.enqueueAttribution(
+            appId: appId, profileId: profile, token: token, tokenHash: "h-\(token)", at: F.date(0))
+          attributions.append(
+            AttributionFinish(job, outcome, settle: { AttributionWorker.settle($0, outcome, at: F.date(0)) }))
+        }
+        if attributions.count >= 4 { try finishAttributions() }
       case .report(let profile, let inTime):
         try store.recordFirstLaunch(appId: appId, profileId: profile, aaFlowInTime: inTime, at: F.date(0))
       case .history(let pages):
@@ -189,6 +199,7 @@ struct RollupTests {
           }, at: F.date(40), derive: derive)
       }
     }
+    try finishAttributions()
   }
 
   @Test(
