@@ -91,10 +91,10 @@ bench: deps
 	bash scripts/with-postgres.sh bash Benchmarks/scripts/bench.sh
 
 # Two commits' release builds by the server's CPU per cached answer, alternated three times:
-# make bench-compare BEFORE=cabdbd6 AFTER=HEAD
+# make bench-compare BEFORE=cabdbd6 AFTER=HEAD (WORKLOAD=attribution: attribution ingestion instead)
 bench-compare: deps
 	@bash scripts/ensure-packages.sh wrk curl
-	bash Benchmarks/scripts/compare.sh $(BEFORE) $(AFTER)
+	COMPARE_WORKLOAD=$(or $(WORKLOAD),placement) bash Benchmarks/scripts/compare.sh $(BEFORE) $(AFTER)
 
 # A day of a 1 000 000-daily-user app: 10 M profiles on PostgreSQL, four instances behind
 # nginx (about 15 minutes after the build; figures to Benchmarks/scale.md, in BENCHMARKS.md).

@@ -4,6 +4,9 @@
 # `tollgate serve` process (/proc/PID/stat) over one `wrk -t2 -c64` run, divided by the
 # requests it served. SQLite, seeded profiles, rate limits off; the default audience and
 # returning profiles (every placement assigned first); the two builds alternate, ROUNDS times.
+# COMPARE_WORKLOAD=attribution measures attribution ingestion instead: per round one server, three
+# consecutive `tollgate-bench attribution --tokens 2000` runs against the Apple Ads stand-in, and
+# the server's CPU per token over the three (accepted and applied).
 # Usage: Benchmarks/scripts/compare.sh BEFORE AFTER   (COMPARE_ROUNDS=3, COMPARE_PROFILES=20000,
 #        COMPARE_RETURNING=2000, COMPARE_DURATION=10s; COMPARE_WORK=dir keeps the builds)
 set -euo pipefail
@@ -14,11 +17,17 @@ ROUNDS=${COMPARE_ROUNDS:-3}
 PROFILES=${COMPARE_PROFILES:-20000}
 RETURNING=${COMPARE_RETURNING:-2000}
 DURATION=${COMPARE_DURATION:-10s}
+WORKLOAD=${COMPARE_WORKLOAD:-placement}
 NO_LIMITS="--rate-limit-address off --rate-limit-tokens-per-key off --rate-limit-tokens-per-profile off --rate-limit-admin off"
 work=${COMPARE_WORK:-$(mktemp -d /tmp/tollgate-compare.XXXXXX)}
 mkdir -p "$work"
 server=""
-cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null || true; }
+sandbox=""
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null
+  [ -n "$sandbox" ] && kill "$sandbox" 2>/dev/null
+  wait 2>/dev/null || true
+}
 trap cleanup EXIT
 ticks=$(getconf CLK_TCK)
 
@@ -36,6 +45,17 @@ for rev in "$before" "$after"; do
     (cd "$tree" && swift build -c release --product tollgate >&2 && swift build -c release --product tollgate-bench >&2)
   fi
 done
+if [ "$WORKLOAD" = attribution ]; then
+  # One Apple Ads stand-in for both builds: it is not what is measured.
+  if [ ! -x "$work/$after/.build/release/tollgate-dev" ]; then
+    (cd "$work/$after" && swift build -c release --product tollgate-dev >&2)
+  fi
+  sandbox_port=$(free_port)
+  "$work/$after/.build/release/tollgate-dev" apple-ads-sandbox --port "$sandbox_port" >/dev/null &
+  sandbox=$!
+  wait_port "$sandbox_port"
+fi
+
 
 # measure REV ROUND → "default-µs default-req/s returning-µs returning-req/s returning-p99"
 measure() {
@@ -78,12 +98,43 @@ measure() {
   echo "$result"
 }
 
+# measure_attribution REV ROUND → "server-µs-per-token accepted/s×3 applied/s×3 lost"
+measure_attribution() {
+  local rev=$1 round=$2 bin="$work/$1/.build/release" out="$work/run-$1-$2"
+  rm -rf "$out"; mkdir -p "$out"
+  "$bin/tollgate-bench" seed --database "$out/bench.sqlite" --profiles "$PROFILES" --out "$out" >/dev/null
+  # shellcheck disable=SC1091
+  source "$out/keys.env"
+  local port; port=$(free_port)
+  "$bin/tollgate" serve --port "$port" --database "$out/bench.sqlite" \
+    --apple-ads-url "http://127.0.0.1:$sandbox_port/api/v1/" --log-level error $NO_LIMITS &
+  server=$!
+  wait_port "$port"
+  wait_warm "$port" >/dev/null
+  local start; start=$(cpu_ticks "$server")
+  for run in 1 2 3; do
+    "$bin/tollgate-bench" attribution --url "http://127.0.0.1:$port" --key "$BENCH_KEY" --tokens 2000 \
+      > "$out/attribution-$run.txt"
+  done
+  local used; used=$(( $(cpu_ticks "$server") - start ))
+  kill "$server"; wait "$server" 2>/dev/null || true
+  server=""
+  local field
+  field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" "$out"/attribution-*.txt | paste -sd, -; }
+  echo "$(awk -v t="$used" -v hz="$ticks" 'BEGIN { printf "%.1f", t / hz * 1e6 / 6000 }') $(field accepted_per_s) $(field applied_per_s) $(field lost | tr , +)"
+}
+
 declare -A R
 for round in $(seq 1 "$ROUNDS"); do
   for rev in "$before" "$after"; do
     echo "== round $round: $rev" >&2
-    R[$rev.$round]=$(measure "$rev" "$round")
-    echo "  server µs/request, req/s (default; returning, p99):${R[$rev.$round]}" >&2
+    if [ "$WORKLOAD" = attribution ]; then
+      R[$rev.$round]=$(measure_attribution "$rev" "$round")
+      echo "  server µs/token, accepted/s, applied/s, lost: ${R[$rev.$round]}" >&2
+    else
+      R[$rev.$round]=$(measure "$rev" "$round")
+      echo "  server µs/request, req/s (default; returning, p99):${R[$rev.$round]}" >&2
+    fi
   done
 done
 
@@ -100,6 +151,15 @@ all() {
 }
 
 echo
+if [ "$WORKLOAD" = attribution ]; then
+  echo "| median of $ROUNDS alternated rounds (3 runs of 2 000 tokens each) | $before | $after |"
+  echo "|---|---|---|"
+  echo "| server µs per token | $(median 1 "$before") ($(all 1 "$before")) | $(median 1 "$after") ($(all 1 "$after")) |"
+  for round in $(seq 1 "$ROUNDS"); do
+    echo "| round $round: accepted/s; applied/s | $(echo "${R[$before.$round]}" | awk '{ print $2 "; " $3 }') | $(echo "${R[$after.$round]}" | awk '{ print $2 "; " $3 }') |"
+  done
+  echo "| tokens lost | $(all 4 "$before") | $(all 4 "$after") |"
+else
 echo "| median of $ROUNDS alternated runs | $before | $after |"
 echo "|---|---|---|"
 echo "| default audience, server µs per request | $(median 1 "$before") ($(all 1 "$before")) | $(median 1 "$after") ($(all 1 "$after")) |"
@@ -107,6 +167,7 @@ echo "| default audience, req/s | $(median 2 "$before") | $(median 2 "$after") |
 echo "| returning profiles, server µs per request | $(median 4 "$before") ($(all 4 "$before")) | $(median 4 "$after") ($(all 4 "$after")) |"
 echo "| returning profiles, req/s | $(median 5 "$before") | $(median 5 "$after") |"
 echo "| returning profiles, p99 | $(all 6 "$before") | $(all 6 "$after") |"
+fi
 if [ -z "${COMPARE_WORK:-}" ]; then
   git worktree remove --force "$work/$before"; git worktree remove --force "$work/$after"; rm -rf "$work"
 fi
