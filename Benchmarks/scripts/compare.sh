@@ -154,7 +154,7 @@ echo
 if [ "$WORKLOAD" = attribution ]; then
   echo "| median of $ROUNDS alternated rounds (3 runs of 2 000 tokens each) | $before | $after |"
   echo "|---|---|---|"
-  echo "| server µs per token | $(median 1 "$before") ($(all 1 "$before")) | $(median 1 "$after") ($(all 1 "$after")) |"
+  echo "| server CPU per token (its profile created first), µs | $(median 1 "$before") ($(all 1 "$before")) | $(median 1 "$after") ($(all 1 "$after")) |"
   for round in $(seq 1 "$ROUNDS"); do
     echo "| round $round: accepted/s; applied/s | $(echo "${R[$before.$round]}" | awk '{ print $2 "; " $3 }') | $(echo "${R[$after.$round]}" | awk '{ print $2 "; " $3 }') |"
   done

@@ -33,7 +33,8 @@ public final class PostgresStore: RelationalStore {
         FOR UPDATE SKIP LOCKED)
       RETURNING \(SQLColumns.job)
       """,
-    planWithValues: "SET LOCAL plan_cache_mode = force_custom_plan")
+    planWithValues: "SET LOCAL plan_cache_mode = force_custom_plan",
+    parallelWriters: 4)
 
   /// How to connect (with the schema's setup left to each connection): a `CachedStore`
   /// listens for other instances' profile changes on a connection of its own.

@@ -139,6 +139,8 @@ extension RelationalStore {
     }
   }
 
+  public var outcomeWriters: Int { dialect.parallelWriters }
+
   public func finishAttributions(_ finishes: [AttributionFinish], at: Date, webhooks: (Int64) -> [WebhookConfig])
     throws -> [(job: AttributionJob, profile: ProfileRecord)]
   {

@@ -14,6 +14,11 @@ public protocol AttributionJobRepository: Sendable {
   /// ahead, so a crashed worker's jobs come back and two workers never take the same job.
   func claimAttributionJobs(now: Date, lease: TimeInterval, limit: Int) throws -> [AttributionJob]
 
+  /// How many `finishAttributions` transactions are worth running at once: one where the
+  /// database writes one transaction at a time, more where writers of different rows proceed
+  /// side by side.
+  var outcomeWriters: Int { get }
+
   /// Stores the worker's decisions in one transaction, the profiles locked in key order. The
   /// transition of a pending job to a final status writes, in the same transaction, what its
   /// `settle` makes of the profile (its new version, an Apple Ads install, webhook events for
@@ -53,17 +58,18 @@ public struct QueuedToken: Sendable, Hashable {
 }
 
 /// A worker's decision about one job, for `AttributionJobRepository.finishAttributions`.
-public struct AttributionFinish {
+public struct AttributionFinish: Sendable {
   /// The job.
   public var job: AttributionJob
   /// What the worker decided.
   public var outcome: AttributionOutcome
   /// What a final outcome makes of the profile as stored (nil: nothing changes).
-  public var settle: (ProfileRecord) -> AttributionSettlement?
+  public var settle: @Sendable (ProfileRecord) -> AttributionSettlement?
 
   /// A decision about `job`.
   public init(
-    _ job: AttributionJob, _ outcome: AttributionOutcome, settle: @escaping (ProfileRecord) -> AttributionSettlement?
+    _ job: AttributionJob, _ outcome: AttributionOutcome,
+    settle: @escaping @Sendable (ProfileRecord) -> AttributionSettlement?
   ) {
     self.job = job
     self.outcome = outcome
@@ -75,7 +81,7 @@ extension AttributionJobRepository {
   /// One decision: `finishAttributions` with a batch of one. Returns the profile when it changed.
   public func finishAttribution(
     _ job: AttributionJob, _ outcome: AttributionOutcome, at: Date, webhooks: [WebhookConfig],
-    settle: @escaping (ProfileRecord) -> AttributionSettlement?
+    settle: @escaping @Sendable (ProfileRecord) -> AttributionSettlement?
   ) throws -> ProfileRecord? {
     try finishAttributions([AttributionFinish(job, outcome, settle: settle)], at: at, webhooks: { _ in webhooks })
       .first?.profile

@@ -19,6 +19,9 @@ struct SQLDialect: Sendable {
   /// cached while a table was still small scans it whole once it has grown (PostgreSQL's
   /// generic plans; nil where plans are not cached across executions that way).
   var planWithValues: String? = nil
+  /// Write transactions worth running at once: SQLite writes one at a time, PostgreSQL locks
+  /// row by row, so independent writers proceed side by side.
+  var parallelWriters = 1
 
   /// One statement announcing a profile (parameter: `appId:profileId`).
   var announceProfile: String? {

@@ -164,11 +164,13 @@ struct AttributionIntakeTests {
   final class RefusingFinishes: AttributionJobRepository {
     let store: any Database
     let refused: String
+    let outcomeWriters: Int
     let batches = Mutex<[Int]>([])
 
-    init(store: any Database, refused: String) {
+    init(store: any Database, refused: String, writers: Int) {
       self.store = store
       self.refused = refused
+      self.outcomeWriters = writers
     }
 
     func enqueueAttributions(_ tokens: [QueuedToken]) throws -> [(AttributionJob, created: Bool)] {
@@ -193,28 +195,54 @@ struct AttributionIntakeTests {
   }
 
   @Test(
-    "a worker's pass stores its outcomes in one transaction; one that cannot be stored holds back only its own job",
-    arguments: StoreFactory.available)
-  func passInOneTransaction(factory: StoreFactory) async throws {
+    "a worker's pass stores its outcomes in as many transactions as the database writes at once; one that cannot be stored holds back only its own job",
+    arguments: StoreFactory.available, [1, 3])
+  func passInFewTransactions(factory: StoreFactory, writers: Int) async throws {
     let store = try factory.make()
     defer { store.close() }
     let all = try tokens(store, count: 5)
     _ = try store.enqueueAttributions(all)
-    let jobs = RefusingFinishes(store: store, refused: all[2].profileId)
+    let jobs = RefusingFinishes(store: store, refused: all[2].profileId, writers: writers)
     let changed = Mutex<[String]>([])
     let worker = AttributionWorker(
       attributionJobs: jobs, apple: Attributing(), time: ManualTime(Date().addingTimeInterval(1)), logger: Logger(),
-      concurrency: 5,
-      onChange: { profile, _ in changed.withLock { $0.append(profile.id) } })
+      concurrency: 5, onChange: { profile, _ in changed.withLock { $0.append(profile.id) } })
     #expect(await worker.processDue() == 5)
-    // The pass's five at once, refused whole; then each alone.
-    #expect(jobs.batches.withLock { $0 } == [5, 1, 1, 1, 1, 1])
+    let batches = jobs.batches.withLock { $0 }
+    if writers == 1 {
+      // The pass's five at once, refused whole; then each alone.
+      #expect(batches == [5, 1, 1, 1, 1, 1])
+    } else {
+      // Runs of two, two and one in key order, side by side; the one holding the refused
+      // profile (the second) is stored again outcome by outcome.
+      #expect(batches.sorted() == [1, 1, 1, 2, 2])
+    }
     #expect(Set(changed.withLock { $0 }) == Set(all.map(\.profileId).filter { $0 != all[2].profileId }))
     for token in all {
       let status = try store.profile(appId: token.appId, id: token.profileId)?.attribution.status[appleAdsSource]
       #expect(status == (token == all[2] ? .pending : .applied), "\(token.profileId)")
     }
     #expect(try store.attributionQueueDepth() == 1, "the refused job waits for its lease to end")
+  }
+
+  @Test("a pass's outcomes are cut into runs of about equal length, a profile's outcomes in one")
+  func outcomeRuns() {
+    let job = { (profile: String, hash: String) in
+      AttributionJob(
+        appId: 1, profileId: profile, tokenHash: hash, token: "t", status: .pending, attempts: 0, notFound: 0,
+        nextAttemptAt: Date(timeIntervalSince1970: 0), lastError: nil)
+    }
+    let outcome = AttributionOutcome.final(.failed, payload: nil, attempts: 1, error: nil)
+    let finishes = [("a", "1"), ("a", "2"), ("b", "3"), ("c", "4"), ("d", "5")].map {
+      AttributionFinish(job($0.0, $0.1), outcome, settle: { _ in nil })
+    }
+    let shape = { (count: Int) in
+      AttributionWorker.runs(finishes, count: count).map { $0.map { "\($0.job.profileId)\($0.job.tokenHash)" } }
+    }
+    #expect(shape(1) == [["a1", "a2", "b3", "c4", "d5"]])
+    #expect(shape(2) == [["a1", "a2", "b3"], ["c4", "d5"]])
+    #expect(shape(5) == [["a1", "a2"], ["b3"], ["c4"], ["d5"]])
+    #expect(shape(0) == shape(1))
   }
 
   /// Apple never reached: tokens stay queued.
