@@ -34,6 +34,14 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
   --rate-limit-admin off --apple-ads-url "http://127.0.0.1:9/" &
 server=$!
 for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+# The profile Tests/Contract/schemathesis.toml names, so routes under a profile find one.
+python3 - "http://127.0.0.1:$port/v1/sdk/profiles" "$public" <<'PY'
+import sys, urllib.request
+request = urllib.request.Request(
+    sys.argv[1], data=b'{"profile_id": "00000000-0000-4000-8000-00000000c0de"}', method="POST",
+    headers={"Authorization": f"Api-Key {sys.argv[2]}", "Content-Type": "application/json"})
+urllib.request.urlopen(request).read()
+PY
 
 cp Tests/Contract/schemathesis.toml "$work/schemathesis.toml"
 cat >> "$work/schemathesis.toml" <<TOML
