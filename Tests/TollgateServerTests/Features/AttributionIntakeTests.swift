@@ -195,7 +195,7 @@ struct AttributionIntakeTests {
   }
 
   @Test(
-    "a worker's pass stores its outcomes in as many transactions as the database writes at once; one that cannot be stored holds back only its own job",
+    "a worker's pass stores its outcomes in one transaction where the database writes one at a time, else each at once; one that cannot be stored holds back only its own job",
     arguments: StoreFactory.available, [1, 3])
   func passInFewTransactions(factory: StoreFactory, writers: Int) async throws {
     let store = try factory.make()
@@ -213,9 +213,8 @@ struct AttributionIntakeTests {
       // The pass's five at once, refused whole; then each alone.
       #expect(batches == [5, 1, 1, 1, 1, 1])
     } else {
-      // Runs of two, two and one in key order, side by side; the one holding the refused
-      // profile (the second) is stored again outcome by outcome.
-      #expect(batches.sorted() == [1, 1, 1, 2, 2])
+      // Each as soon as Apple answered, side by side.
+      #expect(batches == [1, 1, 1, 1, 1])
     }
     #expect(Set(changed.withLock { $0 }) == Set(all.map(\.profileId).filter { $0 != all[2].profileId }))
     for token in all {
@@ -223,26 +222,6 @@ struct AttributionIntakeTests {
       #expect(status == (token == all[2] ? .pending : .applied), "\(token.profileId)")
     }
     #expect(try store.attributionQueueDepth() == 1, "the refused job waits for its lease to end")
-  }
-
-  @Test("a pass's outcomes are cut into runs of about equal length, a profile's outcomes in one")
-  func outcomeRuns() {
-    let job = { (profile: String, hash: String) in
-      AttributionJob(
-        appId: 1, profileId: profile, tokenHash: hash, token: "t", status: .pending, attempts: 0, notFound: 0,
-        nextAttemptAt: Date(timeIntervalSince1970: 0), lastError: nil)
-    }
-    let outcome = AttributionOutcome.final(.failed, payload: nil, attempts: 1, error: nil)
-    let finishes = [("a", "1"), ("a", "2"), ("b", "3"), ("c", "4"), ("d", "5")].map {
-      AttributionFinish(job($0.0, $0.1), outcome, settle: { _ in nil })
-    }
-    let shape = { (count: Int) in
-      AttributionWorker.runs(finishes, count: count).map { $0.map { "\($0.job.profileId)\($0.job.tokenHash)" } }
-    }
-    #expect(shape(1) == [["a1", "a2", "b3", "c4", "d5"]])
-    #expect(shape(2) == [["a1", "a2", "b3"], ["c4", "d5"]])
-    #expect(shape(5) == [["a1", "a2"], ["b3"], ["c4"], ["d5"]])
-    #expect(shape(0) == shape(1))
   }
 
   /// Apple never reached: tokens stay queued.

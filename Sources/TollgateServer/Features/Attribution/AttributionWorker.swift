@@ -52,8 +52,10 @@ public final class AttributionWorker: Sendable {
     loop.bind { [weak self] in await self?.processDue() ?? 0 }
   }
 
-  /// One pass: claims the due jobs, asks Apple about them at once, and stores their outcomes
-  /// together (`store`). Returns how many it handled.
+  /// One pass: claims the due jobs and asks Apple about them at once. Where the database writes
+  /// one transaction at a time (`outcomeWriters` 1, SQLite) the pass's outcomes are stored
+  /// together in one; where writers proceed side by side (PostgreSQL) each is stored as soon as
+  /// it is known. Returns how many it handled.
   @discardableResult
   public func processDue() async -> Int {
     let jobs: [AttributionJob]
@@ -63,11 +65,21 @@ public final class AttributionWorker: Sendable {
       logger.error("attribution: cannot claim jobs: \(error)")
       return 0
     }
-    let decided = await withTaskGroup(of: (AttributionJob, AttributionOutcome).self) { group in
-      for job in jobs { group.addTask { (job, await self.decide(job)) } }
-      return await group.reduce(into: []) { $0.append($1) }
+    if attributionJobs.outcomeWriters > 1 {
+      await withTaskGroup(of: Void.self) { group in
+        for job in jobs {
+          group.addTask {
+            self.store([(job, await self.decide(job))])
+          }
+        }
+      }
+    } else {
+      let decided = await withTaskGroup(of: (AttributionJob, AttributionOutcome).self) { group in
+        for job in jobs { group.addTask { (job, await self.decide(job)) } }
+        return await group.reduce(into: []) { $0.append($1) }
+      }
+      store(decided)
     }
-    await store(decided)
     return jobs.count
   }
 
@@ -86,41 +98,14 @@ public final class AttributionWorker: Sendable {
     return outcome
   }
 
-  /// Stores a pass's outcomes in as few transactions as the database runs well at once (one on
-  /// SQLite; on PostgreSQL up to `outcomeWriters` side by side, each a run of the profiles in key
-  /// order, so a profile's outcomes share one); a refused transaction is stored outcome by
-  /// outcome, so one that cannot be stored holds back only its own job.
-  private func store(_ decided: [(AttributionJob, AttributionOutcome)]) async {
+  /// Stores outcomes in one transaction; when it is refused, each alone, so one that cannot be
+  /// stored holds back only its own job.
+  private func store(_ decided: [(AttributionJob, AttributionOutcome)]) {
     guard !decided.isEmpty else { return }
     let now = time.now()
     let finishes = decided.map { job, outcome in
       AttributionFinish(job, outcome, settle: { Self.settle($0, outcome, at: now) })
-    }.sorted { ($0.job.appId, $0.job.profileId) < ($1.job.appId, $1.job.profileId) }
-    let runs = Self.runs(finishes, count: attributionJobs.outcomeWriters)
-    await withTaskGroup(of: Void.self) { group in
-      for run in runs { group.addTask { self.store(run, at: now) } }
     }
-  }
-
-  /// `finishes` cut into at most `count` runs of about equal length, never between two
-  /// outcomes of one profile.
-  static func runs(_ finishes: [AttributionFinish], count: Int) -> [[AttributionFinish]] {
-    let size = max(1, (finishes.count + max(1, count) - 1) / max(1, count))
-    var runs: [[AttributionFinish]] = []
-    for finish in finishes {
-      if let last = runs.last?.last,
-        runs[runs.count - 1].count < size
-          || (last.job.appId, last.job.profileId) == (finish.job.appId, finish.job.profileId)
-      {
-        runs[runs.count - 1].append(finish)
-      } else {
-        runs.append([finish])
-      }
-    }
-    return runs
-  }
-
-  private func store(_ finishes: [AttributionFinish], at now: Date) {
     do {
       for (job, profile) in try attributionJobs.finishAttributions(finishes, at: now, webhooks: webhooks) {
         onChange(profile, job.appId)
