@@ -61,7 +61,9 @@ struct SpendImportProcessTests {
     while standIn.reportCalls.count < 14 && Date().timeIntervalSince(started) < 60 {
       try await Task.sleep(for: .milliseconds(10))
     }
-    try #require(standIn.reportCalls.count == 14, "the import never got to its 14th page")
+    // At least 14: on a loaded machine this loop can wake late, after the held page timed out
+    // (30 s) and the run's retry asked for it again (held too): nothing past it was answered.
+    try #require(standIn.reportCalls.count >= 14, "the import never got to its 14th page")
     #expect(server.kill(SIGKILL) == .signal(SIGKILL))
     standIn.release()
     let callsBefore = standIn.reportCalls.count
