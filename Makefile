@@ -32,15 +32,13 @@ test: deps apple-check
 	$(SWIFT) build $(LAYERS) --build-tests
 	$(SWIFT) build $(LAYERS) --product tollgate
 	$(SWIFT) build $(LAYERS) --product tollgate-dev
-	@# The package's release build (its own build folder; whole-module optimisation compiles one
-	@# module at a time, in one process) runs beside everything after the debug build, none of
-	@# which needs both cores: the layers proof, the tests (about one core), then the contract
-	@# run (Python) and the browser test (mostly waiting on Chromium) side by side. The package
-	@# build's output follows once the others are done.
+	SWIFT=$(SWIFT) bash scripts/layers-proof.sh
+	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
+	@# Three side by side once the tests are done (they keep both cores: several of them time
+	@# real processes), none needing both cores: the package's release build (whole-module
+	@# optimisation compiles one module at a time, in one process), the contract run (Python) and
+	@# the browser test (mostly waiting on Chromium). Their output follows once all are done.
 	@SWIFT=$(SWIFT) bash scripts/package.sh > .build/package.log 2>&1 & package=$$!; \
-	  SWIFT=$(SWIFT) bash scripts/layers-proof.sh \
-	  && bash scripts/with-postgres.sh $(SWIFT) test --skip-build; tested=$$?; \
-	  if [ $$tested -ne 0 ]; then kill $$package 2>/dev/null; wait $$package; exit $$tested; fi; \
 	  bash scripts/contract.sh .build/debug/tollgate > .build/contract.log 2>&1 & contract=$$!; \
 	  bash scripts/dashboard-test.sh .build/debug/tollgate; dashboard=$$?; \
 	  wait $$contract; status=$$?; cat .build/contract.log; \

@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 swift="${SWIFT:-swift}"
 
 # Static FoundationNetworking links libcurl (libcurl4-openssl-dev), which stays a shared library.
-# Its own build folder: SwiftPM locks a build folder while it builds, and `make test` builds the
-# package while the debug build folder is busy with the tests.
+# Its own build folder: `make run` and `make bench` build release without the static runtime,
+# and sharing .build/release, each would recompile everything the other built.
 build=(build -c release --product tollgate --static-swift-stdlib --scratch-path .build/package-build)
 "$swift" "${build[@]}"
 binary=$("$swift" "${build[@]}" --show-bin-path)/tollgate
