@@ -57,19 +57,27 @@ if [ "$WORKLOAD" = attribution ]; then
 fi
 
 
-# measure REV ROUND → "default-µs default-req/s returning-µs returning-req/s returning-p99"
-measure() {
-  local rev=$1 round=$2 bin="$work/$1/.build/release" out="$work/run-$1-$2"
+# serve_seeded REV ROUND APPLE_ADS_URL → REV's server on a freshly seeded database, warmed; sets
+# out (the round's folder), port, server and BENCH_KEY
+serve_seeded() {
+  local bin="$work/$1/.build/release"
+  out="$work/run-$1-$2"
   rm -rf "$out"; mkdir -p "$out"
   "$bin/tollgate-bench" seed --database "$out/bench.sqlite" --profiles "$PROFILES" --out "$out" >/dev/null
   # shellcheck disable=SC1091
   source "$out/keys.env"
-  local port; port=$(free_port)
-  "$bin/tollgate" serve --port "$port" --database "$out/bench.sqlite" --apple-ads-url "http://127.0.0.1:9/" \
+  port=$(free_port)
+  "$bin/tollgate" serve --port "$port" --database "$out/bench.sqlite" --apple-ads-url "$3" \
     --log-level error $NO_LIMITS &
   server=$!
   wait_port "$port"
   wait_warm "$port" >/dev/null
+}
+
+# measure REV ROUND → "default-µs default-req/s returning-µs returning-req/s returning-p99"
+measure() {
+  local rev=$1 round=$2
+  serve_seeded "$rev" "$round" "http://127.0.0.1:9/"
   BENCH_MODE=warm BENCH_RETURNING=$RETURNING BENCH_IDS="$out/ids.txt" BENCH_KEY=$BENCH_KEY \
     wrk -t2 -c16 -d5s -s Benchmarks/scripts/flow.lua "http://127.0.0.1:$port" > "$out/warm.wrk" 2>&1
   local result=""
@@ -100,17 +108,8 @@ measure() {
 
 # measure_attribution REV ROUND → "server-µs-per-token accepted/s×3 applied/s×3 lost"
 measure_attribution() {
-  local rev=$1 round=$2 bin="$work/$1/.build/release" out="$work/run-$1-$2"
-  rm -rf "$out"; mkdir -p "$out"
-  "$bin/tollgate-bench" seed --database "$out/bench.sqlite" --profiles "$PROFILES" --out "$out" >/dev/null
-  # shellcheck disable=SC1091
-  source "$out/keys.env"
-  local port; port=$(free_port)
-  "$bin/tollgate" serve --port "$port" --database "$out/bench.sqlite" \
-    --apple-ads-url "http://127.0.0.1:$sandbox_port/api/v1/" --log-level error $NO_LIMITS &
-  server=$!
-  wait_port "$port"
-  wait_warm "$port" >/dev/null
+  local rev=$1 round=$2 bin="$work/$1/.build/release"
+  serve_seeded "$rev" "$round" "http://127.0.0.1:$sandbox_port/api/v1/"
   local start; start=$(cpu_ticks "$server")
   for run in 1 2 3; do
     "$bin/tollgate-bench" attribution --url "http://127.0.0.1:$port" --key "$BENCH_KEY" --tokens 2000 \
