@@ -25,6 +25,10 @@ public final class HTTPServer: Sendable {
     public var connectionTimeoutSeconds: Int = 15
     /// Request bodies above this many bytes get 413.
     public var maxBodyBytes: Int = 64 * 1024
+    /// A body declared over its limit but at most this large is read and dropped before the
+    /// 413, so a client that sends it without waiting for `100 Continue` reads the answer
+    /// instead of a reset connection; larger ones are answered at once.
+    public var drainedBodyBytes: Int = 1024 * 1024
     /// Routes (exact paths) whose bodies may be larger: image uploads.
     public var largeBodyLimits: [String: Int] = [:]
     /// Routes whose bodies are handed to a `BodySink` chunk by chunk as they arrive instead
@@ -180,6 +184,15 @@ enum MHDCallbacks {
         }
       }
       if let length = request.header("content-length").flatMap(Int.init), length > pending.bodyLimit {
+        // A client still sending a small body would see its connection reset by an early
+        // answer (the kernel resets a socket closed with unread bytes), not the 413: such a
+        // body is read and dropped first. A client waiting for 100 Continue, or one declaring
+        // more than `drainedBodyBytes`, is answered at once, before it sends anything.
+        let waitsForContinue = request.header("expect")?.lowercased() == "100-continue"
+        guard waitsForContinue || length > server.settings.drainedBodyBytes else {
+          pending.bodyTooLarge = true
+          return .YES
+        }
         pending.answered = true
         return send(payloadTooLarge(pending.bodyLimit), on: connection)
       }

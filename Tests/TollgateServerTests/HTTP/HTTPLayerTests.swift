@@ -15,7 +15,7 @@ import TollgateAPI
 
 @Suite("HTTP layer")
 struct HTTPLayerTests {
-  @Test("a declared body over 64 KiB is rejected with 413 before it is read")
+  @Test("a body over 64 KiB sent at once is dropped unread and answered 413, the connection kept")
   func oversizedDeclaredBody() async throws {
     let server = try TestServer()
     defer { server.stop() }
@@ -23,6 +23,33 @@ struct HTTPLayerTests {
     let result = try await server.send("POST", "/v1/sdk/profiles", key: server.sdkKey, body: body)
     #expect(result.status == 413)
     #expect(result.errorCode == "payload_too_large")
+
+    // Answering before the body was in closed the connection with the body unread, and the
+    // kernel reset it: a client still sending read "broken pipe", not the 413.
+    let connection = try RawConnection(port: server.port)
+    defer { connection.close() }
+    connection.send(
+      "POST /v1/sdk/profiles HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Api-Key \(server.sdkKey)\r\n"
+        + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+        + String(decoding: body, as: UTF8.self))
+    #expect(connection.readHead().hasPrefix("HTTP/1.1 413"))
+    connection.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    #expect(connection.readHead().contains("HTTP/1.1 200"))
+  }
+
+  @Test(
+    "a body over the limit is answered 413 before it is sent: past 1 MiB, or when the client waits for 100 Continue")
+  func oversizedBodyAnsweredAtOnce() throws {
+    let server = try TestServer()
+    defer { server.stop() }
+    for (length, expect) in [(64 * 1024 + 1, "Expect: 100-continue\r\n"), (1024 * 1024 + 1, "")] {
+      let connection = try RawConnection(port: server.port)
+      defer { connection.close() }
+      connection.send(
+        "POST /v1/sdk/profiles HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Api-Key \(server.sdkKey)\r\n"
+          + "Content-Type: application/json\r\nContent-Length: \(length)\r\n\(expect)\r\n")
+      #expect(connection.readHead().hasPrefix("HTTP/1.1 413"), "\(length) bytes \(expect)")
+    }
   }
 
   @Test("a body exactly at the limit is read (and judged on its content)")
@@ -266,7 +293,8 @@ final class RawConnection {
     guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
   }
 
-  func send(_ text: String) { _ = text.withCString { Glibc.send(fd, $0, strlen($0), 0) } }
+  /// Sends `text`; a connection the server closed fails the send (no SIGPIPE).
+  func send(_ text: String) { _ = text.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }
 
   /// Reads until the server closes the connection (or the 20 s safety timeout).
   func readUntilClosed() -> (bytes: Int, closedByServer: Bool) {
