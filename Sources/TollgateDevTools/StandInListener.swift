@@ -17,6 +17,9 @@ final class StandInListener: Sendable {
     settings.bindAddress = host
     settings.port = port
     settings.threads = 2
+    // A test on a loaded machine may pause longer than the usual 15 s between two calls; an
+    // idle connection closed while its client reuses it reads as an empty reply.
+    settings.connectionTimeoutSeconds = 300
     let server = HTTPServer(settings: settings, handler: answer)
     let bound = try server.start()
     http.withLock { $0 = server }

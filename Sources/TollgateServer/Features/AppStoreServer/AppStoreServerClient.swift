@@ -207,7 +207,7 @@ public struct AppStoreServerClient: AppStoreServerAPI {
 
   private func send(_ request: URLRequest) async throws(AppStoreServerAPIError) -> (Int, [String: String], Data) {
     do {
-      let (data, response) = try await session.data(for: request)
+      let (data, response) = try await session.dataRetryingClosedConnection(for: request)
       guard let http = response as? HTTPURLResponse else { throw AppStoreServerAPIError.unavailable("no HTTP answer") }
       var headers: [String: String] = [:]
       for (name, value) in http.allHeaderFields {

@@ -97,7 +97,7 @@ public struct CampaignManagementClient: CampaignManagementAPI {
 
   private func send(_ request: URLRequest) async throws(AppleAdsAPIError) -> (Int, [String: String], Data) {
     do {
-      let (data, response) = try await session.data(for: request)
+      let (data, response) = try await session.dataRetryingClosedConnection(for: request)
       guard let http = response as? HTTPURLResponse else { throw AppleAdsAPIError.unavailable("no HTTP answer") }
       var headers: [String: String] = [:]
       for (name, value) in http.allHeaderFields {

@@ -52,7 +52,7 @@ public struct AppleAdsClient: AppleAdsResolving {
     let data: Data
     let response: URLResponse
     do {
-      (data, response) = try await session.data(for: request)
+      (data, response) = try await session.dataRetryingClosedConnection(for: request)
     } catch {
       return .unavailable("transport: \(error.localizedDescription)")
     }
