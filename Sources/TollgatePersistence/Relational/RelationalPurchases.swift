@@ -62,7 +62,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func subscriptionCredit(of original: String, excluding transactionId: String) throws -> PurchaseAttribution? {
-    try db.query(
+    try db.lookup(
       """
       SELECT attr_placement, attr_audience, attr_variation, attr_profile FROM app_store_transactions
       WHERE app_id = ? AND original_transaction_id = ? AND transaction_id <> ?
@@ -72,7 +72,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func lastShown(to profileId: String, from: Date, through: Date) throws -> PurchaseAttribution? {
-    try db.query(
+    try db.lookup(
       """
       SELECT placement_id, audience_id, variation_id FROM events
       WHERE app_id = ? AND profile_id = ? AND received_at <= ? AND received_at >= ?
@@ -174,7 +174,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func unownedSubscriptions(token: String) throws -> [String] {
-    try db.query(
+    try db.lookup(
       """
       SELECT DISTINCT t.original_transaction_id FROM app_store_transactions t
       WHERE t.app_id = ? AND t.app_account_token = ? AND NOT EXISTS (SELECT 1 FROM app_store_owners o
@@ -208,14 +208,14 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
 
   func history(of profileId: String) throws -> PurchaseHistory {
     let key: [SQLValue] = [.integer(appId), .integer(appId), .text(profileId)]
-    let transactions = try db.query(
+    let transactions = try db.lookup(
       """
       SELECT payload FROM app_store_transactions WHERE app_id = ? AND original_transaction_id IN
       (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?)
       """, key
     ).map { try StoredPayloads.shared.payload($0) }
     let decoder = WireCoding.decoder
-    let notifications = try db.query(
+    let notifications = try db.lookup(
       """
       SELECT fact FROM app_store_notifications WHERE app_id = ? AND original_transaction_id IN
       (SELECT original_transaction_id FROM app_store_owners WHERE app_id = ? AND profile_id = ?)

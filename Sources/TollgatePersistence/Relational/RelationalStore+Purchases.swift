@@ -7,7 +7,6 @@ extension RelationalStore {
   public func purchases<T>(appId: Int64, _ work: (any PurchaseUnitOfWork) throws -> T) throws -> T {
     let (result, saved) = try with { db in
       try db.transaction {
-        if let planWithValues = dialect.planWithValues { try db.execute(planWithValues) }
         let unit = RelationalPurchases(db, appId: appId, store: self)
         let result = try work(unit)
         try unit.writeSubscriptionEnds()

@@ -103,7 +103,18 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
   func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow] {
     try ensureConnected()
     try replanIfDue()
-    let name = pooled ? nil : try statement(for: sql, count: parameters.count)
+    return try run(sql, parameters, prepared: pooled ? nil : try statement(for: sql, count: parameters.count))
+  }
+
+  /// Sent unnamed, as through a pooler: PostgreSQL plans an unnamed statement with the values
+  /// bound to it, in the same round trip, and keeps no plan.
+  @discardableResult
+  func lookup(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow] {
+    try ensureConnected()
+    return try run(sql, parameters, prepared: nil)
+  }
+
+  private func run(_ sql: String, _ parameters: [SQLValue], prepared name: String?) throws -> [SQLRow] {
     let texts: [String?] = parameters.map { value in
       switch value {
       case .null: return nil

@@ -7,6 +7,11 @@ protocol SQLConnection: AnyObject {
   /// Runs one statement with bound values (`?` placeholders) and returns its rows.
   @discardableResult
   func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow]
+  /// Runs a lookup whose best plan depends on its values (which index finds one subscription's
+  /// rows): where plans are cached across executions (PostgreSQL's generic plans), it is
+  /// planned with its values every time instead.
+  @discardableResult
+  func lookup(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow]
   /// Runs SQL without parameters or results.
   func execute(_ sql: String) throws
   /// Runs `body` in a transaction; rolls back when it throws.

@@ -81,6 +81,11 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     }
   }
 
+  /// SQLite plans a statement when it is prepared and again when the statistics it used
+  /// change: a lookup is an ordinary query.
+  @discardableResult
+  func lookup(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow] { try query(sql, parameters) }
+
   /// Runs one prepared statement and returns its rows.
   @discardableResult
   func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [SQLRow] {

@@ -45,6 +45,25 @@ struct StatementCacheTests {
   }
 
   @Test(
+    "PostgreSQL: a lookup is planned with its values every time; a query's generic plan is reused",
+    .enabled(if: PostgresCluster.url != nil))
+  func lookupsPlannedWithValues() throws {
+    let connection = try PostgresConnection(
+      conninfo: try #require(PostgresCluster.url), session: .direct(settings: ["SET client_min_messages = warning"]))
+    let query = "SELECT ? + 40 AS n", lookup = "SELECT ? + 41 AS n"
+    for value: Int64 in 0..<8 {
+      #expect(try connection.query(query, [.integer(value)]).first?.decode("n", as: Int64.self) == value + 40)
+      #expect(try connection.lookup(lookup, [.integer(value)]).first?.decode("n", as: Int64.self) == value + 41)
+    }
+    // PostgreSQL settles on a generic plan after a prepared statement's fifth run and keeps it;
+    // an unnamed statement is planned with the values bound to it and kept nowhere.
+    let kept = try connection.query(
+      "SELECT statement, generic_plans FROM pg_prepared_statements WHERE statement LIKE 'SELECT $1 + 4_ AS n'", [])
+    #expect(try kept.map { try $0.decode("statement", as: String.self) } == ["SELECT $1 + 40 AS n"])
+    #expect(try kept.first?.decode("generic_plans", as: Int64.self) ?? 0 > 0)
+  }
+
+  @Test(
     "PostgreSQL through PgBouncer: the unnamed statements' texts are bounded too", .enabled(if: PgBouncer.url != nil))
   func pooled() throws {
     let database = try PgBouncer.freshDatabase()
