@@ -15,6 +15,12 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   let pending = PendingRollups()
   /// Profiles known to exist (`profileExists`).
   private var existing: Set<String> = []
+  /// Each subscription's owners as read or written in the unit (`owners(of:)`): a batch of one
+  /// customer's renewals, or a page of an imported history, asks once per subscription.
+  private var owners: [String: [String]] = [:]
+  /// Each subscription's earliest stored transaction as read or written in the unit (nil: none
+  /// stored), for `subscriptionCredit`: its renewals in one batch ask once.
+  private var firstTransactions: [String: FirstTransaction?] = [:]
   /// Subscription period ends noted in the unit, written once each before the commit.
   private var subscriptionEnds: [String: (environment: String, end: Date)] = [:]
 
@@ -43,10 +49,13 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func owners(of original: String) throws -> [String] {
-    try db.query(
+    if let known = owners[original] { return known }
+    let read: [String] = try db.query(
       "SELECT profile_id FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ? ORDER BY profile_id",
       [.integer(appId), .text(original)]
     ).map { try $0.decode("profile_id") }
+    owners[original] = read
+    return read
   }
 
   func profileExists(_ id: String) throws -> Bool {
@@ -62,13 +71,22 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func subscriptionCredit(of original: String, excluding transactionId: String) throws -> PurchaseAttribution? {
-    try db.lookup(
+    if let known = firstTransactions[original], known?.transactionId != transactionId { return known?.credit }
+    // The first two: the earliest is remembered, and the second answers when the first is
+    // the transaction asking (recorded again).
+    let firstTwo = try db.lookup(
       """
-      SELECT attr_placement, attr_audience, attr_variation, attr_profile FROM app_store_transactions
-      WHERE app_id = ? AND original_transaction_id = ? AND transaction_id <> ?
-      ORDER BY signed_at LIMIT 1
-      """, [.integer(appId), .text(original), .text(transactionId)]
-    ).first.map(Self.credit)
+      SELECT transaction_id, signed_at, attr_placement, attr_audience, attr_variation, attr_profile
+      FROM app_store_transactions WHERE app_id = ? AND original_transaction_id = ?
+      ORDER BY signed_at, transaction_id LIMIT 2
+      """, [.integer(appId), .text(original)]
+    ).map { row in
+      FirstTransaction(
+        transactionId: try row.decode("transaction_id"), signedAt: try row.decode("signed_at"),
+        credit: try Self.credit(row))
+    }
+    firstTransactions[original] = .some(firstTwo.first)
+    return firstTwo.first { $0.transactionId != transactionId }?.credit
   }
 
   func lastShown(to profileId: String, from: Date, through: Date) throws -> PurchaseAttribution? {
@@ -104,7 +122,14 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
         .text(credit.placementId), .text(credit.audienceId), .text(credit.variationId),
         credit.profileId.map(SQLValue.text) ?? .null,
       ])
-    return db.changes == 1
+    guard db.changes == 1 else { return false }
+    let original = payload.originalTransactionId
+    if let known = firstTransactions[original] {
+      let inserted = FirstTransaction(
+        transactionId: payload.transactionId, signedAt: Double(payload.signedDate) / 1000, credit: credit)
+      if known.map({ inserted.precedes($0) }) ?? true { firstTransactions[original] = .some(inserted) }
+    }
+    return true
   }
 
   func storedTransaction(_ transactionId: String) throws -> StoredTransactionRow? {
@@ -121,6 +146,8 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
 
   func replace(_ transaction: StoredTransaction) throws {
     let payload = transaction.payload
+    // A new signing date may reorder the subscription's transactions.
+    firstTransactions[payload.originalTransactionId] = nil
     try db.query(
       "UPDATE app_store_transactions SET signed_at = ?, payload = ?, jws = ? WHERE app_id = ? AND transaction_id = ?",
       [
@@ -188,6 +215,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     try db.query(
       "DELETE FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ? AND profile_id = ?",
       [.integer(appId), .text(original), .text(profileId)])
+    owners[original]?.removeAll { $0 == profileId }
   }
 
   func link(_ original: String, to profileId: String, at: Date) throws {
@@ -196,6 +224,10 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
       INSERT INTO app_store_owners (app_id, original_transaction_id, profile_id, linked_at) VALUES (?, ?, ?, ?)
       ON CONFLICT DO NOTHING
       """, [.integer(appId), .text(original), .text(profileId), .real(at.timeIntervalSince1970)])
+    if db.changes == 1, var known = owners[original] {
+      known.append(profileId)
+      owners[original] = known.sorted()
+    }
   }
 
   func lockedProfile(_ id: String) throws -> ProfileRecord? {
@@ -290,6 +322,18 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
       UPDATE app_store_refund_requests SET outcome = ?, closed_at = ?
       WHERE app_id = ? AND transaction_id = ? AND outcome IS NULL
       """, [.text(outcome), .real(at.timeIntervalSince1970), .integer(appId), .text(transactionId)])
+  }
+
+  /// A subscription's earliest stored transaction and the credit it was stored with.
+  private struct FirstTransaction {
+    var transactionId: String
+    var signedAt: Double
+    var credit: PurchaseAttribution
+
+    /// Whether this one comes first in `subscriptionCredit`'s order (signing date, then id).
+    func precedes(_ other: FirstTransaction) -> Bool {
+      (signedAt, transactionId) < (other.signedAt, other.transactionId)
+    }
   }
 
   private static func credit(_ row: SQLRow) throws -> PurchaseAttribution {

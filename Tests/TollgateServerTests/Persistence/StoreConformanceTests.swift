@@ -415,6 +415,93 @@ struct StoreConformanceTests {
   }
 }
 
+extension StoreConformanceTests {
+  /// Every stored transaction with its credit and named variation, by id.
+  static func credits(_ store: any Database) throws -> [String] {
+    let sql = """
+      SELECT transaction_id, signed_at, attr_placement, attr_audience, attr_variation, attr_profile, variation_id
+      FROM app_store_transactions ORDER BY transaction_id
+      """
+    let read: (any SQLConnection) throws -> [String] = { db in
+      try db.query(sql).map { row in
+        let columns = ["attr_placement", "attr_audience", "attr_variation", "attr_profile", "variation_id"]
+        let values = try columns.map { try row.decode($0, as: String?.self) ?? "-" }
+        return
+          ([try row.decode("transaction_id", as: String.self), String(try row.decode("signed_at", as: Double.self))]
+          + values).joined(separator: " ")
+      }
+    }
+    if let sqlite = store as? SQLiteStore { return try sqlite.with(read) }
+    return try #require(store as? PostgresStore).with(read)
+  }
+
+  @Test(
+    "App Store facts: a unit recording many facts credits and owns exactly as the same facts recorded one by one",
+    arguments: StoreFactory.available)
+  func batchedFacts(factory: StoreFactory) throws {
+    let batched = try factory.make()
+    let single = try factory.make()
+    defer {
+      batched.close()
+      single.close()
+    }
+    let derive: (PurchaseHistory) -> ProfilePurchases = {
+      PurchaseDerivation.derive($0, levels: StoreKitFixtures.levels, now: StoreKitFixtures.date(1))
+    }
+    for seed in UInt64(1)...6 {
+      var random = Seeded(state: seed)
+      // Subscriptions of a few transactions each, sent out of order, some twice, some signed
+      // again later (a replaced row), named or not, with or without a buyer.
+      var facts: [AppStoreFacts] = []
+      for subscription in 0..<5 {
+        let original = "\(seed)\(subscription)00"
+        for number in 0..<Int.random(in: 1...4, using: &random) {
+          let day = Double(number * 30)
+          let id = number == 0 ? original : "\(original)\(number)"
+          let variation = ["v1", "v2", nil].randomElement(using: &random)!
+          var versions = [
+            StoredTransaction(
+              payload: StoreKitFixtures.transaction(id, original: original, purchased: day, expires: day + 30),
+              jws: "jws", variationId: variation)
+          ]
+          if Bool.random(using: &random) {
+            versions.append(
+              StoredTransaction(
+                payload: StoreKitFixtures.transaction(
+                  id, original: original, purchased: day, expires: day + 30, signed: day + 1), jws: "jws2",
+                variationId: nil))
+          }
+          if Bool.random(using: &random) { versions.append(versions[0]) }
+          for version in versions {
+            facts.append(
+              AppStoreFacts(transactions: [version], claimant: [nil, "p1", "p2"].randomElement(using: &random)!))
+          }
+        }
+      }
+      facts.shuffle(using: &random)
+      var apps: [Int64] = []
+      for store in [batched, single] {
+        let app = try store.createApp(name: "seed\(seed)")
+        apps.append(app.id)
+        for id in ["p1", "p2"] {
+          _ = try store.insertProfile(appId: app.id, ProfileRecord(id: id, createdAt: now, updatedAt: now))
+        }
+      }
+      _ = try PurchaseRecorder(batched).record(appId: apps[0], facts, at: now, derive: derive)
+      for fact in facts {
+        _ = try PurchaseRecorder(single).record(appId: apps[1], [fact], at: now, derive: derive)
+      }
+      #expect(try Self.credits(batched) == Self.credits(single), "seed \(seed)")
+      for profile in ["p1", "p2"] {
+        #expect(
+          try batched.transactions(appId: apps[0], profileId: profile).map(\.payload.transactionId).sorted()
+            == single.transactions(appId: apps[1], profileId: profile).map(\.payload.transactionId).sorted(),
+          "seed \(seed)")
+      }
+    }
+  }
+}
+
 @Suite("PostgreSQL in CI")
 struct PostgresPresenceTests {
   @Test("CI runs the PostgreSQL suite (make test starts a cluster and PgBouncer), so it can never be skipped silently")
