@@ -14,6 +14,15 @@ final class PendingRollups {
   var placement = PlacementProjection.Changes()
   /// `stats_apple_ads` and `stats_apple_ads_revenue` by keyword and day.
   var appleAds = AppleAdsProjection.Changes()
+  /// Each profile's Apple Ads install (`stats_aa_profiles`) as read or written in the unit, nil
+  /// for a profile not from Apple Ads: a batch of one buyer's renewals reads it once.
+  var appleAdsProfiles: [String: AppleAdsProfile?] = [:]
+
+  /// A profile's Apple Ads install: its group, and whether it has bought.
+  struct AppleAdsProfile {
+    var group: AppleAdsKey
+    var purchaser: Bool
+  }
 }
 
 extension RelationalStore {

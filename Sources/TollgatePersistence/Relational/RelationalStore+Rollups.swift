@@ -199,22 +199,32 @@ extension RelationalStore {
     _ db: any SQLConnection, appId: Int64, profileId: String, _ transaction: TransactionPayload,
     pending: PendingRollups?
   ) throws {
-    guard
-      let row = try db.query(
+    let install: PendingRollups.AppleAdsProfile?
+    if let known = pending?.appleAdsProfiles[profileId] {
+      install = known
+    } else {
+      install = try db.query(
         "SELECT day, campaign_id, ad_group_id, keyword_id, purchaser FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
         [.integer(appId), .text(profileId)]
-      ).first
-    else { return }
-    let group = AppleAdsKey(
-      day: try row.decode("day"), campaign: try row.decode("campaign_id"), adGroup: try row.decode("ad_group_id"),
-      keyword: try row.decode("keyword_id"))
+      ).first.map { row in
+        PendingRollups.AppleAdsProfile(
+          group: AppleAdsKey(
+            day: try row.decode("day"), campaign: try row.decode("campaign_id"),
+            adGroup: try row.decode("ad_group_id"), keyword: try row.decode("keyword_id")),
+          purchaser: try row.decode("purchaser", as: Int64.self) != 0)
+      }
+      pending?.appleAdsProfiles[profileId] = .some(install)
+    }
+    guard let install else { return }
     var changes = AppleAdsProjection.Changes()
-    AppleAdsProjection.sale(group, transaction, into: &changes)
-    if transaction.isPurchase, try row.decode("purchaser", as: Int64.self) == 0 {
+    AppleAdsProjection.sale(install.group, transaction, into: &changes)
+    if transaction.isPurchase, !install.purchaser {
       try db.query(
         "UPDATE stats_aa_profiles SET purchaser = 1 WHERE app_id = ? AND profile_id = ?",
         [.integer(appId), .text(profileId)])
-      AppleAdsProjection.firstPurchase(group, into: &changes)
+      pending?.appleAdsProfiles[profileId] = .some(
+        PendingRollups.AppleAdsProfile(group: install.group, purchaser: true))
+      AppleAdsProjection.firstPurchase(install.group, into: &changes)
     }
     try apply(changes, db, appId: appId, pending: pending)
   }
@@ -247,6 +257,7 @@ extension RelationalStore {
         .integer(Int64(inTime)), .integer(Int64(purchaser)),
       ])
     guard db.changes == 1 else { return }
+    pending?.appleAdsProfiles[profile.id] = nil
     // Gathered and written once, in the order every writer of these rows keeps: into the
     // caller's `pending` when it gathers a batch's.
     let batch = pending ?? PendingRollups()

@@ -70,6 +70,11 @@ struct RollupTests {
             reason: "RENEWAL",
             price: 9_990))
       }
+      if Int.random(in: 0..<3, using: &random) == 0 {
+        // A second subscription bought before the switch: one page, two purchases of one buyer.
+        let second = String(transactionId + 5)
+        history.append(F.transaction(second, original: second, purchased: start + 2, expires: start + 32, price: 4_990))
+      }
       histories.append((id, history))
       if histories.count == 2 {
         facts.append(.history(histories))
