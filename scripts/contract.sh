@@ -28,6 +28,17 @@ public=$(echo "$keys" | awk '/public key:/ { print $3 }')
 secret=$(echo "$keys" | awk '/secret key:/ { print $3 }')
 "$BIN" import examples/sample-config.json --app contract --database "$database" >/dev/null
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# Two people, so the session routes are fuzzed signed in: one owner whose session the fuzzer
+# uses throughout (and a second session of theirs that sign-out ends), and another whose
+# sessions sign-out-everywhere ends. They belong to an app of their own: the contract app's
+# secret key, fuzzing the people routes, cannot disable or remove them halfway.
+"$BIN" keys create --app people --database "$database" >/dev/null
+invitation() {
+  "$BIN" users add "$1" --role owner --app people --database "$database" --public-url "http://127.0.0.1:$port" \
+    | grep -o '#invitation=[^ ]*' | cut -d= -f2
+}
+owner_invitation=$(invitation owner@contract.test)
+other_invitation=$(invitation other@contract.test)
 # Long polls held at most 200 ms, so the fuzzer's 10 s request timeout always covers them;
 # limits off, so fuzzing's request rate is not what gets tested.
 "$BIN" serve --port "$port" --database "$database" --log-level error --max-wait-ms 200 \
@@ -35,14 +46,28 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
   --rate-limit-admin off --apple-ads-url "http://127.0.0.1:9/" &
 server=$!
 for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-# The profile Tests/Contract/schemathesis.toml names, so routes under a profile find one.
-python3 - "http://127.0.0.1:$port/v1/sdk/profiles" "$public" <<'PY'
-import sys, urllib.request
-request = urllib.request.Request(
-    sys.argv[1], data=b'{"profile_id": "00000000-0000-4000-8000-00000000c0de"}', method="POST",
-    headers={"Authorization": f"Api-Key {sys.argv[2]}", "Content-Type": "application/json"})
-urllib.request.urlopen(request).read()
+# The profile Tests/Contract/schemathesis.toml names, so routes under a profile find one; the
+# people's sessions (cookie and CSRF token, tab-separated): the owner's, a second one of the
+# owner's, the other person's.
+sessions=$(python3 - "http://127.0.0.1:$port" "$public" "$owner_invitation" "$other_invitation" <<'PY'
+import json, sys, urllib.request
+base, public, owner, other = sys.argv[1:]
+def post(path, body, headers={}):
+    request = urllib.request.Request(
+        base + path, data=json.dumps(body).encode(), method="POST",
+        headers={"Content-Type": "application/json", **headers})
+    with urllib.request.urlopen(request) as answer:
+        cookie = answer.headers.get("Set-Cookie", "").split(";")[0].split("=", 1)[-1]
+        return cookie, json.loads(answer.read())
+post("/v1/sdk/profiles", {"profile_id": "00000000-0000-4000-8000-00000000c0de"}, {"Authorization": f"Api-Key {public}"})
+password = "contract-fuzzing-passphrase"
+for path in (f"/v1/console/invitations/{owner}/accept", "/v1/console/sign-in", f"/v1/console/invitations/{other}/accept"):
+    body = {"password": password} if "invitations" in path else {"email": "owner@contract.test", "password": password}
+    cookie, session = post(path, body)
+    print(cookie + "\t" + session["csrf_token"])
 PY
+)
+session_field() { echo "$sessions" | sed -n "${1}p" | cut -f"$2"; }
 
 cp Tests/Contract/schemathesis.toml "$work/schemathesis.toml"
 cat >> "$work/schemathesis.toml" <<TOML
@@ -52,7 +77,15 @@ api_key = "Api-Key $public"
 
 [auth.openapi.secretKey]
 bearer = "$secret"
+
+[auth.openapi.consoleSession]
+api_key = "$(session_field 1 1)"
 TOML
+
+export CONTRACT_ORIGIN="http://127.0.0.1:$port"
+export CONTRACT_CONSOLE_SESSION=$(session_field 1 1) CONTRACT_CONSOLE_CSRF=$(session_field 1 2)
+export CONTRACT_SIGN_OUT_SESSION=$(session_field 2 1) CONTRACT_SIGN_OUT_CSRF=$(session_field 2 2)
+export CONTRACT_OTHER_SESSION=$(session_field 3 1) CONTRACT_OTHER_CSRF=$(session_field 3 2)
 
 echo "== schemathesis $(sed -n 's/^schemathesis==//p' Tests/Contract/requirements.txt): all checks, $EXAMPLES examples per operation"
 SCHEMATHESIS_HOOKS=Tests/Contract/hooks.py "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" run docs/openapi.yaml \

@@ -1,8 +1,27 @@
 """Schemathesis hooks for Tollgate's contract run."""
+import os
+
 import schemathesis
 
 # The profile import's body is NDJSON: text, sent as schemathesis sends text/plain.
 schemathesis.serializer.alias("application/x-ndjson", "text/plain")
+
+# Signing out ends the session it is sent with. The console session every console route is fuzzed
+# with (scripts/contract.sh) must outlive the run, so the two sign-out routes get sessions of
+# their own in its place; a cookie the fuzzer made up or left out is sent as it is.
+_SIGN_OUT_SESSIONS = {
+    "/v1/console/sign-out": "CONTRACT_SIGN_OUT_SESSION",
+    "/v1/console/sign-out-everywhere": "CONTRACT_OTHER_SESSION",
+}
+
+
+@schemathesis.hook
+def before_call(context, case, **kwargs):
+    variable = _SIGN_OUT_SESSIONS.get(case.operation.path)
+    if variable is None or not case.cookies:
+        return
+    if case.cookies.get("tollgate_session") == os.environ["CONTRACT_CONSOLE_SESSION"]:
+        case.cookies["tollgate_session"] = os.environ[variable]
 
 # CPython 3.11's ast.parse can raise "SystemError: AST constructor recursion depth mismatch" when
 # called deep in a stack (a CPython defect, fixed in 3.12). Hypothesis parses source files only to
