@@ -51,23 +51,31 @@ for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && bre
 # owner's, the other person's.
 sessions=$(python3 - "http://127.0.0.1:$port" "$public" "$owner_invitation" "$other_invitation" <<'PY'
 import json, sys, urllib.request
+from http.cookies import SimpleCookie
 base, public, owner, other = sys.argv[1:]
-def post(path, body, headers={}):
+def post(path, body, headers=None):
     request = urllib.request.Request(
         base + path, data=json.dumps(body).encode(), method="POST",
-        headers={"Content-Type": "application/json", **headers})
+        headers={"Content-Type": "application/json", **(headers or {})})
     with urllib.request.urlopen(request) as answer:
-        cookie = answer.headers.get("Set-Cookie", "").split(";")[0].split("=", 1)[-1]
-        return cookie, json.loads(answer.read())
+        return answer.headers.get("Set-Cookie"), json.loads(answer.read())
 post("/v1/sdk/profiles", {"profile_id": "00000000-0000-4000-8000-00000000c0de"}, {"Authorization": f"Api-Key {public}"})
 password = "contract-fuzzing-passphrase"
-for path in (f"/v1/console/invitations/{owner}/accept", "/v1/console/sign-in", f"/v1/console/invitations/{other}/accept"):
-    body = {"password": password} if "invitations" in path else {"email": "owner@contract.test", "password": password}
+for path, body in (
+    (f"/v1/console/invitations/{owner}/accept", {"password": password}),
+    ("/v1/console/sign-in", {"email": "owner@contract.test", "password": password}),
+    (f"/v1/console/invitations/{other}/accept", {"password": password}),
+):
     cookie, session = post(path, body)
-    print(cookie + "\t" + session["csrf_token"])
+    print(SimpleCookie(cookie)["tollgate_session"].value + "\t" + session["csrf_token"])
 PY
 )
 session_field() { echo "$sessions" | sed -n "${1}p" | cut -f"$2"; }
+
+export CONTRACT_ORIGIN="http://127.0.0.1:$port"
+export CONTRACT_CONSOLE_SESSION=$(session_field 1 1) CONTRACT_CONSOLE_CSRF=$(session_field 1 2)
+export CONTRACT_SIGN_OUT_SESSION=$(session_field 2 1) CONTRACT_SIGN_OUT_CSRF=$(session_field 2 2)
+export CONTRACT_OTHER_SESSION=$(session_field 3 1) CONTRACT_OTHER_CSRF=$(session_field 3 2)
 
 cp Tests/Contract/schemathesis.toml "$work/schemathesis.toml"
 cat >> "$work/schemathesis.toml" <<TOML
@@ -79,13 +87,8 @@ api_key = "Api-Key $public"
 bearer = "$secret"
 
 [auth.openapi.consoleSession]
-api_key = "$(session_field 1 1)"
+api_key = "$CONTRACT_CONSOLE_SESSION"
 TOML
-
-export CONTRACT_ORIGIN="http://127.0.0.1:$port"
-export CONTRACT_CONSOLE_SESSION=$(session_field 1 1) CONTRACT_CONSOLE_CSRF=$(session_field 1 2)
-export CONTRACT_SIGN_OUT_SESSION=$(session_field 2 1) CONTRACT_SIGN_OUT_CSRF=$(session_field 2 2)
-export CONTRACT_OTHER_SESSION=$(session_field 3 1) CONTRACT_OTHER_CSRF=$(session_field 3 2)
 
 echo "== schemathesis $(sed -n 's/^schemathesis==//p' Tests/Contract/requirements.txt): all checks, $EXAMPLES examples per operation"
 SCHEMATHESIS_HOOKS=Tests/Contract/hooks.py "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" run docs/openapi.yaml \
