@@ -23,30 +23,15 @@ build: deps
 run: build
 	.build/release/tollgate serve --host $(HOST) --port $(PORT) --sample-config examples/sample-config.json
 
-# The store suite runs against SQLite and a throw-away PostgreSQL cluster; then the API
-# contract: schemathesis (pinned, in .build/contract-venv) fuzzes a live server against
-# docs/openapi.yaml with every check; then the console in headless Chromium (Selenium, pinned,
-# in .build/dashboard-venv), with screenshots in .build/dashboard-screenshots/.
+# The Swift tests (the store suite against SQLite and a throw-away PostgreSQL cluster); then the
+# API contract: schemathesis (pinned, in .build/contract-venv) fuzzes a live server against
+# docs/openapi.yaml with every check; the console in headless Chromium (Selenium, pinned, in
+# .build/dashboard-venv), with screenshots in .build/dashboard-screenshots/; the layers proof;
+# the Debian package, built from the start beside the rest and installed (as root).
+# scripts/test.sh says in which order and why.
 test: deps apple-check
 	@bash scripts/ensure-packages.sh $(TEST_PACKAGES) $(PACKAGE_PACKAGES)
-	$(SWIFT) build $(LAYERS) --build-tests
-	$(SWIFT) build $(LAYERS) --product tollgate
-	$(SWIFT) build $(LAYERS) --product tollgate-dev
-	SWIFT=$(SWIFT) bash scripts/layers-proof.sh
-	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
-	@# Three side by side once the tests are done (they keep both cores: several of them time
-	@# real processes), none needing both cores: the package's release build (whole-module
-	@# optimisation compiles one module at a time, in one process), the contract run (Python) and
-	@# the browser test (mostly waiting on Chromium). Their output follows once all are done.
-	@SWIFT=$(SWIFT) bash scripts/package.sh > .build/package.log 2>&1 & package=$$!; \
-	  bash scripts/contract.sh .build/debug/tollgate > .build/contract.log 2>&1 & contract=$$!; \
-	  bash scripts/dashboard-test.sh .build/debug/tollgate; dashboard=$$?; \
-	  wait $$contract; status=$$?; cat .build/contract.log; \
-	  wait $$package; packaged=$$?; cat .build/package.log; \
-	  echo "== contract run: exit $$status, browser test: exit $$dashboard, package build: exit $$packaged"; \
-	  test $$status -eq 0 -a $$dashboard -eq 0 -a $$packaged -eq 0
-	@if [ "$$(id -u)" = 0 ]; then bash scripts/package-test.sh "$$(ls -t .build/package/*.deb | head -1)"; \
-	else echo "package-test skipped: installing a package needs root"; fi
+	SWIFT=$(SWIFT) LAYERS="$(LAYERS)" bash scripts/test.sh
 
 # The Debian package: tollgate with the Swift runtime linked in, needing only Debian's libraries
 # (.build/package/tollgate_VERSION_ARCH.deb).

@@ -43,10 +43,19 @@ final class DedicatedCluster: Sendable {
   }
 
   func start() throws {
-    try run([
-      "\(bin)/pg_ctl", "-D", directory.appendingPathComponent("data").path, "-l",
-      directory.appendingPathComponent("log").path, "-o", options, "-w", "start",
-    ])
+    let log = directory.appendingPathComponent("log")
+    do {
+      try run([
+        "\(bin)/pg_ctl", "-D", directory.appendingPathComponent("data").path, "-l", log.path, "-o", options, "-w",
+        "start",
+      ])
+    } catch let failure as CommandFailed {
+      // The server's own log says why it did not start (a port taken, a recovery that failed).
+      let tail = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").suffix(20)
+      throw CommandFailed(
+        command: failure.command, status: failure.status,
+        output: failure.output + "\n-- server log:\n" + (tail?.joined(separator: "\n") ?? "(none)"))
+    }
   }
 
   func stop(mode: String = "fast") throws {
@@ -60,15 +69,28 @@ final class DedicatedCluster: Sendable {
 
   /// Runs one SQL statement with psql (as the cluster's superuser).
   func sql(_ statement: String) throws {
-    guard
-      spawnAndWait([
-        "\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "tollgate", "-d", "postgres", "-q", "-c", statement,
-      ]) == 0
-    else { throw CocoaError(.executableLoad) }
+    try run(
+      ["\(bin)/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "tollgate", "-d", "postgres", "-q", "-c", statement],
+      as: [])
   }
 
-  private func run(_ arguments: [String]) throws {
-    guard spawnAndWait(runAs + arguments) == 0 else { throw CocoaError(.executableLoad) }
+  /// Runs a PostgreSQL program; a failure says which command, its status and what it wrote, so a
+  /// red test tells why the cluster would not start, stop or answer.
+  private func run(_ arguments: [String], as user: [String]? = nil) throws {
+    let command = (user ?? runAs) + arguments
+    let result = try spawnCapturing(command)
+    guard result.status == 0 else {
+      throw CommandFailed(
+        command: command.joined(separator: " "), status: result.status, output: result.output + result.errors)
+    }
+  }
+
+  /// A cluster command that exited with a status other than 0.
+  struct CommandFailed: Error, CustomStringConvertible {
+    let command: String
+    let status: Int32
+    let output: String
+    var description: String { "\(command) exited with \(status): \(output)" }
   }
 
 }

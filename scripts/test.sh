@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `make test`: every check, ordered so that the two cores of a small machine never wait on one
+# long chain. The package's release build is such a chain (whole-module optimisation compiles one
+# module at a time, in one process, about five minutes of one core): it has a build folder of its
+# own, so it starts first, at the lowest CPU and disk priority, and runs in whatever the debug
+# build and the tests leave idle, without slowing a test that times a real process. Once the tests
+# are done, the contract run (Python), the browser test (mostly waiting on Chromium) and the
+# layers proof (a few small builds) run beside it. Their output follows once all are done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift="${SWIFT:-swift}"
+read -ra layers <<<"${LAYERS:---explicit-target-dependency-import-check error}"
+mkdir -p .build
+
+# Each background job in a process group of its own (job control on while it starts), so that a
+# failure or Ctrl-C stops it with its compilers and servers instead of leaving them running.
+started=()
+trap 'for job in "${started[@]}"; do kill -- "-$job" 2>/dev/null || true; done' EXIT
+background() {
+  set -m
+  "$@" &
+  started+=("$!")
+  set +m
+}
+
+background nice -n 19 ionice -c 3 -t env SWIFT="$swift" bash scripts/package.sh >.build/package.log 2>&1
+package=${started[-1]}
+
+"$swift" build "${layers[@]}" --build-tests
+"$swift" build "${layers[@]}" --product tollgate
+"$swift" build "${layers[@]}" --product tollgate-dev
+bash scripts/with-postgres.sh "$swift" test --skip-build
+
+# The layers proof builds only the lower targets, in .build: the binaries the contract run and
+# the browser test start are not relinked. The package build listed its files before any
+# planted one exists.
+background bash scripts/contract.sh .build/debug/tollgate >.build/contract.log 2>&1
+contract=${started[-1]}
+background env SWIFT="$swift" bash scripts/layers-proof.sh >.build/layers-proof.log 2>&1
+proof=${started[-1]}
+dashboard=0
+bash scripts/dashboard-test.sh .build/debug/tollgate || dashboard=$?
+contracted=0
+wait "$contract" || contracted=$?
+cat .build/contract.log
+proved=0
+wait "$proof" || proved=$?
+cat .build/layers-proof.log
+packaged=0
+wait "$package" || packaged=$?
+cat .build/package.log
+echo "== contract run: exit $contracted, browser test: exit $dashboard, layers proof: exit $proved," \
+  "package build: exit $packaged"
+test "$contracted" -eq 0 -a "$dashboard" -eq 0 -a "$proved" -eq 0 -a "$packaged" -eq 0
+
+if [ "$(id -u)" = 0 ]; then
+  bash scripts/package-test.sh "$(ls -t .build/package/*.deb | head -1)"
+else
+  echo "package-test skipped: installing a package needs root"
+fi
