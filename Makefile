@@ -83,7 +83,8 @@ bench-compare: deps
 # nginx (about 15 minutes after the build; figures to Benchmarks/scale.md, in BENCHMARKS.md).
 bench-scale: deps
 	@bash scripts/ensure-packages.sh wrk curl nginx
-	bash scripts/with-postgres.sh bash Benchmarks/scripts/bench-scale.sh
+	TOLLGATE_POSTGRES_CONF=Benchmarks/scripts/postgresql-scale.conf bash scripts/with-postgres.sh \
+	  bash Benchmarks/scripts/bench-scale.sh
 
 # The first-launch demo with the development tools (tollgate-dev, not shipped).
 demo: deps

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command beside a throw-away PostgreSQL cluster on a free loopback port, then
-# removes the cluster. The command sees TOLLGATE_TEST_POSTGRES_URL (and, for tests that
+# removes the cluster (with the settings of TOLLGATE_POSTGRES_CONF, when set). The command sees TOLLGATE_TEST_POSTGRES_URL (and, for tests that
 # restart the database, TOLLGATE_TEST_POSTGRES_{BIN,DATA,OPTS,RUNAS}), and, when Debian's
 # pgbouncer is installed, TOLLGATE_TEST_PGBOUNCER_URL (no database: tests add their own).
 # PostgreSQL refuses to run as root, so as root the cluster runs as the user tollgate-pg.
@@ -28,6 +28,11 @@ cleanup() {
 trap cleanup EXIT
 $run_as "$bin/initdb" -D "$dir/data" -U tollgate --auth=trust -E UTF8 >"$dir/initdb.log" 2>&1 \
   || { cat "$dir/initdb.log" >&2; exit 1; }
+# TOLLGATE_POSTGRES_CONF=FILE adds settings to the cluster's postgresql.conf (make bench-scale
+# runs with the ones docs/operations.md recommends); without it, the packaged defaults.
+if [ -n "${TOLLGATE_POSTGRES_CONF:-}" ]; then
+  { echo "# from $TOLLGATE_POSTGRES_CONF"; cat "$TOLLGATE_POSTGRES_CONF"; } >>"$dir/data/postgresql.conf"
+fi
 $run_as "$bin/pg_ctl" -D "$dir/data" -o "$opts" -l "$dir/server.log" -w start >/dev/null \
   || { cat "$dir/server.log" >&2; exit 1; }
 "$bin/createdb" -h 127.0.0.1 -p "$port" -U tollgate tollgate

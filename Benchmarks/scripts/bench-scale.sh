@@ -3,9 +3,13 @@
 # seeded by COPY with 10 000 000 profiles; four `tollgate serve` instances behind nginx (the
 # documented settings: X-Forwarded-For, --trusted-proxies, default rate limits); a 1/10 sample
 # of the day's requests replayed first at a fixed rate, then at rising offered rates to find
-# the highest rate with p99 ≤ 50 ms, then as fast as answered. Writes Benchmarks/scale.md
-# (included in BENCHMARKS.md); SCALE_KEEP=DIR keeps the access log and wrk outputs there.
-# Runs beside a throw-away PostgreSQL cluster (scripts/with-postgres.sh); loopback only.
+# the highest rate with p99 ≤ 50 ms, then three times at the target rate (2 000 req/s: the peak
+# of an app with 10 M daily users), then as fast as answered with one load thread and with two
+# (the load generator must not be the limit: its CPU is measured in every phase). PostgreSQL
+# runs with the settings docs/operations.md recommends (Benchmarks/scripts/postgresql-scale.conf,
+# applied by scripts/with-postgres.sh); pg_stat_statements and `perf` say where the time goes.
+# Writes Benchmarks/scale.md (included in BENCHMARKS.md); SCALE_KEEP=DIR keeps the access log
+# and wrk outputs there. Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PROFILES=${SCALE_PROFILES:-10000000}
@@ -14,6 +18,8 @@ RATE=${SCALE_RATE:-500}
 FIXED=${SCALE_FIXED_SECONDS:-120}
 STEP=${SCALE_STEP_SECONDS:-30}
 RATES=${SCALE_RATES:-750 1000 1500 2000}
+TARGET=${SCALE_TARGET:-2000}
+REPLAYS=${SCALE_REPLAYS:-3}
 INSTANCES=4
 CACHE=${SCALE_PROFILE_CACHE:-1000000}
 DATABASE=${TOLLGATE_TEST_POSTGRES_URL:?run through scripts/with-postgres.sh}
@@ -129,17 +135,25 @@ echo "== configuration with the webhook, through the first instance; how long un
 staleness=$(python3 Benchmarks/scripts/propagation.py "$BENCH_ADMIN_KEY" "$BENCH_KEY" "$work/data/config.json" "${ports[@]}")
 echo "configuration change reached every instance: $staleness"
 
-# phase NAME CONNECTIONS DURATION DELAY_MS → runs wrk, appends "name rps p50 p99 lines_from lines_to ..." to phases
+# phase NAME CONNECTIONS DURATION DELAY_MS [THREADS] → runs wrk, appends "name connections delay
+# lines_from lines_to rows pg instances nginx machine seconds client_p99 threads wrk_cpu" to phases.
+# With two threads each replays its half of the day (the lines are dealt alternately, as
+# `scale-day --threads 2` would) from half the offset: the same point of the day.
 offset=0
 : > "$work/phases"
+mkdir -p "$work/day2"
+awk -v out="$work/day2" '{ print > (out "/day-" ((NR - 1) % 2 + 1) ".tsv") }' "$work/day/day-1.tsv"
 phase() {
-  local name=$1 connections=$2 duration=$3 delay=$4
+  local name=$1 connections=$2 duration=$3 delay=$4 threads=${5:-1}
   sleep 1.2 # the access log flushes every second: a phase's lines start after the previous ones
   local from; from=$(wc -l < "$work/nginx/access.log")
-  local rows0 pg0 ts0 ng0 wrk0 all0
+  local rows0 pg0 ts0 ng0 all0 day=$work/day start=$offset
+  if [ "$threads" -gt 1 ]; then day=$work/day2; start=$((offset / 2)); fi
   rows0=$(rows_written); pg0=$(ticks postgres); ts0=$(ticks tollgate); ng0=$(ticks nginx); all0=$(machine_ticks)
-  BENCH_DAY="$work/day" BENCH_KEY=$BENCH_KEY BENCH_OFFSET=$offset BENCH_DELAY_MS=$delay \
-    wrk -t1 -c"$connections" -d"${duration}s" --latency -s Benchmarks/scripts/day.lua "$fleet" > "$work/$name.wrk" 2>&1
+  BENCH_DAY="$day" BENCH_KEY=$BENCH_KEY BENCH_OFFSET=$start BENCH_DELAY_MS=$delay \
+    /usr/bin/time -o "$work/$name.time" -f "%U %S" \
+    wrk -t"$threads" -c"$connections" -d"${duration}s" --latency -s Benchmarks/scripts/day.lua "$fleet" \
+    > "$work/$name.wrk" 2>&1
   local rows1 pg1 ts1 ng1 all1
   rows1=$(rows_written); pg1=$(ticks postgres); ts1=$(ticks tollgate); ng1=$(ticks nginx); all1=$(machine_ticks)
   sleep 1.2
@@ -147,11 +161,18 @@ phase() {
   local total; total=$(awk '/requests in/ { print $1 }' "$work/$name.wrk")
   offset=$((offset + total))
   local client_p99; client_p99=$(awk '$1 == "99%" { print $2 }' "$work/$name.wrk" | awk '{ v=$1; if (v ~ /us$/) { sub(/us$/,"",v); v=v/1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v=v*1000 }; printf "%.1f", v }')
-  echo "$name $connections $delay $from $to $((rows1 - rows0)) $((pg1 - pg0)) $((ts1 - ts0)) $((ng1 - ng0)) $((all1 - all0)) $duration $client_p99" >> "$work/phases"
-  awk -v n="$name" '/Requests\/sec/ { r = $2 } $1 == "99%" { p = $2 } END { printf "  %s: %s req/s, p99 %s\n", n, r, p }' "$work/$name.wrk"
+  # The load generator's own CPU (user + system seconds), to show it was not the limit.
+  local wrk_cpu; wrk_cpu=$(awk '{ print $1 + $2 }' "$work/$name.time")
+  echo "$name $connections $delay $from $to $((rows1 - rows0)) $((pg1 - pg0)) $((ts1 - ts0)) $((ng1 - ng0)) $((all1 - all0)) $duration $client_p99 $threads $wrk_cpu" >> "$work/phases"
+  awk -v n="$name" -v c="$wrk_cpu" -v d="$duration" '/Requests\/sec/ { r = $2 } $1 == "99%" { p = $2 }
+    END { printf "  %s: %s req/s, p99 %s, wrk %.0f %% of a core\n", n, r, p, 100 * c / d }' "$work/$name.wrk"
 }
 
 impressions0=$(sql "SELECT count(*) FROM events")
+# Statement times from here on: the replay's, not the load's.
+# (Without the settings file pg_stat_statements is not loaded: the report then says so.)
+sql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null 2>&1 || true
+sql "SELECT pg_stat_statements_reset()" >/dev/null 2>&1 || true
 echo "== fixed rate: $RATE req/s for $FIXED s (64 connections)"
 phase fixed 64 "$FIXED" $((64 * 1000 / RATE))
 # Offered rates (64 connections, each pausing 64 000 / rate ms between requests): p99 as the
@@ -160,8 +181,20 @@ for rate in $RATES; do
   echo "== offered $rate req/s for $STEP s (64 connections)"
   phase "r$rate" 64 "$STEP" $((64 * 1000 / rate))
 done
-echo "== as fast as answered: 64 connections, no pause, $STEP s"
+# The target rate again, three times in a row (each a later stretch of the day); `perf` samples
+# every process on the machine during the second.
+for n in $(seq 1 "$REPLAYS"); do
+  echo "== replay $n of $REPLAYS at the target, $TARGET req/s for $STEP s (64 connections)"
+  if [ "$n" = 2 ]; then
+    perf record -a -g -F 99 -o "$work/perf.data" -- sleep $((STEP - 5)) >/dev/null 2>&1 &
+    perf_pid=$!
+  fi
+  phase "s$TARGET-$n" 64 "$STEP" $((64 * 1000 / TARGET))
+done
+wait "${perf_pid:-0}" 2>/dev/null || true
+echo "== as fast as answered: 64 connections, no pause, $STEP s (one load thread, then two)"
 phase "max" 64 "$STEP" 0
+phase "max2" 64 "$STEP" 0 2
 
 echo "== webhook deliveries: waiting for the outbox to drain"
 for _ in $(seq 1 120); do
@@ -179,15 +212,36 @@ events_bytes=$(sql "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM 
 database_bytes=$(sql "SELECT pg_database_size(current_database())")
 errors=$(grep -c . "$work/instances.log" || true)
 
+# Where PostgreSQL's time went during the phases, and where every process's CPU went during the
+# second replay at the target.
+psql "$DATABASE" -At -F $'\t' -c "SELECT round(total_exec_time::numeric, 0), calls,
+       round(mean_exec_time::numeric, 3), round((100 * total_exec_time / sum(total_exec_time) OVER ())::numeric, 1),
+       left(regexp_replace(query, '\\s+', ' ', 'g'), 140)
+     FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12" > "$work/statements.tsv" 2>/dev/null \
+  || : > "$work/statements.tsv"
+: > "$work/perf.txt"
+if [ -s "$work/perf.data" ]; then
+  perf report -i "$work/perf.data" --stdio --no-children --sort comm,dso --percent-limit 1.5 2>/dev/null \
+    | grep -E '^ +[0-9]' | head -20 > "$work/perf.txt" || true
+  perf report -i "$work/perf.data" --stdio --no-children --comm tollgate --sort sym --percent-limit 1.2 2>/dev/null \
+    | grep -E '^ +[0-9]' | head -15 > "$work/perf-tollgate.txt" || true
+  perf report -i "$work/perf.data" --stdio --no-children --comm postgres --sort sym --percent-limit 1.2 2>/dev/null \
+    | grep -E '^ +[0-9]' | head -15 > "$work/perf-postgres.txt" || true
+fi
+
 python3 Benchmarks/scripts/scale_report.py \
   --phases "$work/phases" --log "$work/nginx/access.log" --mix "$work/day/mix.env" --out Benchmarks/scale.md \
+  --statements "$work/statements.tsv" --perf "$work/perf.txt" --perf-tollgate "$work/perf-tollgate.txt" \
+  --perf-postgres "$work/perf-postgres.txt" --postgres-conf "${TOLLGATE_POSTGRES_CONF:-}" \
   --set profiles="$PROFILES" seed_seconds="$seed_seconds" seeded="$seeded" warm_seconds="$warm_seconds" \
   cache="$CACHE" rate="$RATE" profiles_bytes="$profiles_bytes" database_bytes_seeded="$database_bytes_seeded" \
   database_bytes="$database_bytes" events_rows="$events_rows" events_before="$impressions0" events_bytes="$events_bytes" \
   deliveries="$deliveries" rss="$rss" staleness="$staleness" instance_log_lines="$errors" cores="$(nproc)" \
-  commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" total_seconds="$(( $(date +%s) - started ))"
+  commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" total_seconds="$(( $(date +%s) - started ))" \
+  target="$TARGET"
 if [ -n "${SCALE_KEEP:-}" ]; then
   mkdir -p "$SCALE_KEEP"
-  cp "$work/nginx/access.log" "$work/phases" "$work"/*.wrk "$work/day/mix.env" "$work/instances.log" "$SCALE_KEEP/"
+  cp "$work/nginx/access.log" "$work/phases" "$work"/*.wrk "$work/day/mix.env" "$work/instances.log" \
+    "$work/statements.tsv" "$work"/perf*.txt "$SCALE_KEEP/"
 fi
 cat Benchmarks/scale.md

@@ -11,12 +11,18 @@ parser.add_argument("--log", required=True)
 parser.add_argument("--mix", required=True)
 parser.add_argument("--out", required=True)
 parser.add_argument("--set", nargs="*", default=[])
+parser.add_argument("--statements", default="")
+parser.add_argument("--perf", default="")
+parser.add_argument("--perf-tollgate", default="")
+parser.add_argument("--perf-postgres", default="")
+parser.add_argument("--postgres-conf", default="")
 args = parser.parse_args()
 value = dict(item.split("=", 1) for item in args.set)
 mix = dict(line.strip().split("=", 1) for line in open(args.mix) if "=" in line)
 log = [line.rstrip("\n").split("\t") for line in open(args.log)]
 PEAK_FACTOR = 2.5  # the busiest hour of a day carries 2.5× the day's average rate
 P99_LIMIT = 50.0
+STACK_CPU_TARGET = 0.4  # ms of the whole stack's CPU a request, at saturation
 FIXED_LABEL = "target {rate} req/s"
 
 
@@ -37,6 +43,9 @@ class Phase:
         self.seconds = float(fields[10])
         # p99 as the load generator saw it (queueing in the proxy and the kernel included).
         self.client_p99 = float(fields[11]) if len(fields) > 11 else float("nan")
+        # The load generator: its threads and the CPU seconds it used (user + system).
+        self.threads = int(fields[12]) if len(fields) > 12 else 1
+        self.wrk_cpu = float(fields[13]) if len(fields) > 13 else float("nan")
         self.lines = log[start:end]
         self.times = defaultdict(list)
         self.failed = defaultdict(int)
@@ -61,16 +70,57 @@ class Phase:
     def share(self, ticks):
         return 100.0 * ticks / self.machine if self.machine else float("nan")
 
+    @property
+    def wrk_share(self):
+        """The load generator's CPU as a share of one core per thread (100 %: it was the limit)."""
+        return 100.0 * self.wrk_cpu / self.seconds / self.threads
+
+    @property
+    def label(self):
+        if self is phases[0]:
+            return "fixed rate, " + FIXED_LABEL.format(rate=value["rate"])
+        if self.name.startswith("r"):
+            return f"offered {int(self.name[1:]):,} req/s"
+        if self.name.startswith("s"):
+            rate, n = self.name[1:].split("-")
+            return f"target {int(rate):,} req/s, replay {n}"
+        return "as fast as answered" + (f", {self.threads} load threads" if self.threads > 1 else "")
+
 
 phases = [Phase(line) for line in open(args.phases) if line.strip()]
 fixed = phases[0]
 paced = [phase for phase in phases if phase.delay > 0]
 passing = [phase for phase in paced if phase.client_p99 <= P99_LIMIT]
 best = max(passing, key=lambda phase: phase.rps) if passing else None
+replays = [phase for phase in phases if phase.name.startswith("s")]
+unpaced = [phase for phase in phases if phase.delay == 0]
+saturated = max(unpaced, key=lambda phase: phase.rps) if unpaced else phases[-1]
+one_thread = next((phase for phase in unpaced if phase.threads == 1), None)
+two_threads = next((phase for phase in unpaced if phase.threads > 1), None)
 
 
 def short(p):
-    return "fixed rate" if p is fixed else (f"{int(p.name[1:]):,}/s" if p.delay > 0 else "max")
+    if p is fixed:
+        return "fixed rate"
+    if p.name.startswith("r"):
+        return f"{int(p.name[1:]):,}/s"
+    if p.name.startswith("s"):
+        rate, n = p.name[1:].split("-")
+        return f"{int(rate):,}/s #{n}"
+    return "max" + (f" ×{p.threads}" if p.threads > 1 else "")
+
+
+def spread(values):
+    """min / median / max of three or so figures."""
+    ordered = sorted(values)
+    return ordered[0], ordered[len(ordered) // 2], ordered[-1]
+
+
+def lines(path):
+    try:
+        return [line.rstrip("\n") for line in open(path) if line.strip()] if path else []
+    except FileNotFoundError:
+        return []
 
 sample = int(mix["sample"])
 day_requests = int(mix["requests"]) * sample  # per 1 000 000 daily users
@@ -111,21 +161,57 @@ w(f"- **Configuration change** reaching the other three instances (`NOTIFY`, mea
   f"every 2 ms): {value['staleness']}.")
 w(f"- **Webhook deliveries** received by the local backend: {int(value['deliveries']):,}; server log lines (errors "
   f"and warnings) during the run: {value['instance_log_lines']}.")
+conf = [line for line in lines(args.postgres_conf) if not line.lstrip().startswith("#")]
+if conf:
+    w(f"- **PostgreSQL settings** (`{args.postgres_conf}`, the ones docs/operations.md recommends, sized for this "
+      f"machine's memory): " + "; ".join(f"`{line.strip()}`" for line in conf) + ".")
+else:
+    w("- **PostgreSQL settings**: the packaged defaults.")
 w("")
-w("| phase | fleet req/s | per instance req/s | p99 at the client | p50 / p99 at the proxy | non-2xx (429) | PostgreSQL rows written/s | CPU: PostgreSQL / instances / nginx |")
-w("|---|---|---|---|---|---|---|---|")
+
+
+def stack_cpu_ms(phase):
+    """CPU milliseconds a request cost the whole stack (PostgreSQL, instances, nginx) in a phase."""
+    if not phase.rps or not phase.machine:
+        return float("nan")
+    return (phase.pg + phase.server + phase.nginx) / phase.machine * cores / phase.rps * 1000
+
+
+w("### Against the targets")
+w("")
+w("| target | measured | |")
+w("|---|---|---|")
+if replays:
+    lo, mid, hi = spread([p.client_p99 for p in replays])
+    rlo, rmid, rhi = spread([p.rps for p in replays])
+    rate = int(replays[0].name[1:].split("-")[0])
+    held = mid <= P99_LIMIT and rmid >= 0.97 * rate
+    w(f"| p99 ≤ {P99_LIMIT:.0f} ms at {rate:,} req/s (the 10 M-daily-user peak), {len(replays)} replays | "
+      f"p99 {ms(lo)} / {ms(mid)} / {ms(hi)} ms (min / median / max) at {rlo:,.0f} / {rmid:,.0f} / {rhi:,.0f} req/s | "
+      f"{'met' if held else 'missed'} |")
+stack = stack_cpu_ms(saturated)
+w(f"| stack CPU a request ≤ {STACK_CPU_TARGET} ms, at saturation | {stack:.2f} ms at {saturated.rps:,.0f} req/s "
+  f"(PostgreSQL {saturated.pg / max(saturated.machine, 1) * cores / max(saturated.rps, 1) * 1000:.2f} ms) | "
+  f"{'met' if stack <= STACK_CPU_TARGET else f'missed by {stack / STACK_CPU_TARGET:.1f}×'} |")
+if one_thread:
+    verdict = "not the limit" if one_thread.wrk_share < 90 else "the limit"
+    more = ""
+    if two_threads:
+        more = (f"; with two load threads {two_threads.rps:,.0f} req/s ({two_threads.rps / one_thread.rps:.2f}× one "
+                f"thread's), each at {two_threads.wrk_share:.0f} % of a core")
+    w(f"| the load generator is not the limit | as fast as answered, one thread: {one_thread.rps:,.0f} req/s with wrk "
+      f"at {one_thread.wrk_share:.0f} % of its core{more} | {verdict} |")
+w("")
+
+w("| phase | fleet req/s | per instance req/s | p99 at the client | p50 / p99 at the proxy | non-2xx (429) | PostgreSQL rows written/s | CPU: PostgreSQL / instances / nginx | stack CPU a request | load generator CPU (a thread) |")
+w("|---|---|---|---|---|---|---|---|---|---|")
 for phase in phases:
-    if phase is fixed:
-        label = "fixed rate, " + FIXED_LABEL.format(rate=value["rate"])
-    elif phase.delay > 0:
-        label = f"offered {int(phase.name[1:]):,} req/s"
-    else:
-        label = "as fast as answered"
     per = " / ".join(f"{count / phase.seconds:.0f}" for _, count in sorted(phase.instances.items()))
     failed = sum(phase.failed.values())
-    w(f"| {label} | {phase.rps:,.0f} | {per} | {ms(phase.client_p99)} ms | {ms(phase.p50)} / {ms(phase.p99)} ms | "
+    w(f"| {phase.label} | {phase.rps:,.0f} | {per} | {ms(phase.client_p99)} ms | {ms(phase.p50)} / {ms(phase.p99)} ms | "
       f"{failed} ({phase.limited}) | {phase.rows / phase.seconds:,.0f} | {phase.share(phase.pg):.0f} % / "
-      f"{phase.share(phase.server):.0f} % / {phase.share(phase.nginx):.0f} % |")
+      f"{phase.share(phase.server):.0f} % / {phase.share(phase.nginx):.0f} % | {stack_cpu_ms(phase):.2f} ms | "
+      f"{phase.wrk_share:.0f} % |")
 w("")
 for phase in phases:
     if phase.statuses:
@@ -135,7 +221,7 @@ w("")
 if best:
     w(f"**Highest rate with p99 ≤ {P99_LIMIT:.0f} ms (at the client): {best.rps:,.0f} req/s for the fleet** "
       f"(p99 {ms(best.client_p99)} ms), {best.rps / 4:,.0f} per instance; as fast as answered: "
-      f"{phases[-1].rps:,.0f} req/s at p99 {ms(phases[-1].client_p99)} ms.")
+      f"{saturated.rps:,.0f} req/s at p99 {ms(saturated.client_p99)} ms.")
 else:
     w(f"**No step kept p99 ≤ {P99_LIMIT:.0f} ms.**")
 w("")
@@ -154,7 +240,42 @@ w(f"Events: {events_rows:,} impressions written during the run take {int(value['
   f"their indexes and the de-duplication table: **{event_bytes * 1e6 / mb:,.0f} MiB per million impressions** "
   f"({event_bytes:.0f} bytes each).")
 w("")
-saturated = phases[-1]
+w("### Where the time goes")
+w("")
+profile = lines(args.perf)
+if profile:
+    w("`perf record -a -g` over the second replay at the target (every process on the machine; share of the samples, "
+      "by process and library, over 1.5 %):")
+    w("")
+    w("```text")
+    w("\n".join(line.strip() for line in profile))
+    w("```")
+    w("")
+    for title, path in (("the instances (`tollgate`)", args.perf_tollgate), ("PostgreSQL", args.perf_postgres)):
+        symbols = lines(path)
+        if symbols:
+            w(f"Hottest functions in {title}, share of all samples:")
+            w("")
+            w("```text")
+            w("\n".join(line.strip() for line in symbols))
+            w("```")
+            w("")
+else:
+    w("(`perf` was not available: no profile.)")
+    w("")
+statements = [line.split("\t") for line in lines(args.statements)]
+if statements:
+    w("PostgreSQL's statements by total execution time over every phase (`pg_stat_statements`):")
+    w("")
+    w("| total ms | calls | mean ms | share | statement |")
+    w("|---|---|---|---|---|")
+    for total, calls, mean, share, query in (row[:5] for row in statements if len(row) >= 5):
+        query = query.replace("|", "\\|")
+        w(f"| {int(float(total)):,} | {int(calls):,} | {mean} | {share} % | `{query}` |")
+    w("")
+else:
+    w("(pg_stat_statements was not loaded: no statement times.)")
+    w("")
 if saturated.rps > 0 and saturated.machine:
     # CPU seconds a request costs the whole stack, and PostgreSQL alone, at saturation (the
     # shares are of all cores together).

@@ -71,4 +71,27 @@ struct DocsTests {
     }
     #expect(named > 40, "the page names the files its walks cross")
   }
+
+  @Test("make bench-scale runs PostgreSQL with the settings docs/operations.md recommends, each of them")
+  func benchSettingsAreTheRecommendedOnes() throws {
+    func names(_ text: String) -> Set<String> {
+      Set(
+        text.split(separator: "\n").compactMap { line in
+          let setting = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+          guard let equals = setting.firstIndex(of: "=") else { return nil }
+          let name = setting[..<equals].trimmingCharacters(in: .whitespaces)
+          return name.isEmpty ? nil : name
+        })
+    }
+    let page = try Self.read("docs/operations.md")
+    // The settings block of "How big, how many": the ini block that starts with shared_buffers.
+    let opening = try #require(page.range(of: "```ini\nshared_buffers"))
+    let body = page.index(opening.lowerBound, offsetBy: "```ini\n".count)
+    let end = try #require(page.range(of: "\n```", range: body..<page.endIndex))
+    let recommended = names(String(page[body..<end.lowerBound]))
+    let used = names(try Self.read("Benchmarks/scripts/postgresql-scale.conf"))
+    // max_connections depends on the number of instances; the test cluster sets it on its command line.
+    #expect(
+      used == recommended.subtracting(["max_connections"]), "docs: \(recommended.sorted()), bench: \(used.sorted())")
+  }
 }
