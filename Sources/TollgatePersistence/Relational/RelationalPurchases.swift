@@ -201,14 +201,11 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func unownedSubscriptions(token: String) throws -> [String] {
-    try db.lookup(
-      """
-      SELECT DISTINCT t.original_transaction_id FROM app_store_transactions t
-      WHERE t.app_id = ? AND t.app_account_token = ? AND NOT EXISTS (SELECT 1 FROM app_store_owners o
-      WHERE o.app_id = t.app_id AND o.original_transaction_id = t.original_transaction_id)
-      ORDER BY t.original_transaction_id
-      """, [.integer(appId), .text(token.lowercased())]
-    ).map { try $0.decode("original_transaction_id") }
+    // Each subscription once, in order: sorted here, since asking SQLite for DISTINCT … ORDER BY
+    // made it walk the index by original transaction (every transaction of the app) instead.
+    let originals = try db.lookup(Store.unownedSubscriptionsByToken, [.integer(appId), .text(token.lowercased())])
+      .map { try $0.decode("original_transaction_id", as: String.self) }
+    return Set(originals).sorted()
   }
 
   func unlink(_ original: String, from profileId: String) throws {
@@ -340,5 +337,17 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     PurchaseAttribution(
       placementId: try row.decode("attr_placement"), audienceId: try row.decode("attr_audience"),
       variationId: try row.decode("attr_variation"), profileId: try row.decode("attr_profile"))
+  }
+}
+
+extension RelationalStore {
+  /// The subscriptions no profile owns yet bought under an appAccountToken, a row a transaction
+  /// (read through `app_store_transactions_by_token`).
+  static var unownedSubscriptionsByToken: String {
+    """
+    SELECT t.original_transaction_id FROM app_store_transactions t
+    WHERE t.app_id = ? AND t.app_account_token = ? AND NOT EXISTS (SELECT 1 FROM app_store_owners o
+    WHERE o.app_id = t.app_id AND o.original_transaction_id = t.original_transaction_id)
+    """
   }
 }

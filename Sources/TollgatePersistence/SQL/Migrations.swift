@@ -46,6 +46,7 @@ enum Migrations {
     Migration(version: 22, name: "0022_key_scopes_and_audit_origin", sql: sqliteTypes(keyScopes)),
     Migration(version: 23, name: "0023_two_factor", sql: sqliteTypes(twoFactor)),
     Migration(version: 24, name: "0024_single_sign_on", sql: sqliteTypes(singleSignOn)),
+    Migration(version: 25, name: "0025_transactions_by_token", sql: sqliteTypes(transactionsByToken)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -76,6 +77,7 @@ enum Migrations {
     Migration(version: 22, name: "0022_key_scopes_and_audit_origin", sql: postgresTypes(keyScopes)),
     Migration(version: 23, name: "0023_two_factor", sql: postgresTypes(twoFactor)),
     Migration(version: 24, name: "0024_single_sign_on", sql: postgresTypes(singleSignOn)),
+    Migration(version: 25, name: "0025_transactions_by_token", sql: postgresTypes(transactionsByToken)),
   ]
 
   static let sqliteInitial = """
@@ -1058,6 +1060,13 @@ enum Migrations {
       PRIMARY KEY (app_id, profile_id, environment)
     );
     CREATE INDEX history_imports_due ON history_imports (status, next_try_at);
+    """
+
+  /// A purchase from the SDK looks up the subscriptions kept unowned under its appAccountToken:
+  /// without an index that read every transaction of the app (111 ms a purchase at 200 000).
+  static let transactionsByToken = """
+    CREATE INDEX app_store_transactions_by_token ON app_store_transactions (app_id, app_account_token)
+      WHERE app_account_token IS NOT NULL;
     """
 
   static func sqliteTypes(_ step: String) -> String {

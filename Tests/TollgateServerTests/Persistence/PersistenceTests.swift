@@ -119,6 +119,14 @@ struct SQLitePlanTests {
     #expect(plan.contains("app_store_transactions_by_original (app_id=? AND original_transaction_id=?)"), "\(plan)")
   }
 
+  @Test("a purchase finds the subscriptions kept unowned under its appAccountToken through an index")
+  func unownedSubscriptionsByToken() throws {
+    let plan = try Self.plan(SQLiteStore.unownedSubscriptionsByToken, [.integer(1), .text("a-token")])
+    // Without the index SQLite scanned every transaction of the app (a purchase took 111 ms
+    // at 200 000 transactions on PostgreSQL).
+    #expect(plan.contains("app_store_transactions_by_token (app_id=? AND app_account_token=?)"), "\(plan)")
+  }
+
   @Test("an import looks each customer id up in the index, not every named profile from the first on")
   func takenCustomersByIndex() throws {
     let plan = try Self.plan(SQLiteStore.takenCustomers(3), [.integer(1), .text("a"), .text("b"), .text("c")])
