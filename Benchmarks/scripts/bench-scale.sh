@@ -135,22 +135,29 @@ echo "== configuration with the webhook, through the first instance; how long un
 staleness=$(python3 Benchmarks/scripts/propagation.py "$BENCH_ADMIN_KEY" "$BENCH_KEY" "$work/data/config.json" "${ports[@]}")
 echo "configuration change reached every instance: $staleness"
 
-# phase NAME CONNECTIONS DURATION DELAY_MS [THREADS] → runs wrk, appends "name connections delay
-# lines_from lines_to rows pg instances nginx machine seconds client_p99 threads wrk_cpu" to phases.
-# With two threads each replays its half of the day (the lines are dealt alternately, as
-# `scale-day --threads 2` would) from half the offset: the same point of the day.
+# phase NAME CONNECTIONS DURATION RATE [THREADS] → runs wrk (RATE requests a second on the
+# clock's schedule, 0: as fast as answered), appends "name connections rate lines_from lines_to
+# rows pg instances nginx machine seconds client_p99 threads wrk_cpu" to phases. With two threads
+# each replays the devices of its half of the day (split by address, so that a launch's requests
+# stay in order on one thread), each from where the day's replay so far has reached in its half.
 offset=0
 : > "$work/phases"
 mkdir -p "$work/day2"
-awk -v out="$work/day2" '{ print > (out "/day-" ((NR - 1) % 2 + 1) ".tsv") }' "$work/day/day-1.tsv"
+half() { awk -F'\t' -v out="$1" '{ split($5, octet, "."); print > (out "/day-" (octet[3] % 2 + 1) ".tsv") }'; }
+half "$work/day2" < "$work/day/day-1.tsv"
 phase() {
-  local name=$1 connections=$2 duration=$3 delay=$4 threads=${5:-1}
+  local name=$1 connections=$2 duration=$3 rate=$4 threads=${5:-1}
   sleep 1.2 # the access log flushes every second: a phase's lines start after the previous ones
   local from; from=$(wc -l < "$work/nginx/access.log")
-  local rows0 pg0 ts0 ng0 all0 day=$work/day start=$offset
-  if [ "$threads" -gt 1 ]; then day=$work/day2; start=$((offset / 2)); fi
+  local rows0 pg0 ts0 ng0 all0 day=$work/day starts=$offset
+  if [ "$threads" -gt 1 ]; then
+    day=$work/day2
+    rm -rf "$work/replayed" && mkdir -p "$work/replayed"
+    head -n "$offset" "$work/day/day-1.tsv" | half "$work/replayed"
+    starts=$(for n in 1 2; do cat "$work/replayed/day-$n.tsv" 2>/dev/null | wc -l; done | paste -sd,)
+  fi
   rows0=$(rows_written); pg0=$(ticks postgres); ts0=$(ticks tollgate); ng0=$(ticks nginx); all0=$(machine_ticks)
-  BENCH_DAY="$day" BENCH_KEY=$BENCH_KEY BENCH_OFFSET=$start BENCH_DELAY_MS=$delay \
+  BENCH_DAY="$day" BENCH_KEY=$BENCH_KEY BENCH_OFFSETS=$starts BENCH_RATE=$rate BENCH_THREADS=$threads \
     /usr/bin/time -o "$work/$name.time" -f "%U %S" \
     wrk -t"$threads" -c"$connections" -d"${duration}s" --latency -s Benchmarks/scripts/day.lua "$fleet" \
     > "$work/$name.wrk" 2>&1
@@ -163,7 +170,7 @@ phase() {
   local client_p99; client_p99=$(awk '$1 == "99%" { print $2 }' "$work/$name.wrk" | awk '{ v=$1; if (v ~ /us$/) { sub(/us$/,"",v); v=v/1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v=v*1000 }; printf "%.1f", v }')
   # The load generator's own CPU (user + system seconds), to show it was not the limit.
   local wrk_cpu; wrk_cpu=$(awk '{ print $1 + $2 }' "$work/$name.time")
-  echo "$name $connections $delay $from $to $((rows1 - rows0)) $((pg1 - pg0)) $((ts1 - ts0)) $((ng1 - ng0)) $((all1 - all0)) $duration $client_p99 $threads $wrk_cpu" >> "$work/phases"
+  echo "$name $connections $rate $from $to $((rows1 - rows0)) $((pg1 - pg0)) $((ts1 - ts0)) $((ng1 - ng0)) $((all1 - all0)) $duration $client_p99 $threads $wrk_cpu" >> "$work/phases"
   awk -v n="$name" -v c="$wrk_cpu" -v d="$duration" '/Requests\/sec/ { r = $2 } $1 == "99%" { p = $2 }
     END { printf "  %s: %s req/s, p99 %s, wrk %.0f %% of a core\n", n, r, p, 100 * c / d }' "$work/$name.wrk"
 }
@@ -174,12 +181,12 @@ impressions0=$(sql "SELECT count(*) FROM events")
 sql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null 2>&1 || true
 sql "SELECT pg_stat_statements_reset()" >/dev/null 2>&1 || true
 echo "== fixed rate: $RATE req/s for $FIXED s (64 connections)"
-phase fixed 64 "$FIXED" $((64 * 1000 / RATE))
-# Offered rates (64 connections, each pausing 64 000 / rate ms between requests): p99 as the
-# load generator sees it, queueing included, decides which rates hold.
+phase fixed 64 "$FIXED" "$RATE"
+# Offered rates (sent on the clock's schedule, up to 64 requests in flight): p99 as the load
+# generator sees it decides which rates hold.
 for rate in $RATES; do
   echo "== offered $rate req/s for $STEP s (64 connections)"
-  phase "r$rate" 64 "$STEP" $((64 * 1000 / rate))
+  phase "r$rate" 64 "$STEP" "$rate"
 done
 # The target rate again, three times in a row (each a later stretch of the day); `perf` samples
 # every process on the machine during the second.
@@ -189,7 +196,7 @@ for n in $(seq 1 "$REPLAYS"); do
     perf record -a -g -F 99 -o "$work/perf.data" -- sleep $((STEP - 5)) >/dev/null 2>&1 &
     perf_pid=$!
   fi
-  phase "s$TARGET-$n" 64 "$STEP" $((64 * 1000 / TARGET))
+  phase "s$TARGET-$n" 64 "$STEP" "$TARGET"
 done
 wait "${perf_pid:-0}" 2>/dev/null || true
 echo "== as fast as answered: 64 connections, no pause, $STEP s (one load thread, then two)"
@@ -223,9 +230,9 @@ psql "$DATABASE" -At -F $'\t' -c "SELECT round(total_exec_time::numeric, 0), cal
 if [ -s "$work/perf.data" ]; then
   perf report -i "$work/perf.data" --stdio --no-children --sort comm,dso --percent-limit 1.5 2>/dev/null \
     | grep -E '^ +[0-9]' | head -20 > "$work/perf.txt" || true
-  perf report -i "$work/perf.data" --stdio --no-children --comm tollgate --sort sym --percent-limit 1.2 2>/dev/null \
+  perf report -i "$work/perf.data" --stdio --no-children --comms MHD-worker,tollgate --sort sym --percent-limit 0.5 2>/dev/null \
     | grep -E '^ +[0-9]' | head -15 > "$work/perf-tollgate.txt" || true
-  perf report -i "$work/perf.data" --stdio --no-children --comm postgres --sort sym --percent-limit 1.2 2>/dev/null \
+  perf report -i "$work/perf.data" --stdio --no-children --comms postgres --sort sym --percent-limit 0.5 2>/dev/null \
     | grep -E '^ +[0-9]' | head -15 > "$work/perf-postgres.txt" || true
 fi
 

@@ -1,12 +1,27 @@
 -- wrk: replays the day `tollgate-bench scale-day` wrote, one file per thread (day-N.tsv: route,
--- method, path, body, client address a line), from line BENCH_OFFSET on; each connection waits
--- BENCH_DELAY_MS between requests (0: as fast as answers come). The route travels in
--- X-Bench-Route so the proxy's access log can time each route; the client address in
--- X-Forwarded-For, as a device behind the proxy would appear.
+-- method, path, body, client address a line), thread N from line N of BENCH_OFFSETS (a comma-
+-- separated list) on. With BENCH_RATE the threads together send that many requests a second on a
+-- schedule kept by the clock (as a fleet of devices would, whatever the answers' latency; a
+-- thread behind its schedule sends at once until it has caught up); without it, as fast as answers
+-- come. The route travels in X-Bench-Route so the proxy's access log can time each route; the
+-- client address in X-Forwarded-For, as a device behind the proxy would appear.
+local ffi = require("ffi")
+ffi.cdef [[
+typedef struct { long tv_sec; long tv_nsec; } bench_timespec;
+int clock_gettime(int clock, bench_timespec *now);
+]]
+local clock = ffi.new("bench_timespec")
+local function milliseconds()
+  ffi.C.clock_gettime(1, clock) -- CLOCK_MONOTONIC
+  return tonumber(clock.tv_sec) * 1000 + tonumber(clock.tv_nsec) / 1e6
+end
+
 local requests = {}
 local position = 0
 local counter = 0
-local pause = tonumber(os.getenv("BENCH_DELAY_MS") or "0")
+local rate = tonumber(os.getenv("BENCH_RATE") or "0")
+local threads = tonumber(os.getenv("BENCH_THREADS") or "1")
+local next_at = nil
 
 setup = function(thread)
   counter = counter + 1
@@ -23,7 +38,9 @@ init = function(args)
     if body ~= "" then headers["Content-Type"] = "application/json" else body = nil end
     requests[#requests + 1] = wrk.format(method, path, headers, body)
   end
-  position = tonumber(os.getenv("BENCH_OFFSET") or "0") % #requests
+  local offsets = {}
+  for value in string.gmatch(os.getenv("BENCH_OFFSETS") or "0", "[^,]+") do offsets[#offsets + 1] = tonumber(value) end
+  position = (offsets[number] or 0) % #requests
 end
 
 request = function()
@@ -32,5 +49,9 @@ request = function()
 end
 
 delay = function()
-  return pause
+  if rate <= 0 then return 0 end
+  local now = milliseconds()
+  next_at = (next_at or now) + threads * 1000 / rate
+  if next_at <= now then return 0 end
+  return next_at - now
 end

@@ -37,7 +37,7 @@ class Phase:
     def __init__(self, line):
         fields = line.split()
         self.name = fields[0]
-        self.connections, self.delay = int(fields[1]), int(fields[2])
+        self.connections, self.rate = int(fields[1]), int(fields[2])  # offered req/s, 0: as fast as answered
         start, end = int(fields[3]), int(fields[4])
         self.rows, self.pg, self.server, self.nginx, self.machine = (int(v) for v in fields[5:10])
         self.seconds = float(fields[10])
@@ -89,11 +89,11 @@ class Phase:
 
 phases = [Phase(line) for line in open(args.phases) if line.strip()]
 fixed = phases[0]
-paced = [phase for phase in phases if phase.delay > 0]
+paced = [phase for phase in phases if phase.rate > 0]
 passing = [phase for phase in paced if phase.client_p99 <= P99_LIMIT]
 best = max(passing, key=lambda phase: phase.rps) if passing else None
 replays = [phase for phase in phases if phase.name.startswith("s")]
-unpaced = [phase for phase in phases if phase.delay == 0]
+unpaced = [phase for phase in phases if phase.rate == 0]
 saturated = max(unpaced, key=lambda phase: phase.rps) if unpaced else phases[-1]
 one_thread = next((phase for phase in unpaced if phase.threads == 1), None)
 two_threads = next((phase for phase in unpaced if phase.threads > 1), None)
