@@ -229,11 +229,11 @@ psql "$DATABASE" -At -F $'\t' -c "SELECT round(total_exec_time::numeric, 0), cal
 : > "$work/perf.txt"
 if [ -s "$work/perf.data" ]; then
   perf report -i "$work/perf.data" --stdio --no-children --sort comm,dso --percent-limit 1.5 2>/dev/null \
-    | grep -E '^ +[0-9]' | head -20 > "$work/perf.txt" || true
+    | grep -E '^ +[0-9.]+%' | head -20 > "$work/perf.txt" || true
   perf report -i "$work/perf.data" --stdio --no-children --comms MHD-worker,tollgate --sort sym --percent-limit 0.5 2>/dev/null \
-    | grep -E '^ +[0-9]' | head -15 > "$work/perf-tollgate.txt" || true
+    | grep -E '^ +[0-9.]+%' | head -15 > "$work/perf-tollgate.txt" || true
   perf report -i "$work/perf.data" --stdio --no-children --comms postgres --sort sym --percent-limit 0.5 2>/dev/null \
-    | grep -E '^ +[0-9]' | head -15 > "$work/perf-postgres.txt" || true
+    | grep -E '^ +[0-9.]+%' | head -15 > "$work/perf-postgres.txt" || true
 fi
 
 python3 Benchmarks/scripts/scale_report.py \
