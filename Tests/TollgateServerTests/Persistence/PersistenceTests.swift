@@ -189,6 +189,29 @@ struct SQLiteWriteTurnsTests {
 /// plan made for tables as they were (empty, on a new database) for the connection's life.
 @Suite("PostgreSQL plans", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))
 struct PostgresPlanTests {
+  // A test table is too small for the planner to prefer an index, so sequential scans are
+  // priced out: the plan then names the index that fits, if there is one.
+  @Test("a purchase finds the subscriptions kept unowned under its appAccountToken through an index")
+  func unownedSubscriptionsByToken() throws {
+    let store = try PostgresCluster.store()
+    defer { store.close() }
+    let (indexed, without) = try store.with { db in
+      try db.transaction {
+        try db.execute("SET LOCAL enable_seqscan = off")
+        func plan() throws -> String {
+          try db.lookup("EXPLAIN " + PostgresStore.unownedSubscriptionsByToken, [.integer(1), .text("a-token")])
+            .map { try $0.decode("QUERY PLAN", as: String.self) }.joined(separator: "\n")
+        }
+        let indexed = try plan()
+        // The same lookup on this test's own schema without the index: what a purchase did before.
+        try db.execute("DROP INDEX app_store_transactions_by_token")
+        return (indexed, try plan())
+      }
+    }
+    #expect(indexed.contains("app_store_transactions_by_token"), "\(indexed)")
+    #expect(!without.contains("app_store_transactions_by_token"), "\(without)")
+  }
+
   @Test("a statement is prepared again after the first thousand executions, then ten times as late")
   func preparedAgain() throws {
     let schema = PostgresCluster.freshSchema()
