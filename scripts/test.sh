@@ -2,26 +2,47 @@
 # `make test`: every check, ordered so that the two cores of a small machine never wait on one
 # long chain. The package's release build is such a chain (whole-module optimisation compiles one
 # module at a time, in one process, about five minutes of one core): it has a build folder of its
-# own, so it starts first and shares the cores with the debug build and the Swift tests; then the
-# contract run (Python), the browser test (mostly waiting on Chromium) and the layers proof (a few
-# small builds) run beside the rest of it. Their output follows once all are done. (Moving the
-# package build to the idle scheduling class while the tests ran made the whole run longer: 701 s
-# against 668 s on a fresh clone, the tests 136 s against 153 s.)
+# own, so it starts first and shares the cores with the debug build. It is stopped (SIGSTOP)
+# while the Swift tests run: beside a busy compiler a test's PostgreSQL connection once took
+# longer than its 3 s connect timeout. Then the contract run (Python), the browser test (mostly
+# waiting on Chromium) and the layers proof (a few small builds) run beside the rest of it. Their
+# output follows once all are done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift="${SWIFT:-swift}"
 read -ra layers <<<"${LAYERS:---explicit-target-dependency-import-check error}"
 mkdir -p .build
 
-# Each background job in a process group of its own (job control on while it starts), so that a
-# failure or Ctrl-C stops it with its compilers and servers instead of leaving them running.
+# Each background job in a process group of its own (job control on while it starts); a failure
+# or Ctrl-C ends it with its compilers and servers instead of leaving them running.
 started=()
-trap 'for job in "${started[@]}"; do kill -- "-$job" 2>/dev/null || true; done' EXIT
+stop_all() {
+  local job
+  for job in "${started[@]}"; do
+    signal_tree TERM "$job"
+    signal_tree CONT "$job" # a stopped process ends once continued
+  done
+}
+trap stop_all EXIT
 background() {
   set -m
   "$@" &
   started+=("$!")
   set +m
+}
+
+# Sends a signal to a job and every process under it, parents before their children (a parent
+# stopped first starts no new child meanwhile).
+signal_tree() {
+  local signal=$1 tree queue pid
+  tree=$(ps -eo pid=,ppid=)
+  queue=("$2")
+  while [ ${#queue[@]} -gt 0 ]; do
+    pid=${queue[0]}
+    queue=("${queue[@]:1}")
+    kill "-$signal" "$pid" 2>/dev/null || true
+    queue+=($(awk -v parent="$pid" '$2 == parent { print $1 }' <<<"$tree"))
+  done
 }
 
 background env SWIFT="$swift" bash scripts/package.sh >.build/package.log 2>&1
@@ -30,7 +51,9 @@ package=${started[-1]}
 "$swift" build "${layers[@]}" --build-tests
 "$swift" build "${layers[@]}" --product tollgate
 "$swift" build "${layers[@]}" --product tollgate-dev
+signal_tree STOP "$package"
 bash scripts/with-postgres.sh "$swift" test --skip-build
+signal_tree CONT "$package"
 
 # The layers proof builds only the lower targets, in .build: the binaries the contract run and
 # the browser test start are not relinked. The package build listed its files before any
