@@ -75,17 +75,18 @@ class Phase:
         """The load generator's CPU as a share of one core per thread (100 %: it was the limit)."""
         return 100.0 * self.wrk_cpu / self.seconds / self.threads
 
-    @property
-    def label(self):
+    def labels(self):
+        """The phase's name in the phase table, and in the per-route table's columns."""
         if self is phases[0]:
-            return "fixed rate, " + FIXED_LABEL.format(rate=value["rate"])
+            return "fixed rate, " + FIXED_LABEL.format(rate=value["rate"]), "fixed rate"
         if self.name.startswith("r"):
-            return f"offered {int(self.name[1:]):,} req/s"
+            return f"offered {self.rate:,} req/s", f"{self.rate:,}/s"
         if self.name.startswith("s"):
-            rate, n = self.name[1:].split("-")
-            return f"target {int(rate):,} req/s, replay {n}"
-        return "as fast as answered" + (f", {self.threads} load threads" if self.threads > 1 else "")
-
+            n = self.name.split("-")[1]
+            return f"target {self.rate:,} req/s, replay {n}", f"{self.rate:,}/s #{n}"
+        threads = self.threads > 1
+        return ("as fast as answered" + (f", {self.threads} load threads" if threads else ""),
+                "max" + (f" ×{self.threads}" if threads else ""))
 
 phases = [Phase(line) for line in open(args.phases) if line.strip()]
 fixed = phases[0]
@@ -100,14 +101,7 @@ two_threads = next((phase for phase in unpaced if phase.threads > 1), None)
 
 
 def short(p):
-    if p is fixed:
-        return "fixed rate"
-    if p.name.startswith("r"):
-        return f"{int(p.name[1:]):,}/s"
-    if p.name.startswith("s"):
-        rate, n = p.name[1:].split("-")
-        return f"{int(rate):,}/s #{n}"
-    return "max" + (f" ×{p.threads}" if p.threads > 1 else "")
+    return p.labels()[1]
 
 
 def spread(values):
@@ -184,7 +178,7 @@ w("|---|---|---|")
 if replays:
     lo, mid, hi = spread([p.client_p99 for p in replays])
     rlo, rmid, rhi = spread([p.rps for p in replays])
-    rate = int(replays[0].name[1:].split("-")[0])
+    rate = replays[0].rate
     held = mid <= P99_LIMIT and rmid >= 0.97 * rate
     w(f"| p99 ≤ {P99_LIMIT:.0f} ms at {rate:,} req/s (the 10 M-daily-user peak), {len(replays)} replays | "
       f"p99 {ms(lo)} / {ms(mid)} / {ms(hi)} ms (min / median / max) at {rlo:,.0f} / {rmid:,.0f} / {rhi:,.0f} req/s | "
@@ -208,7 +202,7 @@ w("|---|---|---|---|---|---|---|---|---|---|")
 for phase in phases:
     per = " / ".join(f"{count / phase.seconds:.0f}" for _, count in sorted(phase.instances.items()))
     failed = sum(phase.failed.values())
-    w(f"| {phase.label} | {phase.rps:,.0f} | {per} | {ms(phase.client_p99)} ms | {ms(phase.p50)} / {ms(phase.p99)} ms | "
+    w(f"| {phase.labels()[0]} | {phase.rps:,.0f} | {per} | {ms(phase.client_p99)} ms | {ms(phase.p50)} / {ms(phase.p99)} ms | "
       f"{failed} ({phase.limited}) | {phase.rows / phase.seconds:,.0f} | {phase.share(phase.pg):.0f} % / "
       f"{phase.share(phase.server):.0f} % / {phase.share(phase.nginx):.0f} % | {stack_cpu_ms(phase):.2f} ms | "
       f"{phase.wrk_share:.0f} % |")
