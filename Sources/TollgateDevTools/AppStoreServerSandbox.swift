@@ -67,8 +67,9 @@ public final class AppStoreServerSandbox: Sendable {
     var histories: [String: [String]] = [:]
     /// After this many transaction-history pages, the next one answers this status (once).
     var historyFault: (pages: Int, status: Int)?
-    /// A notification-history page (by offset) answered only once released.
-    var held: (offset: Int, gate: DispatchSemaphore)?
+    /// A notification-history page (by offset) answered only once released; `reached` is
+    /// signalled when that page is asked for.
+    var held: (offset: Int, gate: DispatchSemaphore, reached: DispatchSemaphore)?
     var consumption: [(transactionId: String, body: Data)] = []
     var calls = 0
     var requests: [NotificationHistoryRequest] = []
@@ -177,9 +178,17 @@ public final class AppStoreServerSandbox: Sendable {
   }
 
   /// Holds the answer to the notification-history page starting at `offset` until `release()`
-  /// (at most a minute): a test kills the server while it waits for that page.
+  /// or `stop()`: a test kills the server while it waits for that page.
   public func hold(historyPageAt offset: Int) {
-    state.withLock { $0.held = (offset, DispatchSemaphore(value: 0)) }
+    state.withLock { $0.held = (offset, DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)) }
+  }
+
+  /// Blocks until the held page is asked for (true) or `timeout` passes (false). It waits on a
+  /// semaphore, not by polling from a task: a busy test process wakes it the moment the
+  /// request arrives, before the server asking could give up on that page.
+  public func waitUntilHeldPageIsAsked(timeout: TimeInterval) -> Bool {
+    guard let reached = state.withLock({ $0.held?.reached }) else { return false }
+    return reached.wait(timeout: .now() + timeout) == .success
   }
 
   /// After `pages` more Get Transaction History pages, the next answers `status` once (a fault
@@ -208,8 +217,11 @@ public final class AppStoreServerSandbox: Sendable {
     return URL(string: "http://\(host):\(bound)/")!
   }
 
-  /// Stops listening.
-  public func stop() { listener.stop() }
+  /// Stops listening (answering a held page first).
+  public func stop() {
+    release()
+    listener.stop()
+  }
 
   /// One request, as Apple would answer it.
   public func answer(_ request: Request) -> Response {
@@ -326,8 +338,10 @@ public final class AppStoreServerSandbox: Sendable {
       return (state.notifications[environment] ?? []).filter { (body.startDate...body.endDate).contains($0.signedDate) }
         .sorted { $0.signedDate < $1.signedDate }.map(\.payload)
     }
-    if let gate = state.withLock({ $0.held?.offset == offset ? $0.held?.gate : nil }) {
-      _ = gate.wait(timeout: .now() + 60)
+    if let held = state.withLock({ $0.held?.offset == offset ? $0.held : nil }) {
+      held.reached.signal()
+      // Bounded so a test that never releases cannot keep a listener thread for good.
+      _ = held.gate.wait(timeout: .now() + 600)
     }
     let page = Array(matching.dropFirst(offset).prefix(pageSize))
     let more = offset + page.count < matching.count

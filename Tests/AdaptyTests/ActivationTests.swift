@@ -4,7 +4,7 @@ import TollgateAPI
 
 @testable import Adapty
 
-@Suite("Activation and profile delivery", .timeLimit(.minutes(1)))
+@Suite("Activation and profile delivery", .timeLimit(.minutes(5)))
 struct ActivationTests {
   @Test("a second activation throws activateOnceError (3005)")
   func activateOnce() async throws {

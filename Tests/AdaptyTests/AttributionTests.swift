@@ -5,7 +5,7 @@ import TollgateAPI
 
 @testable import Adapty
 
-@Suite("Apple Ads attribution in the SDK", .timeLimit(.minutes(1)))
+@Suite("Apple Ads attribution in the SDK", .timeLimit(.minutes(5)))
 struct AttributionCollectorTests {
   /// The scripted server plus the attribution route: answers with `status` (200 applied,
   /// 202 pending) and applies on the long poll.

@@ -5,7 +5,7 @@ import TollgateAPI
 
 @testable import Adapty
 
-@Suite("logShowFlow events", .timeLimit(.minutes(1)))
+@Suite("logShowFlow events", .timeLimit(.minutes(5)))
 struct EventQueueTests {
   func flow(_ variation: String = "onboarding:default:standard") -> AdaptyFlow {
     AdaptyFlow(

@@ -4,7 +4,7 @@ import TollgateAPI
 
 @testable import Adapty
 
-@Suite("Flows: fetch policies, timeouts, cache and fallback", .timeLimit(.minutes(1)))
+@Suite("Flows: fetch policies, timeouts, cache and fallback", .timeLimit(.minutes(5)))
 struct FlowTests {
   func launch(_ harness: Harness) async -> (AdaptyRuntime, Scripted.Server) {
     let server = Scripted.Server()

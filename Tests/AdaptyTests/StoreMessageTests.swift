@@ -52,7 +52,7 @@ final class FakeDisplay: Sendable {
   }
 }
 
-@Suite("App Store messages", .timeLimit(.minutes(1)))
+@Suite("App Store messages", .timeLimit(.minutes(5)))
 struct StoreMessageTests {
   func launch(_ harness: Harness, handling: AdaptyStoreMessagesHandling = .manual) async -> (
     AdaptyRuntime, FakeMessageSource

@@ -24,7 +24,7 @@ func profile(where check: @Sendable (AdaptyProfile) -> Bool) async -> AdaptyProf
 }
 
 /// These tests drive the static `Adapty` API, which is process-wide: they run one at a time.
-@Suite("SDK ↔ server end to end", .serialized, .timeLimit(.minutes(1)))
+@Suite("SDK ↔ server end to end", .serialized, .timeLimit(.minutes(5)))
 struct EndToEndTests {
   @Test("first activation creates the profile on the server and fires the delegate")
   func firstActivation() async throws {

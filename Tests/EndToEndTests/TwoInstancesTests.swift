@@ -23,7 +23,7 @@ import TollgateTestSupport
     if: ProcessInfo.processInfo.environment["TOLLGATE_TEST_POSTGRES_URL"] != nil
       && FileManager.default.fileExists(atPath: "/usr/sbin/nginx")
       && FileManager.default.fileExists(atPath: ServeProcess.executable.path)),
-  .timeLimit(.minutes(1)))
+  .timeLimit(.minutes(5)))
 struct TwoInstancesTests {
   @Test("one profile per device, the AA flow for everyone, each token resolved once, config changes reach both")
   func behindNginx() async throws {

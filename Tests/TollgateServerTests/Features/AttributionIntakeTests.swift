@@ -13,7 +13,7 @@ import TollgateTestSupport
 
 /// Tokens of concurrent requests share a transaction, every request hears its own token's
 /// outcome, and one refused token fails only its own request (SQLite and PostgreSQL).
-@Suite("Attribution intake", .timeLimit(.minutes(1)))
+@Suite("Attribution intake", .timeLimit(.minutes(5)))
 struct AttributionIntakeTests {
   /// A store whose first batch waits at a gate, so others can queue behind it.
   final class GatedWrites: Sendable {

@@ -14,7 +14,7 @@ import TollgateTestSupport
   import FoundationNetworking
 #endif
 
-@Suite("Apple Ads attribution", .timeLimit(.minutes(1)))
+@Suite("Apple Ads attribution", .timeLimit(.minutes(5)))
 struct AttributionTests {
   func post(_ server: TestServer, _ profile: String, token: String) async throws -> HTTPResult {
     try await server.sdk(

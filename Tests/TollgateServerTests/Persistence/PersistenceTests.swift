@@ -49,7 +49,7 @@ struct PersistenceTests {
 
 /// Two writers that lock the same rows in opposite orders: PostgreSQL breaks the deadlock by
 /// rolling one back, and that one runs again, so both commit and nothing is lost.
-@Suite("PostgreSQL deadlocks", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))
+@Suite("PostgreSQL deadlocks", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(5)))
 struct PostgresDeadlockTests {
   @Test("a transaction rolled back to break a deadlock runs again and commits")
   func deadlockRetried() async throws {
@@ -187,7 +187,7 @@ struct SQLiteWriteTurnsTests {
 
 /// Prepared statements are dropped and prepared again as a connection ages, so none keeps a
 /// plan made for tables as they were (empty, on a new database) for the connection's life.
-@Suite("PostgreSQL plans", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))
+@Suite("PostgreSQL plans", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(5)))
 struct PostgresPlanTests {
   // A test table is too small for the planner to prefer an index, so sequential scans are
   // priced out: the plan then names the index that fits, if there is one.
@@ -244,7 +244,7 @@ struct PostgresPlanTests {
 
 /// Purchases recorded at once bump the same revenue rows; they are written at the end of each
 /// unit of work in one order, so the second waits for the first instead of deadlocking with it.
-@Suite("Rollup writers", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))
+@Suite("Rollup writers", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(5)))
 struct RollupWriterOrderTests {
   @Test("two units of work bumping the same days in opposite orders both commit, neither runs again")
   func noDeadlock() async throws {

@@ -16,7 +16,7 @@ import TollgateTestSupport
 /// kept in a pooled session, and announcements are heard on a direct connection. The store
 /// conformance suite runs through it too (`StoreFactory.pgbouncer`); here, what only several
 /// instances show.
-@Suite("PgBouncer (transaction pooling)", .enabled(if: PgBouncer.url != nil), .timeLimit(.minutes(2)))
+@Suite("PgBouncer (transaction pooling)", .enabled(if: PgBouncer.url != nil), .timeLimit(.minutes(5)))
 struct PgBouncerTests {
   typealias F = StoreKitFixtures
 

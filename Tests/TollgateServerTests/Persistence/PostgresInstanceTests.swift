@@ -10,7 +10,7 @@ import TollgateTestSupport
 @testable import TollgateSupport
 
 /// Several Tollgate servers on one PostgreSQL behave like one.
-@Suite("Several instances on PostgreSQL", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))
+@Suite("Several instances on PostgreSQL", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(5)))
 struct PostgresInstanceTests {
   /// Two servers on one schema.
   func pair() throws -> (TestServer, TestServer) {
@@ -90,7 +90,7 @@ struct PostgresInstanceTests {
   }
 }
 
-@Suite("PostgreSQL outage", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(1)))
+@Suite("PostgreSQL outage", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(5)))
 struct PostgresOutageTests {
   @Test("while PostgreSQL is down requests get 503 JSON; afterwards service resumes and nothing acknowledged is lost")
   func restart() async throws {
@@ -125,7 +125,7 @@ struct PostgresOutageTests {
 @Suite(
   "PostgreSQL backup",
   .enabled(if: PostgresCluster.url != nil && PostgresCluster.environment["TOLLGATE_TEST_POSTGRES_BIN"] != nil),
-  .timeLimit(.minutes(1)))
+  .timeLimit(.minutes(5)))
 struct PostgresBackupTests {
   /// Runs a PostgreSQL client tool (posix_spawn, like the cluster helpers: several
   /// Foundation `Process` launches at once from parallel tests have crashed in `Process.run`).

@@ -11,7 +11,7 @@ import TollgateTestSupport
 
 @Suite(
   "Reports off the primary: a real streaming replica", .enabled(if: PostgresCluster.url != nil),
-  .timeLimit(.minutes(2)))
+  .timeLimit(.minutes(5)))
 struct ReadReplicaTests {
   // Measured by hand at each step (`refresh()`): the background measurement every
   // `checkInterval` is kept out of the way with an hour's interval.

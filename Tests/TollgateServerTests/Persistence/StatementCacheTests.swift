@@ -5,7 +5,7 @@ import Testing
 
 /// A connection keeps its prepared statements, but not without end: SQL with a placeholder per
 /// id is a new text for every count, and a server lives for months.
-@Suite("Statement caches", .timeLimit(.minutes(1)))
+@Suite("Statement caches", .timeLimit(.minutes(5)))
 struct StatementCacheTests {
   /// Distinct texts, each answering the number it was made with.
   static func texts(_ count: Int) -> [(String, Int64)] {
