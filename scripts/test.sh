@@ -2,12 +2,14 @@
 # `make test`: every check, ordered so that the two cores of a small machine never wait on one
 # long chain. The package's release build is such a chain (whole-module optimisation compiles one
 # module at a time, in one process, about five minutes of one core): it has a build folder of its
-# own and starts first, at the lowest priority (nice 19), so it takes only what the Apple glue
-# check, the debug build and the Swift tests leave idle (the tests leave about a quarter of the
-# cores) and never delays them: beside a compiler at normal priority a test's PostgreSQL
-# connection once took longer than its 3 s connect timeout. Then the contract run (Python), the
-# browser test (mostly waiting on Chromium) and the layers proof (a few small builds) run beside
-# the rest of it, the package back at normal priority. Their output follows once all are done.
+# own and starts first as an idle task (SCHED_IDLE), so it takes only what the Apple glue check,
+# the debug build and the Swift tests leave idle (the tests leave about a quarter of the cores)
+# and never delays them. Beside a compiler at normal priority a test's PostgreSQL connection once
+# took longer than its 3 s connect timeout; at nice 19 the tests still took half as long again,
+# since a woken test thread waits for the compiler's time slice to end, while a woken thread
+# preempts an idle task at once. Then the contract run (Python), the browser test (mostly waiting
+# on Chromium) and the layers proof (a few small builds) run beside the rest of it, the package
+# back at normal priority. Their output follows once all are done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift="${SWIFT:-swift}"
@@ -45,11 +47,11 @@ each_in_tree() {
   done
 }
 send_signal() { kill "-$1" "$2" 2>/dev/null || true; }
-set_niceness() { renice -n "$1" -p "$2" >/dev/null 2>&1 || true; }
+set_policy() { chrt "--$1" -p 0 "$2" >/dev/null 2>&1 || true; }
 signal_tree() { each_in_tree send_signal "$1" "$2"; }
-renice_tree() { each_in_tree set_niceness "$1" "$2"; }
+policy_tree() { each_in_tree set_policy "$1" "$2"; }
 
-background nice -n 19 env SWIFT="$swift" bash scripts/package.sh >.build/package.log 2>&1
+background chrt --idle 0 env SWIFT="$swift" bash scripts/package.sh >.build/package.log 2>&1
 package=${started[-1]}
 
 SWIFT="$swift" bash scripts/apple-check.sh
@@ -58,8 +60,8 @@ SWIFT="$swift" bash scripts/apple-check.sh
 "$swift" build "${layers[@]}" --product tollgate
 "$swift" build "${layers[@]}" --product tollgate-dev
 bash scripts/with-postgres.sh "$swift" test --skip-build
-# Back to normal priority for the rest (lowering a niceness needs root; elsewhere it stays at 19).
-renice_tree 0 "$package"
+# Back to the normal policy for the rest (where that is not allowed, it stays an idle task).
+policy_tree other "$package"
 
 # The layers proof builds only the lower targets, in .build: the binaries the contract run and
 # the browser test start are not relinked. The package build listed its files before any

@@ -642,9 +642,12 @@ try:
     button.click()
     wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'button[data-key="{new_id}"]'))
     check(sdk("GET", "/v1/sdk/fallback", key=made)[0] == 401, "a key revoked in the console is refused by the SDK routes (401)")
+    # The revoke draws the page again: the button goes first, the form comes back with the rest
+    # (on a busy machine it was not there yet when the button had gone).
+    kind = wait.until(EC.visibility_of_element_located((By.ID, "new-kind")))
     check(driver.find_elements(By.ID, "new-key-value") == [], "the key is not shown again")
     # A secret key for a BI tool: reports only, 90 days.
-    Select(driver.find_element(By.ID, "new-kind")).select_by_value("secret")
+    Select(kind).select_by_value("secret")
     Select(driver.find_element(By.ID, "new-scope")).select_by_value("reports:read")
     Select(driver.find_element(By.ID, "new-expiry")).select_by_value("90")
     driver.find_element(By.ID, "new-label").send_keys("BI")

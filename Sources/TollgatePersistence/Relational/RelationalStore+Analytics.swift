@@ -201,36 +201,11 @@ extension RelationalStore {
   public func subscriptionDays(appId: Int64, days: ClosedRange<Int64>, filters: SubscriptionFilters) throws
     -> [SubscriptionDayTotals]
   {
-    var conditions = ["app_id = ?", "environment = ?"]
-    var values: [SQLValue] = [.integer(appId), .text(filters.environment)]
-    let texts: [(String, String?)] = [
-      ("product_id", filters.productId), ("storefront", filters.storefront), ("placement_id", filters.placementId),
-      ("audience_id", filters.audienceId), ("variation_id", filters.variationId), ("origin", filters.origin),
-    ]
-    for case (let column, let value?) in texts {
-      conditions.append("\(column) = ?")
-      values.append(.text(value))
-    }
-    let numbers: [(String, Int64?)] = [
-      ("campaign_id", filters.campaignId), ("ad_group_id", filters.adGroupId), ("keyword_id", filters.keywordId),
-    ]
-    for case (let column, let value?) in numbers {
-      conditions.append("\(column) = ?")
-      values.append(.integer(value))
-    }
+    let (table, filter, values) = Self.subscriptionFilter(appId: appId, filters)
     let columns = SubscriptionCounters.columns
-    // Without a filter the day's totals answer: one row per day and currency.
-    let table = conditions.count == 2 ? "stats_subscription_totals" : "stats_subscription_days"
-    let filter = conditions.joined(separator: " AND ")
     return try with { db in
-      // Before the range only the stocks matter (active subscriptions, trials, MRR): summed in
-      // one row per currency, dated the day before the range.
-      let stocks = ["active_delta", "trials_delta", "mrr_delta"]
       let opening = try db.query(
-        """
-        SELECT currency, \(stocks.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
-        FROM \(table) WHERE \(filter) AND day < ? GROUP BY currency ORDER BY currency
-        """, values + [.integer(days.lowerBound)]
+        Self.openingStocks(table: table, filter: filter), values + [.integer(days.lowerBound)]
       ).map { row in
         var counters = SubscriptionCounters()
         counters.active = try row.decode("active_delta")
@@ -250,6 +225,42 @@ extension RelationalStore {
             counters: SubscriptionCounters(values: try columns.map { try row.decode($0) }))
         }
     }
+  }
+
+  /// The table a subscription series reads and its `WHERE` clause with values: without a filter
+  /// the day's totals (one row per day and currency), else the per-dimension rows.
+  static func subscriptionFilter(appId: Int64, _ filters: SubscriptionFilters) -> (
+    table: String, filter: String, values: [SQLValue]
+  ) {
+    var conditions = ["app_id = ?", "environment = ?"]
+    var values: [SQLValue] = [.integer(appId), .text(filters.environment)]
+    let texts: [(String, String?)] = [
+      ("product_id", filters.productId), ("storefront", filters.storefront), ("placement_id", filters.placementId),
+      ("audience_id", filters.audienceId), ("variation_id", filters.variationId), ("origin", filters.origin),
+    ]
+    for case (let column, let value?) in texts {
+      conditions.append("\(column) = ?")
+      values.append(.text(value))
+    }
+    let numbers: [(String, Int64?)] = [
+      ("campaign_id", filters.campaignId), ("ad_group_id", filters.adGroupId), ("keyword_id", filters.keywordId),
+    ]
+    for case (let column, let value?) in numbers {
+      conditions.append("\(column) = ?")
+      values.append(.integer(value))
+    }
+    let table = conditions.count == 2 ? "stats_subscription_totals" : "stats_subscription_days"
+    return (table, conditions.joined(separator: " AND "), values)
+  }
+
+  /// Before a series' range only the stocks matter (active subscriptions, trials, MRR): summed
+  /// in one row per currency, dated the day before the range (the range's first day is bound last).
+  static func openingStocks(table: String, filter: String) -> String {
+    let stocks = ["active_delta", "trials_delta", "mrr_delta"]
+    return """
+      SELECT currency, \(stocks.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
+      FROM \(table) WHERE \(filter) AND day < ? GROUP BY currency ORDER BY currency
+      """
   }
 
   public func appleAdsStats(appId: Int64, days: ClosedRange<Int64>, by grouping: AppleAdsGrouping) throws

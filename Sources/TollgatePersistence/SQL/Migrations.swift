@@ -47,6 +47,7 @@ enum Migrations {
     Migration(version: 23, name: "0023_two_factor", sql: sqliteTypes(twoFactor)),
     Migration(version: 24, name: "0024_single_sign_on", sql: sqliteTypes(singleSignOn)),
     Migration(version: 25, name: "0025_transactions_by_token", sql: sqliteTypes(transactionsByToken)),
+    Migration(version: 26, name: "0026_subscription_days_by_campaign", sql: sqliteTypes(subscriptionDaysByCampaign)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -78,6 +79,7 @@ enum Migrations {
     Migration(version: 23, name: "0023_two_factor", sql: postgresTypes(twoFactor)),
     Migration(version: 24, name: "0024_single_sign_on", sql: postgresTypes(singleSignOn)),
     Migration(version: 25, name: "0025_transactions_by_token", sql: postgresTypes(transactionsByToken)),
+    Migration(version: 26, name: "0026_subscription_days_by_campaign", sql: postgresTypes(subscriptionDaysByCampaign)),
   ]
 
   static let sqliteInitial = """
@@ -1067,6 +1069,14 @@ enum Migrations {
   static let transactionsByToken = """
     CREATE INDEX app_store_transactions_by_token ON app_store_transactions (app_id, app_account_token)
       WHERE app_account_token IS NOT NULL;
+    """
+
+  /// A subscription series filtered by a campaign (or its ad groups and keywords) reads that
+  /// campaign's rows: the primary key leads with the day, so the filter read every row of the
+  /// app before the range's end to sum its opening stocks (about 110 000 rows at 100 000
+  /// subscriptions, p99 55–119 ms).
+  static let subscriptionDaysByCampaign = """
+    CREATE INDEX stats_subscription_days_by_campaign ON stats_subscription_days (app_id, environment, campaign_id, day);
     """
 
   static func sqliteTypes(_ step: String) -> String {

@@ -127,6 +127,19 @@ struct SQLitePlanTests {
     #expect(plan.contains("app_store_transactions_by_token (app_id=? AND app_account_token=?)"), "\(plan)")
   }
 
+  @Test("a subscription series filtered by a campaign sums its opening stocks from that campaign's rows")
+  func subscriptionSeriesByCampaign() throws {
+    var filters = SubscriptionFilters()
+    filters.campaignId = 103
+    filters.keywordId = 10_301
+    let (table, filter, values) = SQLiteStore.subscriptionFilter(appId: 1, filters)
+    let plan = try Self.plan(SQLiteStore.openingStocks(table: table, filter: filter), values + [.integer(20_000)])
+    // Through the primary key (the day first) it read every row of the app before the range.
+    #expect(
+      plan.contains("stats_subscription_days_by_campaign (app_id=? AND environment=? AND campaign_id=? AND day<?)"),
+      "\(plan)")
+  }
+
   @Test("an import looks each customer id up in the index, not every named profile from the first on")
   func takenCustomersByIndex() throws {
     let plan = try Self.plan(SQLiteStore.takenCustomers(3), [.integer(1), .text("a"), .text("b"), .text("c")])
@@ -210,6 +223,30 @@ struct PostgresPlanTests {
     }
     #expect(indexed.contains("app_store_transactions_by_token"), "\(indexed)")
     #expect(!without.contains("app_store_transactions_by_token"), "\(without)")
+  }
+
+  @Test("a subscription series filtered by a campaign sums its opening stocks from that campaign's rows")
+  func subscriptionSeriesByCampaign() throws {
+    let store = try PostgresCluster.store()
+    defer { store.close() }
+    var filters = SubscriptionFilters()
+    filters.campaignId = 103
+    let (table, filter, values) = PostgresStore.subscriptionFilter(appId: 1, filters)
+    let (indexed, without) = try store.with { db in
+      try db.transaction {
+        try db.execute("SET LOCAL enable_seqscan = off")
+        func plan() throws -> String {
+          try db.lookup(
+            "EXPLAIN " + PostgresStore.openingStocks(table: table, filter: filter), values + [.integer(20_000)]
+          ).map { try $0.decode("QUERY PLAN", as: String.self) }.joined(separator: "\n")
+        }
+        let indexed = try plan()
+        try db.execute("DROP INDEX stats_subscription_days_by_campaign")
+        return (indexed, try plan())
+      }
+    }
+    #expect(indexed.contains("stats_subscription_days_by_campaign"), "\(indexed)")
+    #expect(!without.contains("stats_subscription_days_by_campaign"), "\(without)")
   }
 
   @Test("a statement is prepared again after the first thousand executions, then ten times as late")
