@@ -29,7 +29,7 @@ run: build
 # .build/dashboard-venv), with screenshots in .build/dashboard-screenshots/; the layers proof;
 # the Debian package, built from the start beside the rest and installed (as root).
 # scripts/test.sh says in which order and why.
-test: deps
+test: deps apple-check
 	@bash scripts/ensure-packages.sh $(TEST_PACKAGES) $(PACKAGE_PACKAGES)
 	SWIFT=$(SWIFT) LAYERS="$(LAYERS)" bash scripts/test.sh
 

@@ -2,14 +2,11 @@
 # `make test`: every check, ordered so that the two cores of a small machine never wait on one
 # long chain. The package's release build is such a chain (whole-module optimisation compiles one
 # module at a time, in one process, about five minutes of one core): it has a build folder of its
-# own and starts first as an idle task (SCHED_IDLE), so it takes only what the Apple glue check,
-# the debug build and the Swift tests leave idle (the tests leave about a quarter of the cores)
-# and never delays them. Beside a compiler at normal priority a test's PostgreSQL connection once
-# took longer than its 3 s connect timeout; at nice 19 the tests still took half as long again,
-# since a woken test thread waits for the compiler's time slice to end, while a woken thread
-# preempts an idle task at once. Then the contract run (Python), the browser test (mostly waiting
-# on Chromium) and the layers proof (a few small builds) run beside the rest of it, the package
-# back at normal priority. Their output follows once all are done.
+# own, so it starts first and shares the cores with the debug build. It is stopped (SIGSTOP)
+# while the Swift tests run: beside a busy compiler a test's PostgreSQL connection once took
+# longer than its 3 s connect timeout. Then the contract run (Python), the browser test (mostly
+# waiting on Chromium) and the layers proof (a few small builds) run beside the rest of it. Their
+# output follows once all are done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift="${SWIFT:-swift}"
@@ -34,34 +31,29 @@ background() {
   set +m
 }
 
-# Runs `action ARGUMENT PID` for a job and every process under it, parents before their children.
-each_in_tree() {
-  local action=$1 argument=$2 tree queue pid
+# Sends a signal to a job and every process under it, parents before their children (a parent
+# stopped first starts no new child meanwhile).
+signal_tree() {
+  local signal=$1 tree queue pid
   tree=$(ps -eo pid=,ppid=)
-  queue=("$3")
+  queue=("$2")
   while [ ${#queue[@]} -gt 0 ]; do
     pid=${queue[0]}
     queue=("${queue[@]:1}")
-    "$action" "$argument" "$pid"
+    kill "-$signal" "$pid" 2>/dev/null || true
     queue+=($(awk -v parent="$pid" '$2 == parent { print $1 }' <<<"$tree"))
   done
 }
-send_signal() { kill "-$1" "$2" 2>/dev/null || true; }
-set_policy() { chrt "--$1" -p 0 "$2" >/dev/null 2>&1 || true; }
-signal_tree() { each_in_tree send_signal "$1" "$2"; }
-policy_tree() { each_in_tree set_policy "$1" "$2"; }
 
-background chrt --idle 0 env SWIFT="$swift" bash scripts/package.sh >.build/package.log 2>&1
+background env SWIFT="$swift" bash scripts/package.sh >.build/package.log 2>&1
 package=${started[-1]}
-
-SWIFT="$swift" bash scripts/apple-check.sh
 
 "$swift" build "${layers[@]}" --build-tests
 "$swift" build "${layers[@]}" --product tollgate
 "$swift" build "${layers[@]}" --product tollgate-dev
+signal_tree STOP "$package"
 bash scripts/with-postgres.sh "$swift" test --skip-build
-# Back to the normal policy for the rest (where that is not allowed, it stays an idle task).
-policy_tree other "$package"
+signal_tree CONT "$package"
 
 # The layers proof builds only the lower targets, in .build: the binaries the contract run and
 # the browser test start are not relinked. The package build listed its files before any
