@@ -193,6 +193,18 @@ public struct CohortReport: Codable, Sendable, Hashable {
     return Request(grouping: grouping, segment: segment, environment: environment, origin: origin, top: top)
   }
 
+  /// The `kept` segments' rows, and `others` as `every` install's rows (segment `none`) less
+  /// theirs: every segmentation splits the same installs, and every figure is a sum, so the
+  /// segments past `top` need not be read one by one (a keyword segmentation has thousands).
+  public static func keeping(_ kept: [CohortTotals], of every: [CohortTotals]) -> [CohortTotals] {
+    func others(_ row: CohortTotals, _ counters: CohortCounters) -> CohortTotals {
+      CohortTotals(
+        start: row.start, segment: Self.others, currency: row.currency, age: row.age, counters: counters,
+        inOthers: true)
+    }
+    return kept + every.map { others($0, $0.counters) } + kept.map { others($0, -$0.counters) }
+  }
+
   /// Builds the report; `today` decides which ages a cohort has reached.
   public static func build(
     installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping, segment: Segment,

@@ -203,6 +203,18 @@ public struct SubscriptionReport: Codable, Sendable, Hashable {
     }
   }
 
+  /// The first days of the periods starting within `days`, in order.
+  package static func periodStarts(_ days: ClosedRange<Int64>, _ grouping: Grouping) -> [Int64] {
+    var starts: [Int64] = []
+    var day = periodStart(days.lowerBound, grouping)
+    if day < days.lowerBound { day = periodEnd(day, grouping) + 1 }
+    while day <= days.upperBound {
+      starts.append(day)
+      day = periodEnd(day, grouping) + 1
+    }
+    return starts
+  }
+
   /// The last day of the period holding `day` (weeks start on Monday; day 0 was a Thursday).
   static func periodEnd(_ day: Int64, _ grouping: Grouping) -> Int64 {
     switch grouping {

@@ -116,17 +116,42 @@ extension RelationalStore {
     appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
     segment: CohortReport.Segment, environment: String
   ) throws -> [CohortTotals] {
-    try foldedCohortRows(
-      appId: appId, installDays: installDays, by: grouping, segment: segment, environment: environment, keeping: nil)
+    let plan = CohortReport.readPlan(installDays: installDays, by: grouping)
+    return try with { db in
+      func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws -> [CohortTotals] {
+        try db.query(
+          Self.cohortStatement(picking: nil),
+          [
+            .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
+            .integer(periods.upperBound), .text(environment),
+          ]
+        ).map(Self.cohortTotals)
+      }
+      var rows = try plan.periods.map { try read(grouping, $0) } ?? []
+      for days in plan.days { rows += try read(.day, days) }
+      return rows
+    }
   }
 
   public func cohortRows(
     appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
-    segment: CohortReport.Segment, environment: String, keeping: Set<String>
+    segment: CohortReport.Segment, environment: String, values: Set<String>
   ) throws -> [CohortTotals] {
-    try foldedCohortRows(
-      appId: appId, installDays: installDays, by: grouping, segment: segment, environment: environment,
-      keeping: keeping)
+    let plan = CohortReport.readPlan(installDays: installDays, by: grouping)
+    let picked = values.sorted().map(SQLValue.text)
+    guard !picked.isEmpty else { return [] }
+    return try with { db in
+      func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws -> [CohortTotals] {
+        let starts = SubscriptionReport.periodStarts(periods, grain).map(SQLValue.integer)
+        return try db.query(
+          Self.cohortStatement(picking: (periods: starts.count, values: picked.count)),
+          [.integer(appId), .text(segment.rawValue), .text(grain.rawValue)] + starts + picked + [.text(environment)]
+        ).map(Self.cohortTotals)
+      }
+      var rows = try plan.periods.map { try read(grouping, $0) } ?? []
+      for days in plan.days { rows += try read(.day, days) }
+      return rows
+    }
   }
 
   public func cohortSegmentInstalls(
@@ -141,7 +166,7 @@ extension RelationalStore {
           """
           SELECT value, CAST(SUM(installs) AS BIGINT) AS installs FROM stats_cohort_segments
           WHERE app_id = ? AND segment = ? AND grain = ? AND period >= ? AND period <= ?
-          AND environment IN ('', ?) GROUP BY value
+          AND environment IN ('', ?) AND currency = '' AND age = 0 GROUP BY value
           """,
           [
             .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
@@ -157,45 +182,27 @@ extension RelationalStore {
     }
   }
 
-  /// The cohort rows, with the values outside `keeping` (when given) summed as `others` (folded
-  /// to NULL in SQL, so a kept value that is itself called `others` stays apart).
-  private func foldedCohortRows(
-    appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
-    segment: CohortReport.Segment, environment: String, keeping: Set<String>?
-  ) throws -> [CohortTotals] {
-    let plan = CohortReport.readPlan(installDays: installDays, by: grouping)
-    let columns = CohortCounters.columns
-    let kept = keeping.map { $0.sorted() } ?? []
-    if keeping != nil && kept.isEmpty { return [] }
-    let folded =
-      keeping == nil
-      ? "value" : "CASE WHEN value IN (\(kept.map { _ in "?" }.joined(separator: ", "))) THEN value END"
-    let foldValues: [SQLValue] = kept.map(SQLValue.text)
-    return try with { db in
-      func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws -> [CohortTotals] {
-        try db.query(
-          """
-          SELECT period, \(folded) AS folded, currency, age,
-          \(columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
-          FROM stats_cohort_segments WHERE app_id = ? AND segment = ? AND grain = ? AND period >= ? AND period <= ?
-          AND environment IN ('', ?) GROUP BY period, folded, currency, age
-          """,
-          foldValues + [
-            .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
-            .integer(periods.upperBound), .text(environment),
-          ]
-        ).map { row in
-          let folded: String? = try row.decode("folded")
-          return CohortTotals(
-            start: try row.decode("period"), segment: folded ?? CohortReport.others,
-            currency: try row.decode("currency"), age: try row.decode("age"),
-            counters: CohortCounters(values: try columns.map { try row.decode($0) }), inOthers: folded == nil)
-        }
-      }
-      var rows = try plan.periods.map { try read(grouping, $0) } ?? []
-      for days in plan.days { rows += try read(.day, days) }
-      return rows
-    }
+  /// The statement summing one segmentation's cohort rows per period, value, currency and age:
+  /// over a range of periods (bound as first and last), or, `picking` so many periods and
+  /// values, those periods' rows of those values only, each found through the primary key
+  /// instead of read among every value of the range.
+  static func cohortStatement(picking: (periods: Int, values: Int)?) -> String {
+    func list(_ count: Int) -> String { "(\(Array(repeating: "?", count: count).joined(separator: ", ")))" }
+    let periods = picking.map { "period IN \(list($0.periods)) AND value IN \(list($0.values))" }
+    return """
+      SELECT period, value, currency, age,
+      \(CohortCounters.columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
+      FROM stats_cohort_segments WHERE app_id = ? AND segment = ? AND grain = ?
+      AND \(periods ?? "period >= ? AND period <= ?")
+      AND environment IN ('', ?) GROUP BY period, value, currency, age
+      """
+  }
+
+  private static func cohortTotals(_ row: SQLRow) throws -> CohortTotals {
+    CohortTotals(
+      start: try row.decode("period"), segment: try row.decode("value"), currency: try row.decode("currency"),
+      age: try row.decode("age"),
+      counters: CohortCounters(values: try CohortCounters.columns.map { try row.decode($0) }))
   }
 
   public func subscriptionDays(appId: Int64, days: ClosedRange<Int64>, filters: SubscriptionFilters) throws

@@ -35,11 +35,11 @@ public protocol AnalyticsRepository: Sendable {
     segment: CohortReport.Segment, environment: String
   ) throws -> [String: Int64]
 
-  /// `cohortRows` with the values outside `keeping` summed into one `others` value by the
-  /// database, so a segmentation of thousands of values comes back as `keeping.count + 1`.
+  /// `cohortRows` of the segment `values` only, read by their keys: a few of a segmentation of
+  /// thousands of values cost what they hold, not what the segmentation holds.
   func cohortRows(
     appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
-    segment: CohortReport.Segment, environment: String, keeping: Set<String>
+    segment: CohortReport.Segment, environment: String, values: Set<String>
   ) throws -> [CohortTotals]
 
   /// Every rollup row of the app as text lines (rows that netted out to zero left out), sorted.
@@ -51,8 +51,8 @@ public protocol AnalyticsRepository: Sendable {
 
 extension AnalyticsRepository {
   /// The rows a cohort request's report is built from, and how many segments its `others`
-  /// sums (nil without `top`): with `top`, the segments are ranked first and the rest summed
-  /// by the database.
+  /// sums (nil without `top`): with `top`, the segments are ranked first, the kept ones read by
+  /// their keys, and `others` taken as every install's rows less theirs.
   public func cohortRows(appId: Int64, installDays: ClosedRange<Int64>, request: CohortReport.Request) throws
     -> (rows: [CohortTotals], segmentsInOthers: Int?)
   {
@@ -62,10 +62,13 @@ extension AnalyticsRepository {
         appId: appId, installDays: installDays, by: request.grouping, segment: stored,
         environment: request.environment)
       if let kept = request.kept(installs) {
-        let rows = try cohortRows(
+        let keptRows = try cohortRows(
           appId: appId, installDays: installDays, by: request.grouping, segment: stored,
-          environment: request.environment, keeping: kept)
-        return (rows, installs.count - kept.count)
+          environment: request.environment, values: kept)
+        let every = try cohortRows(
+          appId: appId, installDays: installDays, by: request.grouping, segment: .none,
+          environment: request.environment)
+        return (CohortReport.keeping(keptRows, of: every), installs.count - kept.count)
       }
     }
     let rows = try cohortRows(

@@ -230,6 +230,7 @@ struct RollupTests {
     let rebuilt = try store.rollupSnapshot(appId: app.id)
     #expect(rebuilt == live)
     try Self.expectWholePeriodsAgree(store, appId: app.id)
+    try Self.expectTopAgrees(store, appId: app.id)
     if rebuilt != live {
       Issue.record(
         "only live: \(Set(live).subtracting(rebuilt).sorted())\nonly rebuilt: \(Set(rebuilt).subtracting(live).sorted())"
@@ -258,6 +259,44 @@ struct RollupTests {
             appId: appId, installDays: range, by: .day, segment: segment, environment: "Sandbox")
           #expect(report(whole) == report(daily), "\(range) by \(grouping) segment \(segment)")
           #expect(!report(daily).cohorts.isEmpty)
+        }
+      }
+    }
+  }
+
+  /// A report of the `top` segments, whose `others` is every install's rows less the kept
+  /// segments', says what summing every other segment's rows into `others` says.
+  static func expectTopAgrees(_ store: some Database, appId: Int64) throws {
+    let first = StatsDay.of(F.date(0))
+    let today = first + 400
+    for range in [first...(first + 40), (first - 3)...(first + 17), (first + 9)...(first + 70)] {
+      for grouping in ["day", "week", "month"] {
+        for segment in CohortReport.Segment.allCases where segment != .none {
+          for top in [1, 2, 3] {
+            let request = try CohortReport.request([
+              "by": grouping, "segment": segment.rawValue, "environment": "sandbox", "top": String(top),
+            ])
+            func report(_ rows: [CohortTotals]) -> CohortReport {
+              CohortReport.build(
+                installDays: range, by: request.grouping, segment: segment, environment: "Sandbox", rows: rows,
+                reporting: nil, today: today)
+            }
+            let (topped, inOthers) = try store.cohortRows(appId: appId, installDays: range, request: request)
+            let every = try store.cohortRows(
+              appId: appId, installDays: range, by: request.grouping, segment: segment, environment: "Sandbox")
+            let installs = try store.cohortSegmentInstalls(
+              appId: appId, installDays: range, by: request.grouping, segment: segment, environment: "Sandbox")
+            let kept = request.kept(installs) ?? Set(installs.keys)
+            let folded = every.map { row in
+              guard !kept.contains(row.segment) else { return row }
+              var row = row
+              (row.segment, row.inOthers) = (CohortReport.others, true)
+              return row
+            }
+            let label = "\(range) by \(grouping) segment \(segment) top \(top)"
+            #expect(report(topped) == report(folded), "\(label)")
+            #expect(inOthers == installs.count - kept.count, "\(label)")
+          }
         }
       }
     }
