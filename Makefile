@@ -98,10 +98,10 @@ cli-doc:
 	bash scripts/cli-doc.sh .build/debug
 
 format:
-	$(SWIFT) format -i -r Sources Tests Package.swift
+	$(SWIFT) format -i -r Sources Tests Plugins Benchmarks/TollgateBench Package.swift
 
 lint:
-	$(SWIFT) format lint -r Sources Tests
+	$(SWIFT) format lint -r Sources Tests Plugins Benchmarks/TollgateBench
 
 clean:
 	rm -rf .build

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -60,14 +60,14 @@ let package = Package(
       dependencies: [
         "TollgateAPI", "TollgateSupport", "TollgateDomain", "TollgatePersistence", "TollgateHTTP", "COpenSSL",
       ],
-      // The console's files, compiled into the binary as byte arrays (`PackageResources`).
-      resources: [
-        "index.html", "app.css", "core.js", "paywall.js", "reports.js", "admin.js", "builder.js", "people.js",
-        "template-classic.json", "template-cards.json", "template-minimal.json",
-      ].map {
-        .embedInCode("Dashboard/Resources/\($0)")
-      } + [.embedInCode("Features/People/Resources/common-passwords.txt")]
+      // The console's files and the common-password list, compiled into the binary by the
+      // EmbedFiles plugin (`EmbeddedFiles`).
+      exclude: ["Dashboard/Resources", "Features/People/Resources"],
+      plugins: ["EmbedFiles"]
     ),
+    // Writes a target's Resources folders as one Swift file of literals (run by EmbedFiles).
+    .executableTarget(name: "tollgate-embed"),
+    .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["tollgate-embed"]),
     .target(name: "Adapty", dependencies: ["TollgateAPI"]),
     // Paywalls designed in the console, drawn: its own module, as apps import it (`import AdaptyUI`).
     .target(name: "AdaptyUI", dependencies: ["Adapty", "TollgateAPI"]),

@@ -5,7 +5,7 @@ import TollgatePersistence
 import TollgateSupport
 
 /// The web console at `/dashboard`: `Resources/index.html`, `app.css` and the script (the
-/// `.js` files there, in order, served as one `app.js`), embedded in the binary by SwiftPM —
+/// `.js` files there, in order, served as one `app.js`), compiled into the binary (`EmbeddedFiles`) —
 /// no build step, no CDN — plus Chart.js from Debian's `libjs-chart.js`. People sign in with
 /// their e-mail and password; the session is an HttpOnly cookie the page cannot read, and each
 /// change carries the session's CSRF token. Every value from the server is put into the page with `textContent`, never as
@@ -26,13 +26,13 @@ struct Dashboard: Sendable {
 
   /// The console's script: its files in the order they build on each other.
   static let script = Data(
-    PackageResources.core_js + PackageResources.paywall_js + PackageResources.reports_js + PackageResources.admin_js
-      + PackageResources.builder_js + PackageResources.people_js)
+    EmbeddedFiles.core_js + EmbeddedFiles.paywall_js + EmbeddedFiles.reports_js + EmbeddedFiles.admin_js
+      + EmbeddedFiles.builder_js + EmbeddedFiles.people_js)
 
   /// The Paywalls page's starter templates, by name.
   static let templates: [String: [UInt8]] = [
-    "classic": PackageResources.template_classic_json, "cards": PackageResources.template_cards_json,
-    "minimal": PackageResources.template_minimal_json,
+    "classic": EmbeddedFiles.template_classic_json, "cards": EmbeddedFiles.template_cards_json,
+    "minimal": EmbeddedFiles.template_minimal_json,
   ]
 
   /// One file as served: bytes, type, caching and a content-hash ETag.
@@ -56,12 +56,12 @@ struct Dashboard: Sendable {
   /// say they are missing).
   init(chartPath: String = Dashboard.chartPath, qrcodePath: String = Dashboard.qrcodePath) {
     // The page is never stored (it is the entry point); the rest is revalidated by ETag.
-    let page = File(Data(PackageResources.index_html), type: "text/html; charset=utf-8", cache: "no-store")
+    let page = File(Data(EmbeddedFiles.index_html), type: "text/html; charset=utf-8", cache: "no-store")
     var files = [
       "/dashboard": page, "/dashboard/": page,
       "/dashboard/app.js": File(Self.script, type: "text/javascript; charset=utf-8", cache: "no-cache"),
       "/dashboard/app.css": File(
-        Data(PackageResources.app_css), type: "text/css; charset=utf-8", cache: "no-cache"),
+        Data(EmbeddedFiles.app_css), type: "text/css; charset=utf-8", cache: "no-cache"),
     ]
     for (name, template) in Self.templates {
       files["/dashboard/template-\(name).json"] = File(

@@ -40,6 +40,28 @@ struct DashboardTests {
     #expect(try await server.send("POST", "/dashboard", body: Data("{}".utf8)).status == 405)
   }
 
+  @Test("the console's files and the password list are compiled in as they are on disk, byte for byte")
+  func filesAsOnDisk() async throws {
+    let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      "../../../Sources/TollgateServer")
+    func disk(_ path: String) throws -> Data { try Data(contentsOf: sources.appendingPathComponent(path)) }
+    let server = try TestServer()
+    defer { server.stop() }
+    #expect(try await server.send("GET", "/dashboard").body == disk("Dashboard/Resources/index.html"))
+    #expect(try await server.send("GET", "/dashboard/app.css").body == disk("Dashboard/Resources/app.css"))
+    let script = try ["core", "paywall", "reports", "admin", "builder", "people"].map {
+      try disk("Dashboard/Resources/\($0).js")
+    }.reduce(Data(), +)
+    #expect(try await server.send("GET", "/dashboard/app.js").body == script)
+    for name in ["classic", "cards", "minimal"] {
+      let served = try await server.send("GET", "/dashboard/template-\(name).json").body
+      #expect(served == (try disk("Dashboard/Resources/template-\(name).json")), "\(name)")
+    }
+    let passwords = try disk("Features/People/Resources/common-passwords.txt")
+    #expect(Data(EmbeddedFiles.common_passwords_txt) == passwords)
+    #expect(CommonPasswords.policy.common.count == 19_290)
+  }
+
   @Test("each file carries a content-hash ETag; a matching If-None-Match is 304 without the bytes")
   func etags() async throws {
     let server = try TestServer()

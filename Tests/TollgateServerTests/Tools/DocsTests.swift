@@ -56,7 +56,7 @@ struct DocsTests {
   func architectureNamesRealFiles() throws {
     let page = try Self.read("docs/ARCHITECTURE.md")
     var files: [String] = []
-    for folder in ["Sources", "Tests", "scripts"] {
+    for folder in ["Sources", "Tests", "scripts", "Plugins"] {
       let root = repositoryRoot.appendingPathComponent(folder)
       let walker = FileManager.default.enumerator(atPath: root.path)
       while let path = walker?.nextObject() as? String { files.append("/\(folder)/\(path)") }

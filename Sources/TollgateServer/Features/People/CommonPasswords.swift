@@ -7,5 +7,5 @@ enum CommonPasswords {
   /// The password policy over this list.
   static let policy = PasswordPolicy(
     common: Set(
-      String(decoding: PackageResources.common_passwords_txt, as: UTF8.self).split(separator: "\n").map(String.init)))
+      String(decoding: EmbeddedFiles.common_passwords_txt, as: UTF8.self).split(separator: "\n").map(String.init)))
 }
