@@ -10,12 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-.build/debug/tollgate}
 venv=.build/dashboard-venv
-pinned=$(sed -n 's/^selenium==//p' Tests/Dashboard/requirements.txt)
-if ! "$venv/bin/python" -c "import selenium, sys; sys.exit(selenium.__version__ != '$pinned')" 2>/dev/null; then
-  echo "== installing Selenium $pinned into $venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r Tests/Dashboard/requirements.txt
-fi
+bash scripts/python-venv.sh "$venv" Tests/Dashboard/requirements.txt
 
 work=$(mktemp -d /tmp/tollgate-dashboard.XXXXXX)
 server=""

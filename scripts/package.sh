@@ -10,7 +10,8 @@ swift="${SWIFT:-swift}"
 # Static FoundationNetworking links libcurl (libcurl4-openssl-dev), which stays a shared library.
 # Its own build folder: `make run` and `make bench` build release without the static runtime,
 # and sharing .build/release, each would recompile everything the other built.
-build=(build -c release --product tollgate --static-swift-stdlib --scratch-path .build/package-build)
+# No debug information: the binary is stripped below, and generating it cost 15 % of the build.
+build=(build -c release --product tollgate --static-swift-stdlib -Xswiftc -gnone --scratch-path .build/package-build)
 "$swift" "${build[@]}"
 binary=$("$swift" "${build[@]}" --show-bin-path)/tollgate
 

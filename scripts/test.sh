@@ -47,6 +47,11 @@ signal_tree() {
 
 background env SWIFT="$swift" bash scripts/package.sh >.build/package.log 2>&1
 package=${started[-1]}
+# The Python environments of the contract run and the browser test: pip mostly waits on the
+# network, so beside the compilers it costs little, and those checks start at once later.
+background bash -c 'bash scripts/python-venv.sh .build/contract-venv Tests/Contract/requirements.txt &&
+  bash scripts/python-venv.sh .build/dashboard-venv Tests/Dashboard/requirements.txt' >.build/venvs.log 2>&1
+venvs=${started[-1]}
 
 "$swift" build "${layers[@]}" --build-tests
 "$swift" build "${layers[@]}" --product tollgate
@@ -54,6 +59,11 @@ package=${started[-1]}
 signal_tree STOP "$package"
 bash scripts/with-postgres.sh "$swift" test --skip-build
 signal_tree CONT "$package"
+
+venvs_made=0
+wait "$venvs" || venvs_made=$?
+cat .build/venvs.log
+test "$venvs_made" -eq 0
 
 # The layers proof builds only the lower targets, in .build: the binaries the contract run and
 # the browser test start are not relinked. The package build listed its files before any
