@@ -232,8 +232,8 @@ public struct CohortReport: Codable, Sendable, Hashable {
       guard installs > 0 else { continue }
       var figures: [CohortAgeFigures] = []
       // Running sums as the ages go up; money in milliunits per currency, converted once an
-      // age (Decimal arithmetic per row was most of a 273-cohort report's time), so a currency
-      // without a rate leaves a figure out only when its amounts do not net to zero.
+      // age, so a currency without a rate leaves a figure out only when its amounts do not net
+      // to zero (`others` is a difference: a kept segment's money is added, then taken away).
       let ordered = members.sorted { $0.age < $1.age }
       var next = ordered.startIndex
       var counts = CohortCounters()
