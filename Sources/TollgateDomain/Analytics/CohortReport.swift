@@ -213,7 +213,7 @@ public struct CohortReport: Codable, Sendable, Hashable {
     let currencies = Set(rows.map(\.currency).filter { !$0.isEmpty })
     let currency = reporting?.currency ?? (currencies.count <= 1 ? currencies.first : nil)
     let converter = CurrencyConverter(currency: currency, reporting: reporting)
-    let firstRate: Decimal = reporting?.smallBusiness == true ? 0.15 : 0.30
+    let firstPercent: Int64 = reporting?.smallBusiness == true ? 15 : 30
     struct Key: Hashable {
       var start: Int64
       var segment: String
@@ -249,14 +249,13 @@ public struct CohortReport: Codable, Sendable, Hashable {
           }
           next += 1
         }
-        let net = converter.sum(nets)
-        let late = converter.sum(lates)
+        let money =
+          exactPerInstall(net: nets, late: lates, installs: installs, firstPercent: firstPercent, converter)
+          ?? decimalPerInstall(net: nets, late: lates, installs: installs, firstPercent: firstPercent, converter)
         figures.append(
           CohortAgeFigures(
             age: age, payingShare: Double(counts.payers) / Double(installs), trials: counts.trials,
-            activeSubscriptions: counts.active, netPerInstall: converter.money(net?.per(installs)),
-            proceedsPerInstall: converter.money(
-              net.flatMap { net in late.map { proceeds(net: net, late: $0, firstRate: firstRate) } }?.per(installs))))
+            activeSubscriptions: counts.active, netPerInstall: money.net, proceedsPerInstall: money.proceeds))
       }
       cohorts.append(
         Cohort(
@@ -267,6 +266,49 @@ public struct CohortReport: Codable, Sendable, Hashable {
       from: PlacementReport.isoDay(installDays.lowerBound), to: PlacementReport.isoDay(installDays.upperBound),
       by: grouping.rawValue, segment: segment.rawValue, environment: environment, currency: currency,
       unconverted: currencies.filter { converter.rate($0) == nil }.sorted(), cohorts: cohorts)
+  }
+
+  /// A cohort age's money per install: net, and proceeds (nil when net is).
+  struct PerInstall: Equatable {
+    var net: Money?
+    var proceeds: Money?
+  }
+
+  /// The figures in integers (`CurrencyConverter.exactSum`), the same as `decimalPerInstall`
+  /// gives: a cohort table makes thousands, and decimal division is what made it slow. Nil when
+  /// the integers would overflow.
+  static func exactPerInstall(
+    net nets: [String: Int64], late lates: [String: Int64], installs: Int64, firstPercent: Int64,
+    _ converter: CurrencyConverter
+  ) -> PerInstall? {
+    let net = converter.exactSum(nets)
+    let late = converter.exactSum(lates)
+    guard net != .tooLarge, late != .tooLarge else { return nil }
+    guard case .amount(let netAmount) = net else { return PerInstall() }
+    guard let netPerInstall = converter.money(netAmount, per: Int128(installs)) else { return nil }
+    guard case .amount(let lateAmount) = late else { return PerInstall(net: netPerInstall) }
+    // `proceeds` in hundredths: net × (100 − first) + late × (first − 15).
+    let (kept, overflowed) = netAmount.multipliedReportingOverflow(by: Int128(100 - firstPercent))
+    let (keptLate, overflowedAgain) = lateAmount.multipliedReportingOverflow(by: Int128(firstPercent - 15))
+    let (hundredths, overflowedOnceMore) = kept.addingReportingOverflow(keptLate)
+    guard !overflowed, !overflowedAgain, !overflowedOnceMore,
+      let proceeds = converter.money(hundredths, per: Int128(installs) * 100)
+    else { return nil }
+    return PerInstall(net: netPerInstall, proceeds: proceeds)
+  }
+
+  /// The figures in decimals, for rates or sums too large for `exactPerInstall`.
+  static func decimalPerInstall(
+    net nets: [String: Int64], late lates: [String: Int64], installs: Int64, firstPercent: Int64,
+    _ converter: CurrencyConverter
+  ) -> PerInstall {
+    let net = converter.sum(nets)
+    let late = converter.sum(lates)
+    let firstRate = Decimal(firstPercent) / 100
+    return PerInstall(
+      net: converter.money(net?.per(installs)),
+      proceeds: converter.money(
+        net.flatMap { net in late.map { proceeds(net: net, late: $0, firstRate: firstRate) } }?.per(installs)))
   }
 
   /// What the developer keeps of `net`: Apple's commission is `firstRate` (30 % or 15 %) on

@@ -21,6 +21,12 @@ public struct Money: Codable, Sendable, Hashable, Comparable, CustomStringConver
     self.init(Decimal(thousandths) / 1000, currency: currency)
   }
 
+  /// An amount already rounded to `digits` (the converter's integer arithmetic).
+  init(rounded amount: Decimal, digits: Int) {
+    self.amount = amount
+    self.digits = digits
+  }
+
   /// An amount already as it should be shown (decoded, or written by hand in a test).
   public init(exactly amount: Decimal) {
     self.amount = amount
@@ -86,12 +92,40 @@ public struct CurrencyConverter: Sendable {
   /// The report's currency; nil when there is none (several currencies and no reporting one).
   public let currency: String?
   private let rates: [String: Decimal]
+  /// Every rate as an integer over one power of ten (1.08 = 108 / 10², 1 = 100 / 10²), for
+  /// figures made by the thousand (`exactSum`); nil when a rate has too many digits for that.
+  private let scaled: (multipliers: [String: Int128], unit: Int128)?
+  /// The report currency's minor unit (digits, and 10^digits), looked up once: a cohort table
+  /// makes thousands of figures.
+  private let minorDigits: Int
+  private let minorUnits: UInt128
 
   /// The reporting settings' rates into `currency` (1 for `currency` itself).
   public init(currency: String?, reporting: ReportingSettings?) {
     self.currency = currency
     // A rate written as 0.92 in the configuration is the decimal 0.92, not the nearest double.
     rates = (reporting?.rates ?? [:]).compactMapValues { Decimal(string: String($0)) }
+    scaled = Self.scaled(rates)
+    minorDigits = currency.map(Money.minorDigits) ?? 2
+    minorUnits = (0..<minorDigits).reduce(1) { value, _ in value * 10 }
+  }
+
+  /// `rates` as integers over 10^digits, the fewest digits that write them all exactly.
+  private static func scaled(_ rates: [String: Decimal]) -> (multipliers: [String: Int128], unit: Int128)? {
+    var fractions: [String: (whole: Int128, digits: Int)] = [:]
+    for (code, rate) in rates {
+      // A decimal's text is exact: its digits, a point, no exponent.
+      let text = "\(rate)"
+      let parts = text.split(separator: ".", maxSplits: 1)
+      let decimals = parts.count == 2 ? parts[1].count : 0
+      guard decimals <= 12, let whole = Int128(parts.joined()), whole.magnitude < 1_000_000_000_000_000_000 else {
+        return nil
+      }
+      fractions[code] = (whole, decimals)
+    }
+    let digits = fractions.values.map(\.digits).max() ?? 0
+    func power(_ exponent: Int) -> Int128 { (0..<exponent).reduce(1) { value, _ in value * 10 } }
+    return (fractions.mapValues { $0.whole * power(digits - $0.digits) }, power(digits))
   }
 
   /// The rate from `code` into the report's currency; nil without one.
@@ -114,6 +148,47 @@ public struct CurrencyConverter: Sendable {
       total += converted
     }
     return currency == nil ? nil : total
+  }
+
+  /// What `sum` gives, as an exact integer: a count of 10^-(3 + the rates' digits) of the
+  /// report's currency. Summing and dividing integers is what lets a cohort table make its
+  /// thousands of figures quickly; `tooLarge` when they would overflow (then use `sum`).
+  public enum ExactSum: Sendable, Equatable {
+    case amount(Int128)
+    /// `sum` is nil.
+    case absent
+    case tooLarge
+  }
+
+  /// `sum(amounts)` as an `ExactSum`.
+  public func exactSum(_ amounts: [String: Int64]) -> ExactSum {
+    guard let currency else { return .absent }
+    guard let scaled else { return .tooLarge }
+    var total: Int128 = 0
+    for (code, amount) in amounts where amount != 0 {
+      guard let multiplier = code == currency ? scaled.unit : scaled.multipliers[code] else { return .absent }
+      let (product, overflowed) = Int128(amount).multipliedReportingOverflow(by: multiplier)
+      let (sum, overflowedAgain) = total.addingReportingOverflow(product)
+      guard !overflowed, !overflowedAgain else { return .tooLarge }
+      total = sum
+    }
+    return .amount(total)
+  }
+
+  /// `amount` (an `exactSum`) divided by `count`, as shown: rounded half away from zero to the
+  /// currency's minor unit, as `money(sum?.per(count))` would be. Nil without a currency, a
+  /// count, or when the integers would overflow.
+  public func money(_ amount: Int128, per count: Int128) -> Money? {
+    guard currency != nil, let scaled, count > 0 else { return nil }
+    let (divisor, overflowed) = (1000 * scaled.unit).multipliedReportingOverflow(by: count)
+    let (numerator, overflowedAgain) = amount.magnitude.multipliedReportingOverflow(by: minorUnits)
+    // Half away from zero: ⌊(2n + d) / 2d⌋ of the magnitude, then the sign.
+    guard !overflowed, !overflowedAgain, numerator <= UInt128.max / 4 else { return nil }
+    let rounded = (2 * numerator + UInt128(divisor)) / (2 * UInt128(divisor))
+    guard rounded <= UInt128(UInt64.max) else { return nil }
+    let value = Decimal(
+      sign: amount < 0 && rounded > 0 ? .minus : .plus, exponent: -minorDigits, significand: Decimal(UInt64(rounded)))
+    return Money(rounded: value, digits: minorDigits)
   }
 
   /// An amount in the report's currency as shown.

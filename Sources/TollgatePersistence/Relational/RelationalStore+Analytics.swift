@@ -163,11 +163,7 @@ extension RelationalStore {
       var installs: [String: Int64] = [:]
       func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws {
         for row in try db.query(
-          """
-          SELECT value, CAST(SUM(installs) AS BIGINT) AS installs FROM stats_cohort_segments
-          WHERE app_id = ? AND segment = ? AND grain = ? AND period >= ? AND period <= ?
-          AND environment IN ('', ?) AND currency = '' AND age = 0 GROUP BY value
-          """,
+          Self.cohortRanking,
           [
             .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
             .integer(periods.upperBound), .text(environment),
@@ -180,6 +176,16 @@ extension RelationalStore {
       for days in plan.days { try read(.day, days) }
       return installs.filter { $0.value > 0 }
     }
+  }
+
+  /// Installs per value of a segmentation over periods: the ranking behind `top`, read from the
+  /// install rows' index (`stats_cohort_installs`; the literals name its condition).
+  static var cohortRanking: String {
+    """
+    SELECT value, CAST(SUM(installs) AS BIGINT) AS installs FROM stats_cohort_segments
+    WHERE app_id = ? AND segment = ? AND grain = ? AND period >= ? AND period <= ?
+    AND environment IN ('', ?) AND currency = '' AND age = 0 GROUP BY value
+    """
   }
 
   /// The statement summing one segmentation's cohort rows per period, value, currency and age:

@@ -48,6 +48,7 @@ enum Migrations {
     Migration(version: 24, name: "0024_single_sign_on", sql: sqliteTypes(singleSignOn)),
     Migration(version: 25, name: "0025_transactions_by_token", sql: sqliteTypes(transactionsByToken)),
     Migration(version: 26, name: "0026_subscription_days_by_campaign", sql: sqliteTypes(subscriptionDaysByCampaign)),
+    Migration(version: 27, name: "0027_cohort_installs", sql: sqliteTypes(cohortInstalls)),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -80,6 +81,7 @@ enum Migrations {
     Migration(version: 24, name: "0024_single_sign_on", sql: postgresTypes(singleSignOn)),
     Migration(version: 25, name: "0025_transactions_by_token", sql: postgresTypes(transactionsByToken)),
     Migration(version: 26, name: "0026_subscription_days_by_campaign", sql: postgresTypes(subscriptionDaysByCampaign)),
+    Migration(version: 27, name: "0027_cohort_installs", sql: postgresTypes(cohortInstalls)),
   ]
 
   static let sqliteInitial = """
@@ -1078,6 +1080,14 @@ enum Migrations {
   /// 9–13 ms with the index).
   static let subscriptionDaysByCampaign = """
     CREATE INDEX stats_subscription_days_by_campaign ON stats_subscription_days (app_id, environment, campaign_id, day);
+    """
+
+  /// The install rows of cohort segments (installs are counted at age 0 without a currency):
+  /// ranking a segmentation's values by installs reads these alone, not every age and currency
+  /// of the range. Only key columns, which never change: a count going up does not touch it.
+  static let cohortInstalls = """
+    CREATE INDEX stats_cohort_installs ON stats_cohort_segments (app_id, segment, grain, period, value, environment)
+    WHERE currency = '' AND age = 0;
     """
 
   static func sqliteTypes(_ step: String) -> String {

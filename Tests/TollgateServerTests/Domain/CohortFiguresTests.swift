@@ -76,4 +76,57 @@ struct CohortFiguresTests {
     #expect(refunded.cohorts[0].ages.map(\.age) == [0, 1, 3, 7])
     #expect(refunded.cohorts[0].ages.map(\.netPerInstall) == [zero, nil, zero, zero])
   }
+
+  @Test("figures made in integers equal the decimal ones, digit for digit", arguments: [1, 2, 3])
+  func integersAgreeWithDecimals(seed: UInt64) throws {
+    var random = Seeded(state: seed)
+    let codes = ["USD", "EUR", "JPY", "KWD", "GBP", "XYZ"]
+    for _ in 0..<400 {
+      // Rates with 0–6 decimals; GBP sometimes has none; XYZ never has one.
+      var rates: [String: Double] = [:]
+      for code in ["EUR", "JPY", "KWD", "GBP"] where code != "GBP" || Bool.random(using: &random) {
+        let decimals = Int.random(in: 0...6, using: &random)
+        let whole = Double(Int.random(in: 1...3_000_000, using: &random))
+        rates[code] = Double("\(whole / pow(10, Double(decimals)))")!
+      }
+      let reporting = ReportingSettings(
+        currency: ["USD", "JPY", "KWD"].randomElement(using: &random)!, rates: rates,
+        smallBusiness: Bool.random(using: &random))
+      let converter = CurrencyConverter(currency: reporting.currency, reporting: reporting)
+      func amounts() -> [String: Int64] {
+        var amounts: [String: Int64] = [:]
+        for code in codes where Int.random(in: 0..<3, using: &random) == 0 {
+          // Sometimes zero (a refund netted out), sometimes negative (refunds in others).
+          amounts[code] =
+            Bool.random(using: &random) ? 0 : Int64.random(in: -2_000_000_000_000...9_000_000_000_000, using: &random)
+        }
+        return amounts
+      }
+      let (nets, lates) = (amounts(), amounts())
+      let installs = Int64.random(in: 1...2_000_000, using: &random)
+      let firstPercent: Int64 = reporting.smallBusiness ? 15 : 30
+      let exact = try #require(
+        CohortReport.exactPerInstall(
+          net: nets, late: lates, installs: installs, firstPercent: firstPercent, converter))
+      let decimal = CohortReport.decimalPerInstall(
+        net: nets, late: lates, installs: installs, firstPercent: firstPercent, converter)
+      #expect(exact == decimal, "\(nets) \(lates) / \(installs) at \(reporting.rates) in \(reporting.currency)")
+      // The same text in JSON: the digits a client reads.
+      #expect(WireCoding.encode([exact.net, exact.proceeds]) == WireCoding.encode([decimal.net, decimal.proceeds]))
+    }
+  }
+
+  @Test("sums too large for integers are made in decimals")
+  func tooLargeForIntegers() throws {
+    let reporting = ReportingSettings(currency: "USD", rates: ["EUR": 1.123456789012345])
+    let converter = CurrencyConverter(currency: "USD", reporting: reporting)
+    #expect(converter.exactSum(["EUR": 1]) == .tooLarge, "15 decimals do not fit the integers")
+    let nets: [String: Int64] = ["EUR": 2_000]
+    #expect(
+      CohortReport.exactPerInstall(net: nets, late: [:], installs: 2, firstPercent: 30, converter) == nil)
+    let report = Self.build(
+      [Self.row("FRA", age: 0) { $0.installs = 2 }, Self.row("FRA", age: 1, currency: "EUR") { $0.net = 2_000 }],
+      rates: ["EUR": 1.123456789012345])
+    #expect(report.cohorts[0].ages[1].netPerInstall == Money(Decimal(string: "1.12")!, currency: "USD"))
+  }
 }
