@@ -116,20 +116,14 @@ extension RelationalStore {
     appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
     segment: CohortReport.Segment, environment: String
   ) throws -> [CohortTotals] {
-    let plan = CohortReport.readPlan(installDays: installDays, by: grouping)
-    return try with { db in
-      func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws -> [CohortTotals] {
-        try db.query(
-          Self.cohortStatement(picking: nil),
-          [
-            .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
-            .integer(periods.upperBound), .text(environment),
-          ]
-        ).map(Self.cohortTotals)
-      }
-      var rows = try plan.periods.map { try read(grouping, $0) } ?? []
-      for days in plan.days { rows += try read(.day, days) }
-      return rows
+    try readCohorts(installDays: installDays, by: grouping) { db, grain, periods in
+      try db.query(
+        Self.cohortStatement(picking: nil),
+        [
+          .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
+          .integer(periods.upperBound), .text(environment),
+        ]
+      ).map(Self.cohortTotals)
     }
   }
 
@@ -137,20 +131,14 @@ extension RelationalStore {
     appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
     segment: CohortReport.Segment, environment: String, values: Set<String>
   ) throws -> [CohortTotals] {
-    let plan = CohortReport.readPlan(installDays: installDays, by: grouping)
     let picked = values.sorted().map(SQLValue.text)
     guard !picked.isEmpty else { return [] }
-    return try with { db in
-      func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws -> [CohortTotals] {
-        let starts = SubscriptionReport.periodStarts(periods, grain).map(SQLValue.integer)
-        return try db.query(
-          Self.cohortStatement(picking: (periods: starts.count, values: picked.count)),
-          [.integer(appId), .text(segment.rawValue), .text(grain.rawValue)] + starts + picked + [.text(environment)]
-        ).map(Self.cohortTotals)
-      }
-      var rows = try plan.periods.map { try read(grouping, $0) } ?? []
-      for days in plan.days { rows += try read(.day, days) }
-      return rows
+    return try readCohorts(installDays: installDays, by: grouping) { db, grain, periods in
+      let starts = SubscriptionReport.periodStarts(periods, grain).map(SQLValue.integer)
+      return try db.query(
+        Self.cohortStatement(picking: (periods: starts.count, values: picked.count)),
+        [.integer(appId), .text(segment.rawValue), .text(grain.rawValue)] + starts + picked + [.text(environment)]
+      ).map(Self.cohortTotals)
     }
   }
 
@@ -158,23 +146,31 @@ extension RelationalStore {
     appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
     segment: CohortReport.Segment, environment: String
   ) throws -> [String: Int64] {
+    let rows = try readCohorts(installDays: installDays, by: grouping) { db, grain, periods in
+      try db.query(
+        Self.cohortRanking,
+        [
+          .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
+          .integer(periods.upperBound), .text(environment),
+        ]
+      ).map { row in
+        (try row.decode("value", as: String.self), try row.decode("installs", as: Int64.self))
+      }
+    }
+    return Dictionary(rows, uniquingKeysWith: +).filter { $0.value > 0 }
+  }
+
+  /// One report's reads along its plan (`CohortReport.readPlan`) on one connection: `read` over
+  /// the whole periods at the grouping's grain, then over the days of the periods the range cuts.
+  private func readCohorts<Row>(
+    installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
+    _ read: (any SQLConnection, SubscriptionReport.Grouping, ClosedRange<Int64>) throws -> [Row]
+  ) throws -> [Row] {
     let plan = CohortReport.readPlan(installDays: installDays, by: grouping)
     return try with { db in
-      var installs: [String: Int64] = [:]
-      func read(_ grain: SubscriptionReport.Grouping, _ periods: ClosedRange<Int64>) throws {
-        for row in try db.query(
-          Self.cohortRanking,
-          [
-            .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
-            .integer(periods.upperBound), .text(environment),
-          ])
-        {
-          installs[try row.decode("value"), default: 0] += try row.decode("installs", as: Int64.self)
-        }
-      }
-      if let periods = plan.periods { try read(grouping, periods) }
-      for days in plan.days { try read(.day, days) }
-      return installs.filter { $0.value > 0 }
+      var rows = try plan.periods.map { try read(db, grouping, $0) } ?? []
+      for days in plan.days { rows += try read(db, .day, days) }
+      return rows
     }
   }
 

@@ -144,8 +144,7 @@ public final class PeopleService: Sendable {
   public func members(appId: Int64) throws -> (members: [Member], invitations: [InvitationRecord]) {
     let now = time.now()
     let members = try people.members(appId: appId).map { person, role in
-      let locked = try people.signInFailures(key: "account:" + person.email).lockedUntil
-      return Member(person: person, role: role, lockedUntil: locked.flatMap { $0 > now ? $0 : nil })
+      Member(person: person, role: role, lockedUntil: try lockedUntil(person, now: now))
     }
     let open = try people.pendingInvitations(appId: appId).filter { $0.expiresAt > now }
     return (members, open)
@@ -297,11 +296,19 @@ public final class PeopleService: Sendable {
     (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/dashboard/#invitation=" + token
   }
 
+  /// One member, read alone: the person, their role in the app, their sign-in lock.
   private func member(appId: Int64, personId: Int64) throws -> Member {
-    guard let found = try members(appId: appId).members.first(where: { $0.person.id == personId }) else {
+    guard let person = try people.person(id: personId),
+      let role = try people.memberships(personId: personId).first(where: { $0.appId == appId })?.role
+    else {
       throw DomainError.notFound(.personNotFound, "No person \(personId) in this app.")
     }
-    return found
+    return Member(person: person, role: role, lockedUntil: try lockedUntil(person, now: time.now()))
+  }
+
+  /// Until when repeated failed sign-ins lock the person out; nil when they are not locked now.
+  private func lockedUntil(_ person: PersonRecord, now: Date) throws -> Date? {
+    try people.signInFailures(key: "account:" + person.email).lockedUntil.flatMap { $0 > now ? $0 : nil }
   }
 
   /// Refuses a change that would leave the app without an enabled owner.
