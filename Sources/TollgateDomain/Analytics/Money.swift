@@ -152,7 +152,8 @@ public struct CurrencyConverter: Sendable {
 
   /// What `sum` gives, as an exact integer: a count of 10^-(3 + the rates' digits) of the
   /// report's currency. Summing and dividing integers is what lets a cohort table make its
-  /// thousands of figures quickly; `tooLarge` when they would overflow (then use `sum`).
+  /// thousands of figures quickly; `tooLarge` when they would overflow or a rate has more than
+  /// 12 decimals (then use `sum`).
   public enum ExactSum: Sendable, Equatable {
     case amount(Int128)
     /// `sum` is nil.
