@@ -35,6 +35,16 @@ invitation() {
 }
 owner_invitation=$(invitation owner@contract.test)
 other_invitation=$(invitation other@contract.test)
+# Two members of the contract app itself, signed in nowhere, so the routes under
+# /v1/admin/people/{personId} reach a person (role, disable, reset …), not only 404: the fuzzer
+# gets the first one's id; removing them is sent for the second (Tests/Contract/hooks.py), or the
+# first removal would leave every other route nobody to reach.
+member() {
+  "$BIN" users add "$1" --role viewer --app contract --database "$database" --public-url "http://127.0.0.1:$port" \
+    | grep -o '#invitation=[^ ]*' | cut -d= -f2
+}
+member_invitation=$(member member@contract.test)
+removable_invitation=$(member removable@contract.test)
 # Long polls held at most 200 ms, so the fuzzer's 10 s request timeout always covers them;
 # limits off, so fuzzing's request rate is not what gets tested.
 "$BIN" serve --port "$port" --database "$database" --log-level error --max-wait-ms 200 \
@@ -45,10 +55,11 @@ for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && bre
 # The profile Tests/Contract/schemathesis.toml names, so routes under a profile find one; the
 # people's sessions (cookie and CSRF token, tab-separated): the owner's, a second one of the
 # owner's, the other person's.
-sessions=$(python3 - "http://127.0.0.1:$port" "$public" "$owner_invitation" "$other_invitation" <<'PY'
+sessions=$(python3 - "http://127.0.0.1:$port" "$public" "$owner_invitation" "$other_invitation" "$member_invitation" \
+  "$removable_invitation" <<'PY'
 import json, sys, urllib.request
 from http.cookies import SimpleCookie
-base, public, owner, other = sys.argv[1:]
+base, public, owner, other, member, removable = sys.argv[1:]
 def post(path, body, headers=None):
     request = urllib.request.Request(
         base + path, data=json.dumps(body).encode(), method="POST",
@@ -64,6 +75,10 @@ for path, body in (
 ):
     cookie, session = post(path, body)
     print(SimpleCookie(cookie)["tollgate_session"].value + "\t" + session["csrf_token"])
+# The members join (their sessions are not used); their ids are the fourth and fifth lines.
+for invitation in (member, removable):
+    cookie, session = post(f"/v1/console/invitations/{invitation}/accept", {"password": password})
+    print(session["person"]["id"])
 PY
 )
 session_field() { echo "$sessions" | sed -n "${1}p" | cut -f"$2"; }
@@ -72,9 +87,13 @@ export CONTRACT_ORIGIN="http://127.0.0.1:$port"
 export CONTRACT_CONSOLE_SESSION=$(session_field 1 1) CONTRACT_CONSOLE_CSRF=$(session_field 1 2)
 export CONTRACT_SIGN_OUT_SESSION=$(session_field 2 1) CONTRACT_SIGN_OUT_CSRF=$(session_field 2 2)
 export CONTRACT_OTHER_SESSION=$(session_field 3 1) CONTRACT_OTHER_CSRF=$(session_field 3 2)
+export CONTRACT_MEMBER_ID=$(session_field 4 1) CONTRACT_REMOVABLE_ID=$(session_field 5 1)
 
 cp Tests/Contract/schemathesis.toml "$work/schemathesis.toml"
 cat >> "$work/schemathesis.toml" <<TOML
+
+[dictionaries.people]
+values = ["$CONTRACT_MEMBER_ID"]
 
 [auth.openapi.publicKey]
 api_key = "Api-Key $public"
