@@ -60,8 +60,11 @@ struct TwoInstancesTests {
             .with(attributionTokenProvider: AdaptyStaticAttributionTokenProvider(token))
           let runtime = await AdaptyRuntime.launch(
             builder.build(), fallback: FallbackFlows(), delegates: DelegateHolder())
+          // The wait is what is tested, not its length: Apple answers in 100 ms here, but with
+          // every other test running beside it on two cores, the eight attributions through two
+          // processes once took longer than 5 s (each device then got the default audience).
           let flow = try await runtime.placements.flowAwaitingAttribution(
-            placementId: "onboarding", locale: nil, provider: .appleAds, timeout: 5)
+            placementId: "onboarding", locale: nil, provider: .appleAds, timeout: 30)
           let profileId = await runtime.profiles.profileId
           await runtime.shutdown()
           return (token, flow, profileId)
