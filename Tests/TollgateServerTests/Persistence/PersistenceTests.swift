@@ -227,65 +227,59 @@ struct SQLiteWriteTurnsTests {
 struct PostgresPlanTests {
   // A test table is too small for the planner to prefer an index, so sequential scans are
   // priced out: the plan then names the index that fits, if there is one.
-  @Test("a purchase finds the subscriptions kept unowned under its appAccountToken through an index")
-  func unownedSubscriptionsByToken() throws {
+
+  /// The plan of `sql` on a fresh schema; with `dropping`, then its plan once that index is
+  /// dropped (what the statement did before the index).
+  static func plans(_ sql: String, _ values: [SQLValue], dropping index: String? = nil) throws -> [String] {
     let store = try PostgresCluster.store()
     defer { store.close() }
-    let (indexed, without) = try store.with { db in
+    return try store.with { db in
       try db.transaction {
         try db.execute("SET LOCAL enable_seqscan = off")
         func plan() throws -> String {
-          try db.lookup("EXPLAIN " + PostgresStore.unownedSubscriptionsByToken, [.integer(1), .text("a-token")])
-            .map { try $0.decode("QUERY PLAN", as: String.self) }.joined(separator: "\n")
+          try db.lookup("EXPLAIN " + sql, values).map { try $0.decode("QUERY PLAN", as: String.self) }
+            .joined(separator: "\n")
         }
-        let indexed = try plan()
-        // The same lookup on this test's own schema without the index: what a purchase did before.
-        try db.execute("DROP INDEX app_store_transactions_by_token")
-        return (indexed, try plan())
+        var plans = [try plan()]
+        if let index {
+          try db.execute("DROP INDEX \(index)")
+          plans.append(try plan())
+        }
+        return plans
       }
     }
+  }
+
+  @Test("a purchase finds the subscriptions kept unowned under its appAccountToken through an index")
+  func unownedSubscriptionsByToken() throws {
+    // Without the index: what a purchase did before.
+    let plans = try Self.plans(
+      PostgresStore.unownedSubscriptionsByToken, [.integer(1), .text("a-token")],
+      dropping: "app_store_transactions_by_token")
+    let (indexed, without) = (plans[0], plans[1])
     #expect(indexed.contains("app_store_transactions_by_token"), "\(indexed)")
     #expect(!without.contains("app_store_transactions_by_token"), "\(without)")
   }
 
   @Test("a subscription series filtered by a campaign sums its opening stocks from that campaign's rows")
   func subscriptionSeriesByCampaign() throws {
-    let store = try PostgresCluster.store()
-    defer { store.close() }
     var filters = SubscriptionFilters()
     filters.campaignId = 103
     let (table, filter, values) = PostgresStore.subscriptionFilter(appId: 1, filters)
-    let (indexed, without) = try store.with { db in
-      try db.transaction {
-        try db.execute("SET LOCAL enable_seqscan = off")
-        func plan() throws -> String {
-          try db.lookup(
-            "EXPLAIN " + PostgresStore.openingStocks(table: table, filter: filter), values + [.integer(20_000)]
-          ).map { try $0.decode("QUERY PLAN", as: String.self) }.joined(separator: "\n")
-        }
-        let indexed = try plan()
-        try db.execute("DROP INDEX stats_subscription_days_by_campaign")
-        return (indexed, try plan())
-      }
-    }
+    let plans = try Self.plans(
+      PostgresStore.openingStocks(table: table, filter: filter), values + [.integer(20_000)],
+      dropping: "stats_subscription_days_by_campaign")
+    let (indexed, without) = (plans[0], plans[1])
     #expect(indexed.contains("stats_subscription_days_by_campaign"), "\(indexed)")
     #expect(!without.contains("stats_subscription_days_by_campaign"), "\(without)")
   }
 
   @Test("a cohort report's top segments are read by their keys, not among every segment of the range")
   func topCohortsByKey() throws {
-    let store = try PostgresCluster.store()
-    defer { store.close() }
     let values: [SQLValue] =
       [.integer(1), .text("keyword"), .text("month")] + [20_000, 20_031].map(SQLValue.integer)
       + [.text("103/1/7"), .text("103/1/8"), .text("Production")]
-    let plan = try store.with { db in
-      try db.transaction {
-        try db.execute("SET LOCAL enable_seqscan = off")
-        return try db.lookup("EXPLAIN " + PostgresStore.cohortStatement(picking: (periods: 2, values: 2)), values)
-          .map { try $0.decode("QUERY PLAN", as: String.self) }.joined(separator: "\n")
-      }
-    }
+    let plan = try Self.plans(PostgresStore.cohortStatement(picking: (periods: 2, values: 2)), values)[0]
     // Both lists bound the index scan: each (period, value) pair is a descent of the primary key.
     #expect(plan.contains("stats_cohort_segments_pkey"), "\(plan)")
     #expect(plan.contains("(period = ANY (") && plan.contains("(value = ANY ("), "\(plan)")
@@ -293,18 +287,10 @@ struct PostgresPlanTests {
 
   @Test("ranking a segmentation's values for top reads the install rows' index, not every age and currency")
   func cohortRankingByInstallRows() throws {
-    let store = try PostgresCluster.store()
-    defer { store.close() }
     let values: [SQLValue] =
       [.integer(1), .text("keyword"), .text("month")] + [20_000, 20_334].map(SQLValue.integer)
       + [.text("Production")]
-    let plan = try store.with { db in
-      try db.transaction {
-        try db.execute("SET LOCAL enable_seqscan = off")
-        return try db.lookup("EXPLAIN " + PostgresStore.cohortRanking, values)
-          .map { try $0.decode("QUERY PLAN", as: String.self) }.joined(separator: "\n")
-      }
-    }
+    let plan = try Self.plans(PostgresStore.cohortRanking, values)[0]
     #expect(plan.contains("stats_cohort_installs"), "\(plan)")
   }
 
