@@ -29,22 +29,19 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 # sessions sign-out-everywhere ends. They belong to an app of their own: the contract app's
 # secret key, fuzzing the people routes, cannot disable or remove them halfway.
 "$BIN" keys create --app people --database "$database" >/dev/null
+# invitation EMAIL ROLE APP → the token of the link `users add` prints
 invitation() {
-  "$BIN" users add "$1" --role owner --app people --database "$database" --public-url "http://127.0.0.1:$port" \
+  "$BIN" users add "$1" --role "$2" --app "$3" --database "$database" --public-url "http://127.0.0.1:$port" \
     | grep -o '#invitation=[^ ]*' | cut -d= -f2
 }
-owner_invitation=$(invitation owner@contract.test)
-other_invitation=$(invitation other@contract.test)
+owner_invitation=$(invitation owner@contract.test owner people)
+other_invitation=$(invitation other@contract.test owner people)
 # Two members of the contract app itself, signed in nowhere, so the routes under
 # /v1/admin/people/{personId} reach a person (role, disable, reset …), not only 404: the fuzzer
 # gets the first one's id; removing them is sent for the second (Tests/Contract/hooks.py), or the
 # first removal would leave every other route nobody to reach.
-member() {
-  "$BIN" users add "$1" --role viewer --app contract --database "$database" --public-url "http://127.0.0.1:$port" \
-    | grep -o '#invitation=[^ ]*' | cut -d= -f2
-}
-member_invitation=$(member member@contract.test)
-removable_invitation=$(member removable@contract.test)
+member_invitation=$(invitation member@contract.test viewer contract)
+removable_invitation=$(invitation removable@contract.test viewer contract)
 # Long polls held at most 200 ms, so the fuzzer's 10 s request timeout always covers them;
 # limits off, so fuzzing's request rate is not what gets tested.
 "$BIN" serve --port "$port" --database "$database" --log-level error --max-wait-ms 200 \
