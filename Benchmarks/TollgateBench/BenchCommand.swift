@@ -49,7 +49,7 @@ enum BenchCommand {
         try await ImportAtScale.run(
           database: options["--database"] ?? "import.sqlite",
           profiles: Int(options["--profiles"] ?? "") ?? 1_000_000,
-          histories: Int(options["--histories"] ?? "") ?? 200_000)
+          histories: Int(options["--histories"] ?? "") ?? 200_000, lanes: Int(options["--lanes"] ?? "") ?? 2)
       case "montecarlo":
         MonteCarlo.run()
       case "sdk":

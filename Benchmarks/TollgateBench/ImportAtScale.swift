@@ -12,9 +12,10 @@ import TollgateSupport
 /// attribution), `histories` of them with transaction ids whose App Store histories a stand-in
 /// of Apple answers at once (three transactions each: a purchase and two renewals), fetched and
 /// recorded by the server's history importer. Prints profiles/s, transactions/s, peak RSS, and
-/// whether the rollups equal a rebuild from the raw rows afterwards.
+/// whether the rollups equal a rebuild from the raw rows afterwards. `lanes` batches of
+/// profiles are stored at once (the server's default is two).
 enum ImportAtScale {
-  static func run(database: String, profiles: Int, histories: Int) async throws {
+  static func run(database: String, profiles: Int, histories: Int, lanes: Int) async throws {
     let store = try StoreLocation.open(database, connections: 4).database
     defer { store.close() }
     let app = try KeyIssuer(apps: store).issue(appName: "import-\(UUID().uuidString.prefix(6))").app
@@ -102,7 +103,7 @@ enum ImportAtScale {
     try output.write(contentsOf: Data(text.utf8))
     try output.close()
 
-    let imports = ProfileImportService(database: store)
+    let imports = ProfileImportService(imports: store, apps: store, time: SystemTimeSource(), lanes: lanes)
     let importing = Date()
     let session = try imports.begin(appId: app.id, source: "ndjson", by: "bench")
     let input = try FileHandle(forReadingFrom: file)
@@ -126,8 +127,8 @@ enum ImportAtScale {
     print(
       String(
         format:
-          "%d profiles imported in %.1f s (%.0f profiles/s; %d refused), peak RSS %d MB; %d customers' histories (%d transactions, %d failed) fetched from a stand-in of Apple and recorded in %.1f s (%.0f transactions/s; signing them for the stand-in took %.0f s); rollups %@ a rebuild (%d rows)",
-        summary.imported, importSeconds, Double(summary.imported) / importSeconds, summary.refused, importRSS,
+          "%d profiles imported in %.1f s (%.0f profiles/s, %d lanes; %d refused), peak RSS %d MB; %d customers' histories (%d transactions, %d failed) fetched from a stand-in of Apple and recorded in %.1f s (%.0f transactions/s; signing them for the stand-in took %.0f s); rollups %@ a rebuild (%d rows)",
+        summary.imported, importSeconds, Double(summary.imported) / importSeconds, lanes, summary.refused, importRSS,
         progress.done, progress.transactions, progress.failed, fetchSeconds,
         Double(progress.transactions) / max(fetchSeconds, 0.001), signingSeconds,
         live == rebuilt ? "equal" : "DIFFER FROM", rebuilt.count))

@@ -78,14 +78,18 @@ public final class ProfileImportService: Sendable {
   /// Told when history jobs were created (nil in the command line: a server picks them up).
   let histories: (@Sendable () -> Void)?
   /// Lines stored per transaction.
-  static let batchSize = 10_000
+  let batchSize: Int
+  /// Batches stored at once, each on its own connection.
+  let lanes: Int
   /// Refusals kept with the import.
   static let keptRefusals = 10_000
 
   package init(
     imports: any ProfileImportRepository, apps: any AppRepository, time: any TimeSource,
-    histories: (@Sendable () -> Void)? = nil
+    histories: (@Sendable () -> Void)? = nil, lanes: Int = 2, batchSize: Int = 10_000
   ) {
+    self.lanes = max(1, lanes)
+    self.batchSize = max(1, batchSize)
     self.imports = imports
     self.apps = apps
     self.time = time
@@ -96,12 +100,13 @@ public final class ProfileImportService: Sendable {
   public final class Session {
     let service: ProfileImportService
     var record: ProfileImportRecord
-    var batch: [ImportedProfile] = []
+    private let lanes: [Lane]
     var failure: (any Error)?
 
     init(service: ProfileImportService, record: ProfileImportRecord) {
       self.service = service
       self.record = record
+      lanes = (0..<service.lanes).map(Lane.init)
     }
 
     /// A piece of NDJSON as it arrives (a file's or a request body's chunk): each complete line
@@ -143,8 +148,9 @@ public final class ProfileImportService: Sendable {
       }
       switch ProfileImportLine.parse(json, appId: record.appId, now: service.time.now()) {
       case .success(let profile):
-        batch.append(profile)
-        if batch.count >= ProfileImportService.batchSize { flush() }
+        let lane = lane(of: profile.profile)
+        lane.batch.append(profile)
+        if lane.batch.count >= service.batchSize { flush(lane) }
       case .failure(let error):
         for detail in error.details ?? [.init(path: "$", message: error.message)] {
           refuse(number, detail.path, detail.message)
@@ -169,25 +175,48 @@ public final class ProfileImportService: Sendable {
     private var lastRefusedLine: Int64 = 0
     private var keptRefusals = 0
 
-    /// Where the batch being stored reports back: reading goes on meanwhile, at most one batch
-    /// ahead (parsing a batch and storing the one before use both cores).
+    /// One writer of batches: the batch being read into it, and the one being stored. Reading
+    /// goes on while a lane stores, at most one batch ahead (parsing a batch and storing the one
+    /// before use both cores).
+    private final class Lane {
+      var batch: [ImportedProfile] = []
+      let written = Written()
+      let storing = DispatchGroup()
+      let writer: DispatchQueue
+
+      init(_ index: Int) {
+        writer = DispatchQueue(label: "tollgate.profile-import.writer.\(index)")
+      }
+    }
+
+    /// Where a lane's batch being stored reports back.
     private final class Written: Sendable {
       let state = Mutex<(outcome: ImportBatchOutcome, failure: (any Error)?)>((ImportBatchOutcome(), nil))
     }
-    private let written = Written()
-    private let storing = DispatchGroup()
-    private let writer = DispatchQueue(label: "tollgate.profile-import.writer")
 
-    /// Hands the batch to the writer once the one before it is stored.
-    func flush() {
-      guard !batch.isEmpty, failure == nil else { return }
-      settle()
+    /// The lane a profile is stored by: one customer (or, without one, one id) always the same,
+    /// so that two lines of a customer are never stored at once by two lanes (the later one
+    /// finds the earlier stored and is counted as existing, as with one lane).
+    private func lane(of profile: ProfileRecord) -> Lane {
+      guard lanes.count > 1 else { return lanes[0] }
+      // FNV-1a: Swift's own hash is seeded per process; this one is the same in every run.
+      var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+      for byte in (profile.customerUserId ?? profile.id).utf8 {
+        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+      }
+      return lanes[Int(hash % UInt64(lanes.count))]
+    }
+
+    /// Hands a lane's batch to its writer once the one before it is stored.
+    private func flush(_ lane: Lane) {
+      guard !lane.batch.isEmpty, failure == nil else { return }
+      settle(lane)
       guard failure == nil else { return }
-      let (taken, service, appId, written) = (batch, service, record.appId, written)
-      batch = []
-      batch.reserveCapacity(ProfileImportService.batchSize)
+      let (taken, service, appId, written, storing) = (lane.batch, service, record.appId, lane.written, lane.storing)
+      lane.batch = []
+      lane.batch.reserveCapacity(service.batchSize)
       storing.enter()
-      writer.async { [storing] in
+      lane.writer.async {
         do {
           let outcome = try service.imports.importBatch(appId: appId, taken, at: service.time.now())
           written.state.withLock { $0.outcome = outcome }
@@ -198,17 +227,17 @@ public final class ProfileImportService: Sendable {
       }
     }
 
-    /// Waits for the batch being stored and counts what it did.
-    private func settle() {
-      storing.wait()
-      let (outcome, failed) = written.state.withLock { state in
+    /// Waits for the lane's batch being stored and counts what it did.
+    private func settle(_ lane: Lane) {
+      lane.storing.wait()
+      let (outcome, failed) = lane.written.state.withLock { state in
         defer { state = (ImportBatchOutcome(), nil) }
         return state
       }
       record.imported += Int64(outcome.imported)
       record.existing += Int64(outcome.existing)
       record.histories += Int64(outcome.histories)
-      if let failed { failure = failed }
+      if let failed { failure = failure ?? failed }
     }
 
     /// Stores the rest and the counts; what the import did. A storage failure is thrown (the
@@ -218,8 +247,8 @@ public final class ProfileImportService: Sendable {
         feed(line: carry)
         carry.removeAll()
       }
-      flush()
-      settle()
+      for lane in lanes { flush(lane) }
+      for lane in lanes { settle(lane) }
       record.finishedAt = service.time.now().timeIntervalSince1970
       try service.imports.finishImport(record)
       if let failure { throw failure }

@@ -211,6 +211,48 @@ struct ProfileImportTests {
   }
 
   @Test(
+    "two lanes store batches at once, yet a customer's lines (or an id's) are never stored twice: each later line is existing",
+    arguments: StoreFactory.available)
+  func lanes(engine: StoreFactory) throws {
+    let store = try engine.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "lanes")
+    // Batches of 20: a customer's two lines (under two profile ids), 20 apart, would be in two
+    // batches stored at once if the lanes took batches in turn, and neither would see the other.
+    let service = ProfileImportService(
+      imports: store, apps: store, time: SystemTimeSource(), lanes: 2, batchSize: 20)
+    var lines = (0..<600).map { index in
+      let customer = index / 40 * 20 + index % 20
+      let id = String(format: "7f9619ff-8b86-d011-b42d-%012d", index)
+      return
+        #"{"profile_id":"\#(id)","customer_user_id":"c-\#(customer)","installed_at":"\#(Self.iso(Double(index % 30)))"}"#
+    }
+    // One id under two customers (maybe two lanes), far apart: the first stored is kept.
+    for pair in 0..<50 {
+      let id = String(format: "6f9619ff-8b86-d011-b42d-%012d", pair)
+      lines.insert(
+        #"{"profile_id":"\#(id)","customer_user_id":"d-\#(pair)","installed_at":"\#(Self.iso(1))"}"#, at: pair * 6)
+      lines.append(#"{"profile_id":"\#(id)","customer_user_id":"e-\#(pair)","installed_at":"\#(Self.iso(2))"}"#)
+    }
+    let session = try service.begin(appId: app.id, source: "ndjson", by: "test")
+    let text = [UInt8]((lines.joined(separator: "\n") + "\n").utf8)
+    text.withUnsafeBufferPointer { session.feed(chunk: $0) }
+    let summary = try session.finish()
+    #expect(summary.lines == 700 && summary.imported == 350 && summary.existing == 350, "\(summary)")
+    for customer in 0..<300 {
+      #expect(try store.profileIds(appId: app.id, customerUserId: "c-\(customer)", limit: 5).count == 1)
+    }
+    for pair in 0..<50 {
+      #expect(try store.profileIds(appId: app.id, customerUserId: "d-\(pair)", limit: 5).count == 1)
+      #expect(try store.profileIds(appId: app.id, customerUserId: "e-\(pair)", limit: 5).isEmpty)
+    }
+    #expect(try store.profileCount(appId: app.id) == 350)
+    let rolled = try store.rollupSnapshot(appId: app.id)
+    try store.rebuildRollups(appId: app.id)
+    #expect(try store.rollupSnapshot(appId: app.id) == rolled)
+  }
+
+  @Test(
     "a batch of hundreds is stored as it came, whatever its attributes hold; again, none is stored twice",
     arguments: StoreFactory.available)
   func bulkBatch(engine: StoreFactory) async throws {
