@@ -72,7 +72,9 @@ public final class PostgresStore: RelationalStore {
       session = .direct(settings: settings)
     }
     func withOptions(_ url: String) -> String {
-      url + (url.contains("?") ? "&" : "?") + "connect_timeout=3&application_name=tollgate"
+      // A URL's own connect_timeout is kept (a slow link to the database, a busy pooler).
+      let options = (url.contains("connect_timeout=") ? [] : ["connect_timeout=3"]) + ["application_name=tollgate"]
+      return url + (url.contains("?") ? "&" : "?") + options.joined(separator: "&")
     }
     let conninfo = withOptions(url)
     self.conninfo = conninfo

@@ -60,6 +60,10 @@ struct PgBouncerTests {
     }
     #expect(secondDatabase.announcementConninfo?.contains("/\(database)?") == true)
     #expect(secondDatabase.announcementConninfo?.hasPrefix(try PgBouncer.directURL(database)) == true)
+    #expect(
+      secondDatabase.conninfo.contains("connect_timeout=20&") && !secondDatabase.conninfo.contains("connect_timeout=3"),
+      "the URL's own connect_timeout is kept")
+    #expect(secondDatabase.announcementConninfo?.contains("connect_timeout=3&") == true, "and 3 s without one")
     let app = try firstDatabase.createApp(name: "pooled")
     let id = "00000000-0000-4000-8000-000000000001"
     _ = try first.insertProfile(appId: app.id, ProfileRecord(id: id, createdAt: F.date(0), updatedAt: F.date(0)))

@@ -65,11 +65,12 @@ enum PgBouncer {
   }
 
   /// A store on `database` through PgBouncer, listening on a direct connection, as
-  /// `--database-listen-url` makes it.
+  /// `--database-listen-url` makes it. The URL gives its own connect_timeout: with every test
+  /// beside it, PgBouncer once took longer than the default 3 s to hand out a connection.
   static func store(database: String? = nil, connections: Int = 3) throws -> PostgresStore {
     guard let url else { throw StoreError.unavailable("no PgBouncer") }
     let database = try database ?? freshDatabase()
     return try PostgresStore(
-      url: "\(url)/\(database)", connections: connections, listenURL: try directURL(database))
+      url: "\(url)/\(database)?connect_timeout=20", connections: connections, listenURL: try directURL(database))
   }
 }
