@@ -1,8 +1,8 @@
 # Tollgate: `make run` starts the server with a sample app, `make test` runs every test.
 SWIFT ?= swift
 PACKAGES := pkg-config libmicrohttpd-dev libsqlite3-dev libssl-dev libsodium-dev libpq-dev postgresql nginx python3-venv libjs-chart.js node-qrcode-generator
-# For the console test, and the store tests through a transaction pooler.
-TEST_PACKAGES := chromium chromium-driver pgbouncer
+# For the console test, the store tests through a transaction pooler, and the contract run's keys.
+TEST_PACKAGES := chromium chromium-driver pgbouncer openssl
 PORT ?= 8080
 # A target that imports another it does not declare fails the build: the server's layers
 # (docs/ARCHITECTURE.md) are kept by the compiler.
@@ -47,6 +47,7 @@ package-test: package
 
 # The API contract check alone (a few minutes).
 contract: deps
+	@bash scripts/ensure-packages.sh openssl
 	$(SWIFT) build --product tollgate
 	bash scripts/contract.sh .build/debug/tollgate
 

@@ -22,7 +22,25 @@ database="$work/contract.sqlite"
 keys=$("$BIN" keys create --app contract --database "$database")
 public=$(echo "$keys" | awk '/public key:/ { print $3 }')
 secret=$(echo "$keys" | awk '/secret key:/ { print $3 }')
-"$BIN" import examples/sample-config.json --app contract --database "$database" >/dev/null
+# The sample configuration with the App Store Server API, the Apple Ads API and a webhook, and
+# both keys uploaded: the credentials, recovery, test-notification, import and webhook routes
+# then reach what they act on instead of answering 404. Apple and the webhook's receiver are a
+# closed local port: their jobs fail and retry, as they would with Apple down.
+python3 - "$work/contract-config.json" <<'PY'
+import json, sys
+config = json.load(open("examples/sample-config.json"))
+config["app_store"]["server_api"] = {"issuer_id": "57246542-96fe-1a63-e053-0824d011072a", "key_id": "2X9R4HXF34"}
+config["apple_ads_api"] = {"org_id": 40669820, "client_id": "SEARCHADS.contract", "team_id": "SEARCHADS.contract",
+                           "key_id": "contract-key"}
+config["webhooks"] = [{"id": "contract-hook", "url": "http://127.0.0.1:9/hook", "events": ["*"]}]
+json.dump(config, open(sys.argv[1], "w"))
+PY
+"$BIN" import "$work/contract-config.json" --app contract --database "$database" >/dev/null
+for key in app-store apple-ads; do
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/$key.p8" 2>/dev/null
+  "$BIN" "$key" credentials --app contract --key "$work/$key.p8" --database "$database" >/dev/null
+done
+export CONTRACT_APP_STORE_KEY="$work/app-store.p8" CONTRACT_APPLE_ADS_KEY="$work/apple-ads.p8"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # Two people, so the session routes are fuzzed signed in: one owner whose session the fuzzer
 # uses throughout (and a second session of theirs that sign-out ends), and another whose
@@ -46,7 +64,8 @@ removable_invitation=$(invitation removable@contract.test viewer contract)
 # limits off, so fuzzing's request rate is not what gets tested.
 "$BIN" serve --port "$port" --database "$database" --log-level error --max-wait-ms 200 \
   --rate-limit-address off --rate-limit-tokens-per-key off --rate-limit-tokens-per-profile off \
-  --rate-limit-admin off --apple-ads-url "http://127.0.0.1:9/" &
+  --rate-limit-admin off --apple-ads-url "http://127.0.0.1:9/" --apple-ads-api-url "http://127.0.0.1:9/" \
+  --app-store-api-url "http://127.0.0.1:9/" --app-store-sandbox-api-url "http://127.0.0.1:9/" &
 server=$!
 for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 # The profile Tests/Contract/schemathesis.toml names, so routes under a profile find one; the
@@ -80,7 +99,7 @@ PY
 )
 session_field() { echo "$sessions" | sed -n "${1}p" | cut -f"$2"; }
 
-export CONTRACT_ORIGIN="http://127.0.0.1:$port"
+export CONTRACT_ORIGIN="http://127.0.0.1:$port" CONTRACT_SECRET_KEY="$secret"
 export CONTRACT_CONSOLE_SESSION=$(session_field 1 1) CONTRACT_CONSOLE_CSRF=$(session_field 1 2)
 export CONTRACT_SIGN_OUT_SESSION=$(session_field 2 1) CONTRACT_SIGN_OUT_CSRF=$(session_field 2 2)
 export CONTRACT_OTHER_SESSION=$(session_field 3 1) CONTRACT_OTHER_CSRF=$(session_field 3 2)

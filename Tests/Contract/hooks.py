@@ -1,5 +1,7 @@
 """Schemathesis hooks for Tollgate's contract run."""
+import json
 import os
+import urllib.request
 
 import schemathesis
 
@@ -30,6 +32,28 @@ def before_call(context, case, **kwargs):
         return
     if case.cookies.get("tollgate_session") == os.environ["CONTRACT_CONSOLE_SESSION"]:
         case.cookies["tollgate_session"] = os.environ[variable]
+
+# The contract app's App Store and Apple Ads keys (scripts/contract.sh) are uploaded again once
+# the fuzzer has deleted one: the routes that use them would otherwise see no key for the rest
+# of the run.
+_KEYS = {
+    "/v1/admin/app-store/credentials": "CONTRACT_APP_STORE_KEY",
+    "/v1/admin/apple-ads/credentials": "CONTRACT_APPLE_ADS_KEY",
+}
+
+
+@schemathesis.hook
+def after_call(context, case, response):
+    variable = _KEYS.get(case.operation.path)
+    if case.method.upper() != "DELETE" or variable is None or not 200 <= response.status_code < 300:
+        return
+    with open(os.environ[variable]) as key:
+        body = json.dumps({"private_key": key.read()}).encode()
+    request = urllib.request.Request(
+        os.environ["CONTRACT_ORIGIN"] + case.operation.path, data=body, method="POST",
+        headers={"Content-Type": "application/json", "Authorization": "Bearer " + os.environ["CONTRACT_SECRET_KEY"]})
+    with urllib.request.urlopen(request) as answer:
+        answer.read()
 
 # CPython 3.11's ast.parse can raise "SystemError: AST constructor recursion depth mismatch" when
 # called deep in a stack (a CPython defect, fixed in 3.12). Hypothesis parses source files only to
