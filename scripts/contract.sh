@@ -72,10 +72,10 @@ for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && bre
 # people's sessions (cookie and CSRF token, tab-separated): the owner's, a second one of the
 # owner's, the other person's.
 sessions=$(python3 - "http://127.0.0.1:$port" "$public" "$owner_invitation" "$other_invitation" "$member_invitation" \
-  "$removable_invitation" <<'PY'
-import json, sys, urllib.request
+  "$removable_invitation" "$secret" <<'PY'
+import hashlib, json, struct, sys, urllib.request, zlib
 from http.cookies import SimpleCookie
-base, public, owner, other, member, removable = sys.argv[1:]
+base, public, owner, other, member, removable, secret = sys.argv[1:]
 def post(path, body, headers=None):
     request = urllib.request.Request(
         base + path, data=json.dumps(body).encode(), method="POST",
@@ -95,6 +95,18 @@ for path, body in (
 for invitation in (member, removable):
     cookie, session = post(f"/v1/console/invitations/{invitation}/accept", {"password": password})
     print(session["person"]["id"])
+# A 1×1 PNG uploaded as a paywall image, so GET /v1/assets/{sha256} has one to answer.
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+       + chunk(b"IDAT", zlib.compress(b"\x00\xff\x80\x00")) + chunk(b"IEND", b""))
+request = urllib.request.Request(
+    base + "/v1/admin/assets", data=png, method="POST",
+    headers={"Content-Type": "image/png", "Authorization": f"Bearer {secret}"})
+with urllib.request.urlopen(request) as answer:
+    stored = json.loads(answer.read())["sha256"]
+assert stored == hashlib.sha256(png).hexdigest(), stored
+print(stored)
 PY
 )
 session_field() { echo "$sessions" | sed -n "${1}p" | cut -f"$2"; }
@@ -110,6 +122,9 @@ cat >> "$work/schemathesis.toml" <<TOML
 
 [dictionaries.people]
 values = ["$CONTRACT_MEMBER_ID"]
+
+[dictionaries.assets]
+values = ["$(session_field 6 1)"]
 
 [auth.openapi.publicKey]
 api_key = "Api-Key $public"
