@@ -60,6 +60,12 @@ public struct CohortAge: Codable, Sendable, Hashable, Comparable {
   /// Empty for the install itself.
   public var environment: String
 
+  package init(age: Int64, currency: String, environment: String) {
+    self.age = age
+    self.currency = currency
+    self.environment = environment
+  }
+
   public static func < (a: Self, b: Self) -> Bool {
     (a.age, a.currency, a.environment) < (b.age, b.currency, b.environment)
   }

@@ -79,6 +79,13 @@ public struct SubscriptionDay: Codable, Sendable, Hashable, Comparable {
   public var currency: String
   public var environment: String
 
+  package init(day: Int64, product: String, currency: String, environment: String) {
+    self.day = day
+    self.product = product
+    self.currency = currency
+    self.environment = environment
+  }
+
   public static func < (a: Self, b: Self) -> Bool {
     (a.day, a.product, a.currency, a.environment) < (b.day, b.product, b.currency, b.environment)
   }

@@ -169,7 +169,7 @@ extension RelationalStore {
       let changes = CohortContribution.changes(installDay: dimensions.installDay, byProfile[profile] ?? [])
       for (where_, counters) in changes { CohortSegmentRow.add(dimensions, where_, counters, to: &totals) }
       let contribution = CohortContributionRows(dimensions: dimensions, rows: changes)
-      contributions.append([.integer(appId), .text(profile), json(contribution.dimensions), json(contribution.entries)])
+      contributions.append([.integer(appId), .text(profile), json(contribution.dimensions), contribution.storedRows])
       if contributions.count == 20_000 {
         try insertRows(
           db, table: "stats_cohort_profiles", columns: "app_id, profile_id, dimensions, changes", contributions)

@@ -7,6 +7,8 @@ import TollgateSupport
 protocol RollupCounters: Hashable {
   init(values: [Int64])
   var values: [Int64] { get }
+  /// The rollup's counter columns, one per value.
+  static var columns: [String] { get }
 }
 
 extension SubscriptionCounters: RollupCounters {}
@@ -14,20 +16,14 @@ extension CohortCounters: RollupCounters {}
 
 /// What one entity (a subscription, an installed profile) contributes to a rollup — its
 /// dimensions and its rows — as kept beside it, so a recomputation applies only the difference.
-struct Contribution<Dimensions: Codable & Equatable, Where: Codable & Hashable & Comparable, Counters: RollupCounters>:
-  Equatable
-{
+struct Contribution<Dimensions: Codable & Equatable, Where: ContributionKey, Counters: RollupCounters>: Equatable {
   var dimensions: Dimensions
   var rows: [Where: Counters]
 
-  /// One stored row (sorted, so the stored text is the same however it was made).
-  struct Entry: Codable, Hashable {
-    var `where`: Where
-    var counters: [Int64]
-  }
-
-  var entries: [Entry] {
-    rows.sorted { $0.key < $1.key }.map { Entry(where: $0.key, counters: $0.value.values) }
+  /// The rows as the `changes` column keeps them (`ContributionText`), sorted, so the stored
+  /// text is the same however it was made.
+  var storedRows: SQLValue {
+    .text(ContributionText.encode(rows.sorted { $0.key < $1.key }.map { ($0.key, $0.value.values) }))
   }
 
   /// What to add to the rollup to go from `before` to this: with the same dimensions only the
@@ -65,11 +61,13 @@ extension RelationalStore {
     else { return nil }
     let dimensions = try WireCoding.decoder.decode(
       D.self, from: Data(try row.decode("dimensions", as: String.self).utf8))
-    let entries = try WireCoding.decoder.decode(
-      [Contribution<D, W, C>.Entry].self, from: Data(try row.decode("changes", as: String.self).utf8))
+    let entries = try ContributionText.decode(try row.decode("changes", as: String.self), as: W.self)
+    guard entries.allSatisfy({ $0.counters.count == C.columns.count }) else {
+      throw StoreError.database("\(table) of \(id): a row without its \(C.columns.count) counters")
+    }
     return Contribution(
       dimensions: dimensions,
-      rows: Dictionary(entries.map { ($0.where, C(values: $0.counters)) }, uniquingKeysWith: { a, _ in a }))
+      rows: Dictionary(entries.map { ($0.key, C(values: $0.counters)) }, uniquingKeysWith: { a, _ in a }))
   }
 
   /// Keeps `contribution` as entity `id`'s.
@@ -81,7 +79,7 @@ extension RelationalStore {
       """
       INSERT INTO \(table) (app_id, \(idColumn), dimensions, changes) VALUES (?, ?, ?, ?)
       ON CONFLICT (app_id, \(idColumn)) DO UPDATE SET dimensions = excluded.dimensions, changes = excluded.changes
-      """, [.integer(appId), .text(id), json(contribution.dimensions), json(contribution.entries)])
+      """, [.integer(appId), .text(id), json(contribution.dimensions), contribution.storedRows])
   }
 
   /// Adds counter rows to a rollup `table` whose primary key is `app_id` and `keys`, many rows a

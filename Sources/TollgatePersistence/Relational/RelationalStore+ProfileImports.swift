@@ -100,7 +100,7 @@ extension RelationalStore {
             CohortSegmentRow.add(dimensions, where_, counters, to: &pending.cohorts)
           }
           contributions.append([
-            app, .text(profile.id), columns.encode(contribution.dimensions), columns.encode(contribution.entries),
+            app, .text(profile.id), columns.encode(contribution.dimensions), contribution.storedRows,
           ])
         }
         try Self.loadRows(

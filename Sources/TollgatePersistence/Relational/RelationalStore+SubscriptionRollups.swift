@@ -194,7 +194,7 @@ extension RelationalStore {
       }
       let contribution = SubscriptionContribution(dimensions: dimensions, rows: changes)
       contributions.append(
-        [.integer(appId), .text(original), json(contribution.dimensions), json(contribution.entries)])
+        [.integer(appId), .text(original), json(contribution.dimensions), contribution.storedRows])
     }
     try insertRows(
       db, table: "stats_subscriptions", columns: "app_id, original_transaction_id, dimensions, changes", contributions)
