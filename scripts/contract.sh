@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The API contract check: a live server on a fresh SQLite database with the sample config (and
-# the App Store, Apple Ads and webhook sections added below), fuzzed by schemathesis against docs/openapi.yaml with every check and at least 100
-# examples per operation (SDK and admin routes). Any failure fails the run.
+# the App Store, Apple Ads and webhook sections added below), fuzzed by schemathesis against
+# docs/openapi.yaml with every check and at least 100 examples per operation (SDK and admin
+# routes). Any failure fails the run.
 # Usage: scripts/contract.sh [path/to/tollgate]   (default .build/debug/tollgate; CONTRACT_SEED=n
 # fuzzes with another seed than the fixed one CI uses)
 set -euo pipefail
