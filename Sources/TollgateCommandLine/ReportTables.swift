@@ -94,14 +94,17 @@ public enum ReportTables {
       ]
     ]
     for period in report.periods {
-      rows.append(
-        [
-          period.start == period.end ? period.start : "\(period.start) … \(period.end)",
-          String(period.activeSubscriptions), String(period.activeTrials), String(period.newTrials),
-          String(period.trialConversions), String(period.newPaidSubscriptions), String(period.renewals),
-          String(period.expirations), percent(period.churnRate), String(period.billingRetries),
-          String(period.gracePeriods), String(period.refunds),
-        ] + [period.gross, period.refunded, period.net, period.proceeds, period.mrr].map { $0?.text ?? "" })
+      let counts: [String] = [
+        period.start == period.end ? period.start : "\(period.start) … \(period.end)",
+        String(period.activeSubscriptions), String(period.activeTrials), String(period.newTrials),
+        String(period.trialConversions), String(period.newPaidSubscriptions), String(period.renewals),
+        String(period.expirations), percent(period.churnRate), String(period.billingRetries),
+        String(period.gracePeriods), String(period.refunds),
+      ]
+      let amounts: [String] = [period.gross, period.refunded, period.net, period.proceeds, period.mrr].map {
+        $0?.text ?? ""
+      }
+      rows.append(counts + amounts)
     }
     return rows
   }
@@ -180,17 +183,17 @@ public enum ReportTables {
 
   public static func csv(_ report: PlacementReport) -> String {
     let currencies = Set(report.audiences.flatMap { $0.variations.flatMap { $0.revenue.keys } }).sorted()
-    var lines = [
-      ([
-        "audience_id", "variation_id", "unique_viewers", "impressions", "purchasers", "conversion_rate", "interval_low",
-        "interval_high", "probability_to_be_best", "trials_started", "trial_to_paid", "refunds",
-      ]
-        + currencies.map { "gross_\($0)" } + (report.reportingCurrency.map { ["gross_reporting_\($0)"] } ?? []))
-        .joined(separator: ",")
+    // Typed one step at a time: as one expression it took the type checker seconds.
+    var header: [String] = [
+      "audience_id", "variation_id", "unique_viewers", "impressions", "purchasers", "conversion_rate", "interval_low",
+      "interval_high", "probability_to_be_best", "trials_started", "trial_to_paid", "refunds",
     ]
+    header += currencies.map { "gross_\($0)" }
+    if let reporting = report.reportingCurrency { header.append("gross_reporting_\(reporting)") }
+    var lines = [header.joined(separator: ",")]
     for audience in report.audiences {
       for variation in audience.variations {
-        var fields = [
+        var fields: [String] = [
           audience.audienceId, variation.variationId, String(variation.uniqueViewers), String(variation.impressions),
           String(variation.purchasers), variation.conversionRate.map { String($0) } ?? "",
           variation.conversionInterval.map { String($0[0]) } ?? "",

@@ -110,8 +110,8 @@ struct AssetTests {
     #expect(try ImageAsset.inspect(extended) == ImageAsset(mediaType: "image/webp", width: 800, height: 600))
     // VP8L: signature 0x2F, then 14 bits of width − 1 and 14 of height − 1.
     let bits = (300 - 1) | ((200 - 1) << 14)
-    let lossless = webp(
-      "VP8L", [0x2F] + (0..<4).map { UInt8((bits >> ($0 * 8)) & 0xFF) } + Array(repeating: 0, count: 8))
+    let bytes: [UInt8] = (0..<4).map { (shift: Int) -> UInt8 in UInt8((bits >> (shift * 8)) & 0xFF) }
+    let lossless = webp("VP8L", [0x2F] + bytes + Array(repeating: 0, count: 8))
     #expect(try ImageAsset.inspect(lossless) == ImageAsset(mediaType: "image/webp", width: 300, height: 200))
     // VP8: a frame tag, the start code 9D 01 2A, then 14-bit width and height.
     let lossy = webp("VP8 ", [0, 0, 0, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00] + Array(repeating: 0, count: 8))

@@ -312,10 +312,11 @@ struct ProfileImportTests {
     defer { harness.stop() }
     harness.server.time.advance(days: 40)
     // Five transactions: three pages of two in the stand-in; the second page fails once.
-    let renewals = (0..<5).map { index in
-      F.transaction(
-        "30\(index)", original: "300", purchased: Double(index) * 7, expires: Double(index + 1) * 7,
-        reason: index == 0 ? "PURCHASE" : "RENEWAL")
+    let renewals = (0..<5).map { (index: Int) -> TransactionPayload in
+      let start: Double = 7 * Double(index)
+      return F.transaction(
+        "30\(index)", original: "300", purchased: start, expires: start + 7, reason: index == 0 ? "PURCHASE" : "RENEWAL"
+      )
     }
     harness.apple.history(try renewals.map { try harness.signer.sign(json: F.object($0)) }, for: ["300"])
     harness.apple.failHistory(afterPages: 1, status: 503)
