@@ -15,6 +15,7 @@ actor EventQueue {
   private let client: BackendClient
   private let clock: any SDKClock
   private var flushing: Task<Void, Never>?
+  private var stopped = false
 
   init(store: LocalStore, client: BackendClient, clock: any SDKClock) {
     self.store = store
@@ -34,16 +35,20 @@ actor EventQueue {
 
   /// Sends everything pending, retrying with back-off until the queue is empty.
   func startFlushing() {
-    guard flushing == nil, !pending.isEmpty else { return }
+    guard flushing == nil, !stopped, !pending.isEmpty else { return }
     flushing = Task { await self.flushLoop() }
   }
 
   /// Waits until the current flush ends (tests).
   func drained() async { await flushing?.value }
 
-  /// Stops retrying (the runtime is going away); what is pending stays on disk.
-  func stop() {
-    flushing?.cancel()
+  /// Stops retrying (the runtime is going away); what is pending stays on disk. Returns once a
+  /// send in flight has ended, so a runtime launched next on the same disk is the only sender.
+  func stop() async {
+    stopped = true
+    let flush = flushing
+    flush?.cancel()
+    await flush?.value
     flushing = nil
   }
 
