@@ -34,11 +34,13 @@ struct DevToolsTests {
     #expect(devSymbols.contains("AppleAdsSandbox") && devSymbols.contains("6Adapty"))
   }
 
-  @Test("tollgate-dev demo runs whole: four first-launch timelines, 1 600 installs, reports, signed webhooks")
+  @Test("tollgate-dev demo runs whole: four first-launch timelines, installs, reports, signed webhooks")
   func demo() throws {
-    // The default 1 600 installs from one address: the demo must not trip its own rate limits.
+    // 400 installs: every step below has what it needs. The default 1 600 from one address,
+    // which must not trip the demo's own rate limits, seed the browser test (make test).
     let outcome = try CLI(database: "unused", executable: CLI.devExecutable).runPlain([
-      "demo", "--config", repositoryRoot.appendingPathComponent("examples/sample-config.json").path,
+      "demo", "--config", repositoryRoot.appendingPathComponent("examples/sample-config.json").path, "--installs",
+      "400",
     ])
     #expect(outcome.status == 0, "\(outcome.stderr)")
     let lines = outcome.stdout.split(separator: "\n").filter { $0.contains(" flow \"") }
@@ -51,7 +53,7 @@ struct DevToolsTests {
     #expect(outcome.stdout.contains("$ tollgate report placement onboarding --app demo"))
     #expect(outcome.stdout.contains("$ tollgate report apple-ads --app demo --by keyword"))
     #expect(outcome.stdout.contains("profile v2 delivered, applied sources [\"apple_ads\"]"))
-    #expect(outcome.stdout.contains("1600 installs over the last 14 days"))
+    #expect(outcome.stdout.contains("400 installs over the last 14 days"))
     #expect(outcome.stdout.contains("experiment \"AA price test\""))
     // The App Store: an outage's notifications recovered once, a refund request answered, support's tools.
     #expect(outcome.stdout.contains("notification recovery, Sandbox: recovered 3, already known 0, refused 0"))
