@@ -32,4 +32,12 @@ public struct SavedListInfo: Sendable, Hashable {
   /// SHA-256 (hex) of the values, sorted, one a line.
   public var checksum: String
   public var updatedAt: Date
+
+  /// What a put stored (the service answers it without reading it back).
+  package init(id: String, size: Int, checksum: String, updatedAt: Date) {
+    self.id = id
+    self.size = size
+    self.checksum = checksum
+    self.updatedAt = updatedAt
+  }
 }

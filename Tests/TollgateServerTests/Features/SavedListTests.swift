@@ -257,3 +257,41 @@ struct SavedListStoreTests {
     #expect(try store.savedListInfos(appId: one.id).map(\.id) == ["empty"])
   }
 }
+
+/// A store where another request deletes a list the moment after it is put (two admin calls on
+/// one list at once).
+private struct DeletedRightAfterPut: SavedListRepository {
+  let store: any Database
+
+  func putSavedList(appId: Int64, id: String, values: SavedListValues, at: Date) throws -> Bool {
+    let created = try store.putSavedList(appId: appId, id: id, values: values, at: at)
+    _ = try store.deleteSavedList(appId: appId, id: id)
+    return created
+  }
+  func savedListInfo(appId: Int64, id: String) throws -> SavedListInfo? {
+    try store.savedListInfo(appId: appId, id: id)
+  }
+  func savedListInfos(appId: Int64) throws -> [SavedListInfo] { try store.savedListInfos(appId: appId) }
+  func savedListValues(appId: Int64, ids: [String]) throws -> [String: (
+    info: SavedListInfo, values: SavedListValues
+  )] { try store.savedListValues(appId: appId, ids: ids) }
+  func deleteSavedList(appId: Int64, id: String) throws -> Bool { try store.deleteSavedList(appId: appId, id: id) }
+  func listRevisions() throws -> [Int64: Int64] { try store.listRevisions() }
+}
+
+@Suite("Saved lists, two requests at once")
+struct SavedListRaceTests {
+  @Test("a PUT answers the list it stored, even when another request deletes it at once (not 404)")
+  func putThenDeleted() throws {
+    let store = try StoreFactory.sqlite.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "one")
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let service = SavedListService(
+      apps: store, documents: store, savedLists: DeletedRightAfterPut(store: store), time: ManualTime(now))
+    let values = try SavedListValues.make(["u2", "u1"]) { "$[\($0)]" }.get()
+    let (info, created) = try service.put(appId: app.id, id: "churned", values: values, by: "test")
+    #expect(created)
+    #expect(info == SavedListInfo(id: "churned", size: 2, checksum: values.checksum, updatedAt: now))
+  }
+}

@@ -28,19 +28,21 @@ public struct SavedListService: Sendable {
     self.changed = changed
   }
 
-  /// Stores the values as the list `id`; true when it was new.
+  /// Stores the values as the list `id`; true when it was new. The answer is what was stored,
+  /// not read back: a DELETE of the same list landing in between made it a 404.
   public func put(appId: Int64, id: String, values: SavedListValues, by actor: String) throws -> (SavedListInfo, Bool) {
     try Self.checkId(id)
-    let created = try savedLists.putSavedList(appId: appId, id: id, values: values, at: time.now())
+    let now = time.now()
+    let created = try savedLists.putSavedList(appId: appId, id: id, values: values, at: now)
     try apps.audit(
       appId: appId,
       AuditRecord(
-        at: time.now(), actor: actor, action: "list.put",
+        at: now, actor: actor, action: "list.put",
         detail: AuditDetail.json([
           "list": .string(id), "size": .int(Int64(values.values.count)), "checksum": .string(values.checksum),
         ])))
     changed()
-    return (try info(appId: appId, id: id), created)
+    return (SavedListInfo(id: id, size: values.values.count, checksum: values.checksum, updatedAt: now), created)
   }
 
   /// The list's size, checksum and time, else 404 `list_not_found`.
