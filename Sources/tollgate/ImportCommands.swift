@@ -86,9 +86,7 @@ enum ImportCommands {
     let follow = options.flag("--follow")
     let databasePath = options.databasePath
     try options.finish()
-    // A connection for each of the import's two lanes (`ProfileImportService`): with one, a lane
-    // would wait for the other's whole batch, and past the pool's wait give up.
-    let store = try StoreLocation.open(databasePath, listenURL: options.databaseListenURL, connections: 2).database
+    let store = try StoreLocation.open(databasePath, listenURL: options.databaseListenURL, connections: 1).database
     defer { store.close() }
     guard let app = try store.app(named: name) else {
       throw Failure.missing("no app named \(name); create it with: tollgate keys create --app \(name)")
