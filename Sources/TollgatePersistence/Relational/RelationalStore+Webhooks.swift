@@ -166,18 +166,19 @@ extension RelationalStore {
     }
   }
 
-  public func redeliverWebhook(appId: Int64, id: Int64, at: Date) throws -> Bool {
+  public func redeliverWebhook(appId: Int64, id: Int64, at: Date) throws -> WebhookDelivery? {
     try with { db in
       try db.query(
         """
         UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, deadline = ?, lease_until = 0
         WHERE app_id = ? AND seq = ?
+        RETURNING \(Self.deliveryColumns)
         """,
         [
           .real(at.timeIntervalSince1970), .real(at.timeIntervalSince1970 + Self.deliveryWindow), .integer(appId),
           .integer(id),
-        ])
-      return db.changes == 1
+        ]
+      ).first.map(Self.delivery)
     }
   }
 }

@@ -26,6 +26,7 @@ public protocol WebhookOutboxRepository: Sendable {
   /// The app's deliveries, newest first, optionally of one status.
   func webhookDeliveries(appId: Int64, status: String?, limit: Int) throws -> [WebhookDelivery]
 
-  /// Puts a delivery back in line for another 72 hours; false when there is no such delivery.
-  func redeliverWebhook(appId: Int64, id: Int64, at: Date) throws -> Bool
+  /// Puts a delivery back in line for another 72 hours and answers it as stored then; nil when
+  /// the app has no such delivery.
+  func redeliverWebhook(appId: Int64, id: Int64, at: Date) throws -> WebhookDelivery?
 }

@@ -187,6 +187,37 @@ struct WebhookTests {
     #expect(try await harness.server.admin("POST", "/v1/admin/webhooks/deliveries/999/redeliver").status == 404)
   }
 
+  @Test("redeliver answers the delivery it put back, pending, however many deliveries are newer")
+  func redeliverOld() async throws {
+    let harness = try await Harness(events: ["subscription_started"])
+    defer { harness.stop() }
+    let profile = try await harness.server.createProfile()
+    try await harness.buy(F.transaction("1000", purchased: 0, expires: 30, token: profile), profile: profile)
+    await harness.deliver()
+    let delivered = try await harness.server.admin("GET", "/v1/admin/webhooks/deliveries?status=delivered")
+    let first = delivered.json?.objectValue?["deliveries"]?.arrayValue?.first?.objectValue
+    let id = try #require(first?["id"]?.numberValue)
+    // A thousand newer deliveries: the answer once came from the newest thousand, without this one.
+    let store = try SQLiteStore(path: harness.server.databasePath, connections: 1)
+    defer { store.close() }
+    try store.with { db in
+      try db.execute(
+        """
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+        INSERT INTO webhook_deliveries (app_id, event_id, webhook_id, profile_id, event_type, body, status,
+          next_attempt_at, deadline, created_at)
+        SELECT app_id, event_id || '-' || i, webhook_id, profile_id, event_type, body, 'delivered', next_attempt_at,
+          deadline, created_at FROM webhook_deliveries, n
+        """)
+    }
+    let answer = try await harness.server.admin("POST", "/v1/admin/webhooks/deliveries/\(Int64(id))/redeliver")
+    #expect(answer.status == 200)
+    let deliveries = try #require(answer.json?.objectValue?["deliveries"]?.arrayValue)
+    #expect(deliveries.count == 1)
+    #expect(deliveries.first?.objectValue?["id"]?.numberValue == id)
+    #expect(deliveries.first?.objectValue?["status"] == .string("pending"))
+  }
+
   @Test("a worker that dies mid-delivery leaves it leased; once the lease ends it is sent again (at least once)")
   func leaseExpiry() async throws {
     let fixture = try OutboxFixture(profiles: 1)

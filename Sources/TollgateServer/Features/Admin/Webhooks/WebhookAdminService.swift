@@ -37,9 +37,12 @@ final class WebhookAdminService: Sendable {
     return try outbox.webhookDeliveries(appId: appId, status: status, limit: limit)
   }
 
-  /// Puts a delivery back in line; returns it (404 `delivery_not_found`).
-  func redeliver(appId: Int64, id text: String, by actor: String) throws -> [WebhookDelivery] {
-    guard let id = Int64(text), try outbox.redeliverWebhook(appId: appId, id: id, at: time.now()) else {
+  /// Puts a delivery back in line; returns it as the update left it, pending (404
+  /// `delivery_not_found`). Not read back afterwards: the worker, kicked, may already be
+  /// sending it, and a list of the newest deliveries would not hold an old one.
+  func redeliver(appId: Int64, id text: String, by actor: String) throws -> WebhookDelivery {
+    guard let id = Int64(text), let delivery = try outbox.redeliverWebhook(appId: appId, id: id, at: time.now())
+    else {
       throw DomainError.notFound(.deliveryNotFound, "No webhook delivery \(text) in this app.")
     }
     try apps.audit(
@@ -48,7 +51,7 @@ final class WebhookAdminService: Sendable {
         at: time.now(), actor: actor, action: "webhook.redelivered",
         detail: AuditDetail.json(["delivery_id": .int(id)])))
     worker.kick()
-    return try outbox.webhookDeliveries(appId: appId, status: nil, limit: 1000).filter { $0.id == id }
+    return delivery
   }
 
   /// A new signing secret for a configured webhook, in clear this once.

@@ -24,8 +24,9 @@ struct WebhooksController: Sendable {
       request, caller in
       return .json(
         DeliveriesPayload(
-          deliveries: try webhooks.redeliver(
-            appId: caller.appId, id: request.parameter("deliveryId"), by: caller.actor)))
+          deliveries: [
+            try webhooks.redeliver(appId: caller.appId, id: request.parameter("deliveryId"), by: caller.actor)
+          ]))
     }
 
     router.add("POST", "/v1/admin/webhooks/{webhookId}/rotate-secret", needs: .webhooksWrite, auth) { request, caller in
