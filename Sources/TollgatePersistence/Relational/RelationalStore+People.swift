@@ -252,14 +252,16 @@ extension RelationalStore {
     }
   }
 
-  public func enableTwoFactor(personId: Int64, at: Date, step: Int64, recoveryHashes: [String]) throws -> Bool {
+  public func enableTwoFactor(personId: Int64, pending: String, at: Date, step: Int64, recoveryHashes: [String])
+    throws -> Bool
+  {
     try with { db in
       try db.transaction {
         try db.query(
           """
           UPDATE people SET totp_secret = totp_pending, totp_pending = NULL, totp_last_step = ?, totp_enabled_at = ?
-          WHERE id = ? AND totp_pending IS NOT NULL
-          """, [.integer(step), .real(at.timeIntervalSince1970), .integer(personId)])
+          WHERE id = ? AND totp_pending = ?
+          """, [.integer(step), .real(at.timeIntervalSince1970), .integer(personId), .text(pending)])
         guard db.changes == 1 else { return false }
         try db.query("DELETE FROM recovery_codes WHERE person_id = ?", [.integer(personId)])
         for hash in recoveryHashes {

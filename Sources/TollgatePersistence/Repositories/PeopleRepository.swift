@@ -59,9 +59,11 @@ public protocol PeopleRepository: Sendable {
   /// Stores a sealed secret being set up (replacing any earlier one not confirmed).
   func setPendingTwoFactor(personId: Int64, sealed: String) throws
 
-  /// Turns the pending secret on at `at`, with its first accepted step and the recovery codes'
-  /// hashes (replacing older codes); false when nothing was pending.
-  func enableTwoFactor(personId: Int64, at: Date, step: Int64, recoveryHashes: [String]) throws -> Bool
+  /// Turns the pending secret on at `at` when it is still `pending` (the sealed secret the code
+  /// was checked against), with its first accepted step and the recovery codes' hashes
+  /// (replacing older codes); false when another secret, or none, is pending now.
+  func enableTwoFactor(personId: Int64, pending: String, at: Date, step: Int64, recoveryHashes: [String]) throws
+    -> Bool
 
   /// Turns the second factor off and forgets its secret and recovery codes.
   func disableTwoFactor(personId: Int64) throws

@@ -191,10 +191,15 @@ public final class PeopleService: Sendable {
     if actorPersonId == personId { throw DomainError(.forbidden, "You cannot disable yourself; ask another owner.") }
     try requireOwnerOfAll(personId: personId, actorPersonId: actorPersonId)
     if disabled, member.role == .owner { try keepAnOwner(appId: appId) }
-    try people.setDisabled(personId: personId, at: disabled ? time.now() : nil)
+    let at = disabled ? time.now() : nil
+    try people.setDisabled(personId: personId, at: at)
     try audit(
       appId: appId, actor: actor, disabled ? "person.disabled" : "person.enabled", ["email": member.person.email])
-    return try self.member(appId: appId, personId: personId)
+    // Answered from the change, not read again: another owner's removal landing in between
+    // would answer 404 for a change that was made and audited.
+    var person = member.person
+    person.disabledAt = at
+    return Member(person: person, role: member.role, lockedUntil: member.lockedUntil)
   }
 
   /// A one-time link with which the member chooses a new password (they forgot theirs); their
@@ -222,7 +227,10 @@ public final class PeopleService: Sendable {
     try requireOwnerOfAll(personId: personId, actorPersonId: actorPersonId)
     try people.disableTwoFactor(personId: personId)
     try audit(appId: appId, actor: actor, "person.two_factor_reset", ["email": member.person.email])
-    return try self.member(appId: appId, personId: personId)
+    // Answered from the change, as `setDisabled` is.
+    var person = member.person
+    person.twoFactorSince = nil
+    return Member(person: person, role: member.role, lockedUntil: member.lockedUntil)
   }
 
   /// The operator's second-factor reset (command line); false when nobody has that e-mail.

@@ -60,10 +60,17 @@ final class TwoFactorService: Sendable {
       ])
     }
     let codes = TwoFactor.newRecoveryCodes()
+    // Only the secret the code was checked against is turned on: a set-up begun meanwhile (in
+    // another tab) replaced it with one nobody has confirmed.
     guard
       try people.enableTwoFactor(
-        personId: person.id, at: time.now(), step: step, recoveryHashes: codes.map(TwoFactor.recoveryHash))
-    else { throw DomainError.validation([.init(path: "$.code", message: "start the set-up first")]) }
+        personId: person.id, pending: sealed, at: time.now(), step: step,
+        recoveryHashes: codes.map(TwoFactor.recoveryHash))
+    else {
+      throw DomainError.validation([
+        .init(path: "$.code", message: "is for a set-up no longer pending (replaced or confirmed already)")
+      ])
+    }
     return codes
   }
 
