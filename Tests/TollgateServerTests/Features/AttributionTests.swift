@@ -94,6 +94,23 @@ struct AttributionTests {
     #expect(server.sandbox.tally(token).calls == 2)
   }
 
+  @Test("respond-async with a token whose outcome is known answers that outcome (200), not 202 with nothing queued")
+  func respondAsyncSettled() async throws {
+    let server = try TestServer(attributionBudget: 5, mode: .inProcess)
+    defer { server.stop() }
+    let id = try await server.createProfile()
+    let token = "sbx|status=400"
+    let first = try await post(server, id, token: token)
+    #expect(try first.decode(ProfilePayload.self).attributionStatus == ["apple_ads": .invalid])
+    let again = try await server.send(
+      "POST", RoutePaths.appleAdsAttribution(id), key: server.sdkKey, headers: ["Prefer": "respond-async"],
+      body: WireCoding.encode(AppleAdsTokenRequest(token: token)))
+    #expect(again.status == 200)
+    #expect(try again.decode(ProfilePayload.self).attributionStatus == ["apple_ads": .invalid])
+    #expect(try await profile(server, id).attributionStatus == ["apple_ads": .invalid])
+    #expect(server.sandbox.tally(token).calls == 1)
+  }
+
   @Test("the Prefer header is read as RFC 7240 lists it")
   func preferParsing() {
     #expect(AttributionController.respondAsync("respond-async"))

@@ -34,11 +34,18 @@ struct AttributionController: Sendable {
           deferred.complete(
             errors.answer {
               // Applied is permanent: no need to ask Apple again.
-              guard try outcome.get() else { return .json(ProfilePayload(profile)) }
-              // What the batch stored: the profile as read, now pending (no second read).
-              var queued = profile
-              queued.attribution.status[appleAdsSource] = .pending
-              return .json(AttributionPendingResponse(profile: ProfilePayload(queued)), status: 202)
+              guard let job = try outcome.get() else { return .json(ProfilePayload(profile)) }
+              guard job.status.isFinal else {
+                // What the batch stored: the profile as read, now pending (no second read).
+                var queued = profile
+                queued.attribution.status[appleAdsSource] = .pending
+                return .json(AttributionPendingResponse(profile: ProfilePayload(queued)), status: 202)
+              }
+              // The same token again, its outcome known and nothing queued: answered as the
+              // waiting request's first look would be (the outcome was stored before this read).
+              let now = try profiles.existing(appId: appId, id: id)
+              if AppleAdsTokens.settled(now) { return .json(ProfilePayload(now)) }
+              return .json(AttributionPendingResponse(profile: ProfilePayload(now)), status: 202)
             })
         }
         return .deferred(deferred)

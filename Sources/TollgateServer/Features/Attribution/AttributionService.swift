@@ -44,11 +44,12 @@ final class AttributionService: Sendable {
     return true
   }
 
-  /// `submit` without holding the caller's thread: `then` hears whether the token was queued,
-  /// once it is committed (on the intake's queue: keep it short or hand the work on).
+  /// `submit` without holding the caller's thread: `then` hears the token's job once it is
+  /// committed — new, or the one the same token made before, perhaps long settled — or nil
+  /// when nothing was queued (on the intake's queue: keep it short or hand the work on).
   func submit(
     _ token: String, appId: Int64, profile: ProfileRecord, keyId: String,
-    then: @escaping @Sendable (Result<Bool, any Error>) -> Void
+    then: @escaping @Sendable (Result<AttributionJob?, any Error>) -> Void
   ) {
     let queued: QueuedToken?
     do {
@@ -56,12 +57,12 @@ final class AttributionService: Sendable {
     } catch {
       return then(.failure(error))
     }
-    guard let queued else { return then(.success(false)) }
+    guard let queued else { return then(.success(nil)) }
     intake.enqueue(queued) { [self] result in
       then(
         result.map { stored in
           accepted(stored)
-          return true
+          return stored.0
         })
     }
   }
