@@ -317,20 +317,23 @@ extension RelationalStore {
   }
 
   public func requestHistoryRefresh(appId: Int64, profileId: String, by actor: String, running: Bool, at: Date)
-    throws
+    throws -> HistoryRefreshRecord
   {
     try with { db in
-      try db.query(
+      let rows = try db.query(
         """
         INSERT INTO app_store_history_refreshes (app_id, profile_id, status, requested_at, requested_by)
         VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_id, profile_id) DO UPDATE SET status = excluded.status,
         requested_at = excluded.requested_at, requested_by = excluded.requested_by, finished_at = NULL,
         transactions = 0, changed = 0, refused = 0, error = NULL
+        RETURNING \(Self.refreshColumns)
         """,
         [
           .integer(appId), .text(profileId), .text(running ? "running" : "requested"), .real(at.timeIntervalSince1970),
           .text(actor),
         ])
+      guard let row = rows.first else { throw StoreError.database("INSERT … RETURNING answered no row") }
+      return try Self.historyRefresh(row)
     }
   }
 

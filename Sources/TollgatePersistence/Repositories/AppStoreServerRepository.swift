@@ -49,8 +49,10 @@ public protocol AppStoreServerRepository: Sendable {
   /// The app's latest request, with when its TEST notification arrived.
   func testNotification(appId: Int64) throws -> TestNotificationRequest?
   /// Records an operator's request to refresh a customer's history from Apple (replacing an
-  /// earlier one), `requested`, or `running` when this process does it at once.
+  /// earlier one), `requested`, or `running` when this process does it at once; answers it as
+  /// this statement stored it.
   func requestHistoryRefresh(appId: Int64, profileId: String, by actor: String, running: Bool, at: Date) throws
+    -> HistoryRefreshRecord
   /// Takes the requested refreshes (marking them `running`) for this process to do.
   func claimRequestedRefreshes(limit: Int) throws -> [HistoryRefreshRecord]
   /// Records how a refresh ended.

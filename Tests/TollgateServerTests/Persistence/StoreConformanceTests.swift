@@ -171,7 +171,8 @@ struct StoreConformanceTests {
       listed.map(\.status) == ["answered"] && listed.first?.outcome == "refunded" && listed.first?.owners == ["p1"])
     #expect(try store.refundRequests(appId: app.id, profileId: "p1").count == 1)
     // History refreshes: a request is claimed by one pass only.
-    try store.requestHistoryRefresh(appId: app.id, profileId: "p1", by: "cli", running: false, at: now)
+    let requested = try store.requestHistoryRefresh(appId: app.id, profileId: "p1", by: "cli", running: false, at: now)
+    #expect(requested.status == "requested" && requested.requestedBy == "cli" && requested.profileId == "p1")
     #expect(try store.claimRequestedRefreshes(limit: 8).map(\.profileId) == ["p1"])
     #expect(try store.claimRequestedRefreshes(limit: 8).isEmpty)
     var done = try #require(try store.historyRefresh(appId: app.id, profileId: "p1"))

@@ -234,16 +234,14 @@ public final class AppStoreServerService: Sendable {
     _ = try HistoryRefresher.sources(
       purchases: purchases, appId: appId, profileId: profileId,
       settings: try configs.entry(appId: appId)?.config.appStore)
-    try store.requestHistoryRefresh(appId: appId, profileId: profileId, by: actor, running: false, at: time.now())
+    let record = try store.requestHistoryRefresh(
+      appId: appId, profileId: profileId, by: actor, running: false, at: time.now())
     try apps.audit(
       appId: appId,
       AuditRecord(
         at: time.now(), actor: actor, action: "app_store.history_refresh_requested",
         detail: AuditDetail.json(["profile_id": .string(profileId)])))
     recovery?.kick()
-    guard let record = try store.historyRefresh(appId: appId, profileId: profileId) else {
-      throw StoreError.database("the refresh request of \(profileId) vanished")
-    }
     return HistoryRefresh(record)
   }
 

@@ -116,10 +116,10 @@ public final class HistoryRefresher: Sendable {
         throw DomainError.notFound(.credentialsNotFound, "The App Store Server API cannot be called: \(message).")
       }
     }
-    try store.requestHistoryRefresh(appId: appId, profileId: profileId, by: actor, running: true, at: time.now())
-    guard let started = try store.historyRefresh(appId: appId, profileId: profileId) else {
-      throw StoreError.database("the refresh of \(profileId) vanished")
-    }
+    // The row as this request stored it: a command-line request landing next is the
+    // recovery pass's to run, not this one's.
+    let started = try store.requestHistoryRefresh(
+      appId: appId, profileId: profileId, by: actor, running: true, at: time.now())
     let finished = await run(started, sources: sources)
     try store.finishHistoryRefresh(finished)
     if finished.status == "failed" {
