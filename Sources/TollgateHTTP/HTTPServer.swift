@@ -52,7 +52,8 @@ public final class HTTPServer: Sendable {
   /// Open connections, counted by libmicrohttpd's notifications.
   private let counter = OpenConnections()
   private let daemon = Mutex<Daemon?>(nil)
-  private let inFlight = Mutex<Int>(0)
+  /// Counted on every request by both worker threads: an atomic, not a lock they contend for.
+  private let inFlight = Atomic<Int>(0)
 
   /// Creates a server; `responder` answers every request.
   public init(settings: Settings, responder: any HTTPResponder) {
@@ -100,7 +101,7 @@ public final class HTTPServer: Sendable {
     else { return }
     tg_server_stop_accepting(running)
     let deadline = Date().addingTimeInterval(settings.shutdownGraceSeconds)
-    while inFlight.withLock({ $0 }) > 0 && Date() < deadline {
+    while inFlight.load(ordering: .acquiring) > 0 && Date() < deadline {
       usleep(5_000)
     }
     tg_server_stop(running)
@@ -110,10 +111,10 @@ public final class HTTPServer: Sendable {
   public var openConnections: Int { tg_mhd_counter_open(counter.pointer) }
 
   /// Requests received whose response has not been sent yet.
-  public var requestsInFlight: Int { inFlight.withLock { $0 } }
+  public var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
 
-  func requestBegan() { inFlight.withLock { $0 += 1 } }
-  func requestEnded() { inFlight.withLock { $0 -= 1 } }
+  func requestBegan() { inFlight.wrappingAdd(1, ordering: .acquiringAndReleasing) }
+  func requestEnded() { inFlight.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
 
   deinit { shutdown() }
 }
@@ -165,6 +166,10 @@ enum MHDCallbacks {
         query: values(of: connection, kind: .GET_ARGUMENT_KIND, foldsCase: false),
         headers: values(of: connection, kind: .HEADER_KIND, foldsCase: true))
       request.clientAddress = clientAddress(of: connection)
+      let method = request.method
+      let declaredLength = request.header("content-length")
+      // Its last use: moved into the pending request, not copied (a copy is a retain and a
+      // release of every field).
       let pending = PendingRequest(request: request)
       connectionContext.pointee = Unmanaged.passRetained(pending).toOpaque()
       server.requestBegan()
@@ -176,19 +181,19 @@ enum MHDCallbacks {
       // Reject a declared oversized body before reading it.
       pending.bodyLimit = server.settings.maxBodyBytes
       // Uploads and streamed bodies are never reads: most requests skip the lookups.
-      if request.method != "GET" && request.method != "HEAD" {
-        pending.bodyLimit = server.settings.largeBodyLimits[request.path] ?? pending.bodyLimit
-        if let route = server.settings.streamedBodies.first(where: { $0.matches(request) }) {
+      if method != "GET" && method != "HEAD" {
+        pending.bodyLimit = server.settings.largeBodyLimits[pending.request.path] ?? pending.bodyLimit
+        if let route = server.settings.streamedBodies.first(where: { $0.matches(pending.request) }) {
           pending.bodyLimit = route.limit
-          pending.sink = route.makeSink(request)
+          pending.sink = route.makeSink(pending.request)
         }
       }
-      if let length = request.header("content-length").flatMap(Int.init), length > pending.bodyLimit {
+      if let length = declaredLength.flatMap(Int.init), length > pending.bodyLimit {
         // A client still sending a small body would see its connection reset by an early
         // answer (the kernel resets a socket closed with unread bytes), not the 413: such a
         // body is read and dropped first. A client waiting for 100 Continue, or one declaring
         // more than `drainedBodyBytes`, is answered at once, before it sends anything.
-        let waitsForContinue = request.header("expect")?.lowercased() == "100-continue"
+        let waitsForContinue = pending.request.header("expect")?.lowercased() == "100-continue"
         guard waitsForContinue || length > server.settings.drainedBodyBytes else {
           pending.bodyTooLarge = true
           return .YES
@@ -234,7 +239,10 @@ enum MHDCallbacks {
       pending.request.upload = sink.finish()
       pending.sink = nil
     }
-    let response = server.responder.respond(to: pending.request)
+    // Taken out of the pending request rather than copied from it (nothing reads it later).
+    var request = Request(method: "", path: "", query: RequestFields(), headers: RequestFields())
+    swap(&request, &pending.request)
+    let response = server.responder.respond(to: request)
     guard let deferred = response.deferred else { return send(response, on: connection) }
     pending.deferred = deferred
     MHD_suspend_connection(connection)
@@ -273,7 +281,9 @@ enum MHDCallbacks {
     guard let native else { return .NO }
     defer { MHD_destroy_response(native) }
     for (name, value) in response.headers {
-      _ = MHD_add_response_header(native, name, value)
+      // `withCString`, not the implicit conversion: that one makes a heap copy of a short
+      // string (a header name) to get its terminating zero.
+      name.withCString { name in value.withCString { value in _ = MHD_add_response_header(native, name, value) } }
     }
     return MHD_queue_response(connection, UInt32(response.status), native)
   }

@@ -27,8 +27,9 @@ public final class Metrics: @unchecked Sendable {
   /// One thread's counters. `series` and `routes` are read and written by that thread only;
   /// the atomics are read by the scraper (hence unchecked: the compiler cannot see the rule).
   private final class ThreadCounters: @unchecked Sendable {
-    var series: [Key: Int] = [:]
-    var routes: [String: Int] = [:]
+    /// Each series this thread met, with its slot and its route's histogram: one lookup per
+    /// request.
+    var slots: [Key: (series: Int, route: Int)] = [:]
     let counts: UnsafeMutablePointer<Atomic<Int>>
     let histograms: UnsafeMutablePointer<Atomic<Int>>
 
@@ -91,12 +92,18 @@ public final class Metrics: @unchecked Sendable {
 
   private func add(route: String, method: String, status: Int, seconds: Double, to counters: ThreadCounters) {
     let key = Key(route: route, method: method, status: status)
-    guard
-      let series = Self.known(
-        key, in: &counters.series, else: { register(key, \.series, \.keys, Self.seriesCapacity) }),
-      let routeIndex = Self.known(
-        route, in: &counters.routes, else: { register(route, \.routes, \.routeNames, Self.routeCapacity) })
-    else { return }
+    let series: Int
+    let routeIndex: Int
+    if let known = counters.slots[key] {
+      (series, routeIndex) = known
+    } else {
+      // First sight on this thread: the registry's lock, once per series and thread.
+      guard let newSeries = register(key, \.series, \.keys, Self.seriesCapacity),
+        let newRoute = register(route, \.routes, \.routeNames, Self.routeCapacity)
+      else { return }
+      (series, routeIndex) = (newSeries, newRoute)
+      counters.slots[key] = (series, routeIndex)
+    }
     counters.counts[series].wrappingAdd(1, ordering: .relaxed)
     let histogram = counters.histograms + routeIndex * Self.histogramWidth
     // Cumulative buckets: the first bound that holds it and every one after.
@@ -116,17 +123,6 @@ public final class Metrics: @unchecked Sendable {
     registry.withLock { $0.threads.append(counters) }
     pthread_setspecific(threadKey, Unmanaged.passUnretained(counters).toOpaque())
     return counters
-  }
-
-  /// The index this thread remembers for `name`, else the registry's (then remembered): the
-  /// registry's lock is taken once per series and thread.
-  private static func known<Name: Hashable>(_ name: Name, in cache: inout [Name: Int], else register: () -> Int?)
-    -> Int?
-  {
-    if let index = cache[name] { return index }
-    let index = register()
-    cache[name] = index
-    return index
   }
 
   /// The index of a series (or route) this thread has not met yet, registering it on first

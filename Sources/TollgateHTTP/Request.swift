@@ -75,16 +75,26 @@ public struct RequestFields: Sendable {
   mutating func append(name: some Collection<UInt8>, value: some Collection<UInt8>) {
     if bytes.isEmpty { bytes.reserveCapacity(256) }
     Self.appendLength(name.count, to: &bytes)
-    bytes.append(contentsOf: foldsCase ? name.map(Self.lowered) : Array(name))
+    if foldsCase {
+      for byte in name { bytes.append(Self.lowered(byte)) }
+    } else {
+      bytes.append(contentsOf: name)
+    }
     Self.appendLength(value.count, to: &bytes)
     bytes.append(contentsOf: value)
   }
 
   /// The value of `name` (the last one given), nil when absent.
   public subscript(name: String) -> String? {
+    withValue(name) { value in value.map { String(decoding: $0, as: UTF8.self) } }
+  }
+
+  /// `body` with the bytes of `name`'s value (the last one given), nil when absent: a value
+  /// read without making a string of it (the hot path parses the key out of `Authorization`).
+  public func withValue<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result) -> Result {
     var name = name
     return name.withUTF8 { wanted in
-      bytes.withUnsafeBufferPointer { all -> String? in
+      bytes.withUnsafeBufferPointer { all -> Result in
         var found: Range<Int>?
         var offset = 0
         while offset < all.count {
@@ -95,7 +105,7 @@ public struct RequestFields: Sendable {
           if matches(all[nameRange], wanted) { found = offset..<offset + valueLength }
           offset += valueLength
         }
-        return found.map { String(decoding: UnsafeBufferPointer(rebasing: all[$0]), as: UTF8.self) }
+        return body(found.map { UnsafeBufferPointer(rebasing: all[$0]) })
       }
     }
   }

@@ -74,30 +74,41 @@ public struct Router: Sendable {
   public func match(method: String, path: String) -> Match {
     var path = path
     return path.withUTF8 { bytes in
-      // Where each non-empty segment lies.
-      var parts: [Range<Int>] = []
-      parts.reserveCapacity(8)
-      var start = 0
-      for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-        if index > start { parts.append(start..<index) }
-        start = index + 1
-      }
-      var allowed: [String] = []
-      for candidate in bySegmentCount[parts.count] ?? [] {
-        let route = routes[candidate]
-        guard Self.literalsMatch(route.segments, parts, bytes) else { continue }
-        if route.method == method || (method == "HEAD" && route.method == "GET") {
-          return .route(route, parameters: Self.parameters(route.segments, parts, bytes))
+      // Where each non-empty segment lies (at most one per two bytes), on the stack for any
+      // ordinary path: no allocation per request.
+      withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: bytes.count / 2 + 1) { space in
+        var count = 0
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+          if index > start {
+            space.initializeElement(at: count, to: start..<index)
+            count += 1
+          }
+          start = index + 1
         }
-        allowed.append(route.method)
+        return match(method: method, parts: UnsafeBufferPointer(rebasing: space[..<count]), bytes)
       }
-      return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
     }
   }
 
-  private static func literalsMatch(_ segments: [Segment], _ parts: [Range<Int>], _ bytes: UnsafeBufferPointer<UInt8>)
-    -> Bool
+  private func match(method: String, parts: UnsafeBufferPointer<Range<Int>>, _ bytes: UnsafeBufferPointer<UInt8>)
+    -> Match
   {
+    var allowed: [String] = []
+    for candidate in bySegmentCount[parts.count] ?? [] {
+      let route = routes[candidate]
+      guard Self.literalsMatch(route.segments, parts, bytes) else { continue }
+      if route.method == method || (method == "HEAD" && route.method == "GET") {
+        return .route(route, parameters: Self.parameters(route.segments, parts, bytes))
+      }
+      allowed.append(route.method)
+    }
+    return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+  }
+
+  private static func literalsMatch(
+    _ segments: [Segment], _ parts: UnsafeBufferPointer<Range<Int>>, _ bytes: UnsafeBufferPointer<UInt8>
+  ) -> Bool {
     for (segment, part) in zip(segments, parts) {
       guard case .literal(let expected) = segment else { continue }
       guard expected.count == part.count, expected.elementsEqual(bytes[part]) else { return false }
@@ -105,9 +116,9 @@ public struct Router: Sendable {
     return true
   }
 
-  private static func parameters(_ segments: [Segment], _ parts: [Range<Int>], _ bytes: UnsafeBufferPointer<UInt8>)
-    -> RequestFields
-  {
+  private static func parameters(
+    _ segments: [Segment], _ parts: UnsafeBufferPointer<Range<Int>>, _ bytes: UnsafeBufferPointer<UInt8>
+  ) -> RequestFields {
     var parameters = RequestFields()
     for (segment, part) in zip(segments, parts) {
       if case .parameter(let name) = segment { parameters.append(name: name, value: bytes[part]) }

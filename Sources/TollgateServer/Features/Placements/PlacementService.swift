@@ -50,10 +50,11 @@ final class PlacementService: Sendable {
 
   /// The default-audience answer: identical bytes for everyone, with their ETag.
   func defaultAnswer(appId: Int64, placementId: String, locale: String?) throws -> RenderedResponse {
-    let (entry, _) = try placement(appId: appId, id: placementId)
-    guard let rendered = entry.defaultResponse(placementId: placementId, locale: locale) else {
-      throw Self.notFound(placementId)
-    }
+    // The rendered answer alone: a placement unknown to the entry renders none (no copy of the
+    // placement made only to check it is there).
+    guard let entry = try configs.entry(appId: appId),
+      let rendered = entry.defaultResponse(placementId: placementId, locale: locale)
+    else { throw Self.notFound(placementId) }
     return rendered
   }
 

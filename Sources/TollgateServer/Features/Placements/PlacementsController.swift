@@ -53,13 +53,13 @@ struct PlacementsController: Sendable {
         timeUp: answer)
     }
 
+    // Made once: formatting it was part of every default-audience answer.
+    let cacheControl = [("Cache-Control", "public, max-age=\(defaultMaxAge)")]
     router.add(SDKRoute.placementDefault) { request in
       let appId = try auth.appId(for: request, needs: .publicKey)
       let rendered = try placements.defaultAnswer(
         appId: appId, placementId: request.parameter("placementId"), locale: request.query["locale"])
-      return .conditional(
-        request, etag: rendered.etag, headers: [("Cache-Control", "public, max-age=\(defaultMaxAge)")]
-      ) {
+      return .conditional(request, etag: rendered.etag, headers: cacheControl) {
         .json(bytes: rendered.body)
       }
     }
