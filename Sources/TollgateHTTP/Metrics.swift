@@ -24,7 +24,7 @@ public final class Metrics: @unchecked Sendable {
     let status: Int
   }
 
-  /// One thread's counters. `series` and `routes` are read and written by that thread only;
+  /// One thread's counters. `slots` is read and written by that thread only;
   /// the atomics are read by the scraper (hence unchecked: the compiler cannot see the rule).
   private final class ThreadCounters: @unchecked Sendable {
     /// Each series this thread met, with its slot and its route's histogram: one lookup per
