@@ -9,7 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift="${SWIFT:-swift}"
-build() { "$swift" build --explicit-target-dependency-import-check error --target "$1"; }
+# LAYERS_PROOF_FLAGS: more `swift build` options (make test: its own build folder and flags, whose
+# lower targets are built already).
+read -ra flags <<<"${LAYERS_PROOF_FLAGS:-}"
+build() { "$swift" build --explicit-target-dependency-import-check error "${flags[@]}" --target "$1"; }
 
 # target | module it must not import | a type of that module
 plants=(

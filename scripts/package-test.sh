@@ -3,10 +3,12 @@
 # the Swift toolchain's libraries hidden from the loader, and checks it end to end: the unit,
 # the user, the data directory, the service's own ExecStart as the tollgate user answering SDK
 # requests, then removal (data kept) and purge (data gone). Needs root.
-#   scripts/package-test.sh PACKAGE.deb
+#   scripts/package-test.sh PACKAGE.deb [DYNAMIC-BUILD]   (a build linked to the toolchain's runtime,
+#                                                        default .build/debug/tollgate: the hiding's teeth)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 package=$(readlink -f "$1")
+dynamic=${2:-.build/debug/tollgate}
 failures=0
 check() { if eval "$1"; then echo "ok   $2"; else echo "FAIL $2"; failures=$((failures + 1)); fi; }
 [ "$(id -u)" = 0 ] || { echo "error: the install test needs root (dpkg -i)" >&2; exit 1; }
@@ -36,8 +38,8 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
 settings=$(grep -E '^[A-Z_]+=' /etc/tollgate/tollgate.env | tr '\n' ' ')
 as_service() { unshare --mount sh -c "mount -t tmpfs -o ro tmpfs '$toolchain' && exec runuser -u tollgate -- env -i $settings TOLLGATE_PORT=$port $*"; }
-if [ -x .build/debug/tollgate ]; then
-  check '! unshare --mount sh -c "mount -t tmpfs -o ro tmpfs $toolchain && .build/debug/tollgate --help" >/dev/null 2>&1' \
+if [ -x "$dynamic" ]; then
+  check '! unshare --mount sh -c "mount -t tmpfs -o ro tmpfs $toolchain && $dynamic --help" >/dev/null 2>&1' \
     "the hiding has teeth: a build linked to the toolchain's runtime does not start"
 fi
 check 'as_service /usr/bin/tollgate --help >/dev/null 2>&1 || as_service /usr/bin/tollgate help >/dev/null 2>&1' \

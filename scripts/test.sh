@@ -4,14 +4,21 @@
 # module at a time, in one process, about five minutes of one core): it has a build folder of its
 # own, so it starts first and shares the cores with the debug build. It is stopped (SIGSTOP)
 # while the Swift tests run: beside a busy compiler a test's PostgreSQL connection once took
-# longer than its 3 s connect timeout. Then the contract run (Python), the browser test (mostly
-# waiting on Chromium) and the layers proof (a few small builds) run beside the rest of it. Their
-# output follows once all are done.
+# longer than its 3 s connect timeout (at nice 19 or as an idle task it still made the tests
+# 50–70 s longer). Then the contract run (Python), the browser test (mostly waiting on Chromium)
+# and the layers proof (a few small builds) run beside the rest of it. Their output follows once
+# all are done.
+# The tests build in a folder of their own, without debug information (a seventh of the debug
+# build's time; a failing check says where by its file and line, not by a debugger): `swift build`
+# in .build keeps its own incremental state and its debug information.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift="${SWIFT:-swift}"
 read -ra layers <<<"${LAYERS:---explicit-target-dependency-import-check error}"
 mkdir -p .build
+flags=("${layers[@]}" --scratch-path .build/test-build -Xswiftc -gnone)
+products=.build/test-build/debug
+export TOLLGATE_TEST_PRODUCTS="$PWD/$products"
 
 # Each background job in a process group of its own (job control on while it starts); a failure
 # or Ctrl-C ends it with its compilers and servers instead of leaving them running.
@@ -52,12 +59,17 @@ package=${started[-1]}
 background bash -c 'bash scripts/python-venv.sh .build/contract-venv Tests/Contract/requirements.txt &&
   bash scripts/python-venv.sh .build/dashboard-venv Tests/Dashboard/requirements.txt' >.build/venvs.log 2>&1
 venvs=${started[-1]}
+# The SDK's Apple-only glue against the interface stubs: a small build of its own.
+background env SWIFT="$swift" bash scripts/apple-check.sh >.build/apple-check.log 2>&1
+apple=${started[-1]}
 
-"$swift" build "${layers[@]}" --build-tests
-"$swift" build "${layers[@]}" --product tollgate
-"$swift" build "${layers[@]}" --product tollgate-dev
+"$swift" build "${flags[@]}" --build-tests
+"$swift" build "${flags[@]}" --product tollgate
+"$swift" build "${flags[@]}" --product tollgate-dev
 signal_tree STOP "$package"
-bash scripts/with-postgres.sh "$swift" test --skip-build
+# The throw-away cluster without fsync: its data need not outlive this machine, only a killed
+# process (the tests that stop PostgreSQL with -m immediate), and the kernel keeps what was written.
+TOLLGATE_POSTGRES_OPTS="-c fsync=off" bash scripts/with-postgres.sh "$swift" test "${flags[@]}" --skip-build
 signal_tree CONT "$package"
 
 venvs_made=0
@@ -65,30 +77,34 @@ wait "$venvs" || venvs_made=$?
 cat .build/venvs.log
 test "$venvs_made" -eq 0
 
-# The layers proof builds only the lower targets, in .build: the binaries the contract run and
-# the browser test start are not relinked. The package build listed its files before any
-# planted one exists.
-background bash scripts/contract.sh .build/debug/tollgate >.build/contract.log 2>&1
+# The layers proof builds only the lower targets, in the tests' build folder (what it compiles is
+# built already): the binaries the contract run and the browser test start are not relinked. The
+# package build listed its files before any planted one exists.
+background bash scripts/contract.sh "$products/tollgate" >.build/contract.log 2>&1
 contract=${started[-1]}
-background env SWIFT="$swift" bash scripts/layers-proof.sh >.build/layers-proof.log 2>&1
+background env SWIFT="$swift" LAYERS_PROOF_FLAGS="${flags[*]}" bash scripts/layers-proof.sh >.build/layers-proof.log 2>&1
 proof=${started[-1]}
 dashboard=0
-bash scripts/dashboard-test.sh .build/debug/tollgate || dashboard=$?
+bash scripts/dashboard-test.sh "$products/tollgate" || dashboard=$?
 contracted=0
 wait "$contract" || contracted=$?
 cat .build/contract.log
 proved=0
 wait "$proof" || proved=$?
 cat .build/layers-proof.log
+checked=0
+wait "$apple" || checked=$?
+echo "== the Apple-only glue against the interface stubs"
+cat .build/apple-check.log
 packaged=0
 wait "$package" || packaged=$?
 cat .build/package.log
 echo "== contract run: exit $contracted, browser test: exit $dashboard, layers proof: exit $proved," \
-  "package build: exit $packaged"
-test "$contracted" -eq 0 -a "$dashboard" -eq 0 -a "$proved" -eq 0 -a "$packaged" -eq 0
+  "Apple glue check: exit $checked, package build: exit $packaged"
+test "$contracted" -eq 0 -a "$dashboard" -eq 0 -a "$proved" -eq 0 -a "$checked" -eq 0 -a "$packaged" -eq 0
 
 if [ "$(id -u)" = 0 ]; then
-  bash scripts/package-test.sh "$(ls -t .build/package/*.deb | head -1)"
+  bash scripts/package-test.sh "$(ls -t .build/package/*.deb | head -1)" "$products/tollgate"
 else
   echo "package-test skipped: installing a package needs root"
 fi

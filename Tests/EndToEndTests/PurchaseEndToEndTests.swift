@@ -210,7 +210,7 @@ extension EndToEndTests {
     let signerDirectory = live.directory.appendingPathComponent("storekit")
     try live.signer.save(to: signerDirectory)
     let child = try ChildProcess(
-      repositoryRoot.appendingPathComponent(".build/debug/tollgate-purchase-child").path,
+      builtProducts.appendingPathComponent("tollgate-purchase-child").path,
       [live.baseURL.absoluteString, live.keys.publicKey, live.sdkDirectory.path, signerDirectory.path])
     // Blocking reads happen on a Dispatch thread, not a Swift concurrency one.
     let (log, ending) = await withCheckedContinuation {

@@ -7,7 +7,7 @@ public final class ServeProcess: Sendable {
   public typealias Ending = ChildProcess.Ending
 
   /// The built debug executable the tests run.
-  public static let executable = repositoryRoot.appendingPathComponent(".build/debug/tollgate")
+  public static let executable = builtProducts.appendingPathComponent("tollgate")
 
   private let child: ChildProcess
   /// The port it bound.

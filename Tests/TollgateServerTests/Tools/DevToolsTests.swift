@@ -13,7 +13,7 @@ import TollgateTestSupport
 /// stand-in for Apple and no SDK, and the demo (in `tollgate-dev`) runs from start to end.
 @Suite("Shipped binary and dev tools")
 struct DevToolsTests {
-  static let built = repositoryRoot.appendingPathComponent(".build/debug")
+  static let built = builtProducts
 
   @Test("the shipped tollgate links neither the SDK nor the stand-ins (its symbol table says so)")
   func shippedSymbols() throws {

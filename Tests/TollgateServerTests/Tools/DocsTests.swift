@@ -22,7 +22,7 @@ struct DocsTests {
   func commandLine() throws {
     let page = try Self.read("docs/cli.md")
     for (tool, heading) in [("tollgate", "## tollgate ("), ("tollgate-dev", "## tollgate-dev (")] {
-      let binary = repositoryRoot.appendingPathComponent(".build/debug/\(tool)").path
+      let binary = builtProducts.appendingPathComponent(tool).path
       let (status, help, _) = try spawnCapturing([binary, "--help"])
       #expect(status == 0)
       let documented = try #require(Self.block(after: heading, in: page), "no block for \(tool)")
