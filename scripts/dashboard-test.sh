@@ -7,13 +7,15 @@
 # Tests/Dashboard/dashboard_test.py checks every page against the admin API and writes
 # screenshots to .build/dashboard-screenshots/.
 # Usage: scripts/dashboard-test.sh [path/to/tollgate]   (default .build/debug/tollgate)
+# DASHBOARD_SEEDED=DIR: a directory where `tollgate-dev demo --keep DIR/dashboard.sqlite >
+# DIR/demo.log` ran already (make test seeds beside the Swift tests); it is used, then removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-.build/debug/tollgate}
 venv=.build/dashboard-venv
 bash scripts/python-venv.sh "$venv" Tests/Dashboard/requirements.txt
 
-work=$(mktemp -d /tmp/tollgate-dashboard.XXXXXX)
+work=${DASHBOARD_SEEDED:-$(mktemp -d /tmp/tollgate-dashboard.XXXXXX)}
 server=""
 apple=""
 idp=""
@@ -26,8 +28,10 @@ cleanup() {
 }
 trap cleanup EXIT
 database="$work/dashboard.sqlite"
-echo "== seeding: tollgate-dev demo --keep $database"
-"$BIN-dev" demo --keep "$database" > "$work/demo.log"
+if [ -z "${DASHBOARD_SEEDED:-}" ]; then
+  echo "== seeding: tollgate-dev demo --keep $database"
+  "$BIN-dev" demo --keep "$database" > "$work/demo.log"
+fi
 public=$(awk '/^public key:/ { print $3 }' "$work/demo.log")
 secret=$(awk '/^secret key:/ { print $3 }' "$work/demo.log")
 # A second app as `make run` makes it: the sample configuration and no traffic yet.

@@ -23,7 +23,10 @@ final class DedicatedCluster: Sendable {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
     port = freeLoopbackPort()
-    try run(["\(bin)/initdb", "--no-sync", "-D", directory.appendingPathComponent("data").path, "-U", "tollgate", "--auth=trust"])
+    try run([
+      "\(bin)/initdb", "--no-sync", "-D", directory.appendingPathComponent("data").path, "-U", "tollgate",
+      "--auth=trust",
+    ])
     try start()
   }
 
