@@ -89,7 +89,8 @@ test "$venvs_made" -eq 0
 # built already): the binaries the contract run and the browser test start are not relinked. The
 # package build listed its files before any planted one exists.
 # These three at nice 5: the package build, one compiler on one core, is then the longest chain
-# left; at equal priority it ran alone, one core idle, for its last 60 s (890 s in all, 840 s so).
+# left; at equal priority it ran alone, one core idle, for its last 60 s (a run took 890 s then,
+# 840 s with this and the package's zstd compression).
 background nice -n 5 bash scripts/contract.sh "$products/tollgate" >.build/contract.log 2>&1
 contract=${started[-1]}
 background env SWIFT="$swift" LAYERS_PROOF_FLAGS="${flags[*]}" nice -n 5 bash scripts/layers-proof.sh \
