@@ -16,8 +16,9 @@ cd "$(dirname "$0")/.."
 swift="${SWIFT:-swift}"
 read -ra layers <<<"${LAYERS:---explicit-target-dependency-import-check error}"
 mkdir -p .build
-flags=("${layers[@]}" --scratch-path .build/test-build -Xswiftc -gnone)
-products=.build/test-build/debug
+scratch=.build/test-build
+flags=("${layers[@]}" --scratch-path "$scratch" -Xswiftc -gnone)
+products=$scratch/debug
 export TOLLGATE_TEST_PRODUCTS="$PWD/$products"
 
 # Each background job in a process group of its own (job control on while it starts); a failure
