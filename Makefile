@@ -27,8 +27,9 @@ run: build
 # API contract: schemathesis (pinned, in .build/contract-venv) fuzzes a live server against
 # docs/openapi.yaml with every check; the console in headless Chromium (Selenium, pinned, in
 # .build/dashboard-venv), with screenshots in .build/dashboard-screenshots/; the layers proof;
-# the Apple-only glue check (apple-check); the Debian package, built from the start beside the
-# rest and installed (as root). scripts/test.sh says in which order and why.
+# the Apple-only glue check (apple-check); the Debian package, from a debug build (the same
+# package as `make package`'s, unoptimised: scripts/package.sh says why), built from the start
+# beside the rest and installed (as root). scripts/test.sh says in which order and why.
 test: deps
 	@bash scripts/ensure-packages.sh $(TEST_PACKAGES) $(PACKAGE_PACKAGES)
 	SWIFT=$(SWIFT) LAYERS="$(LAYERS)" bash scripts/test.sh

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# `make test`: every check, ordered so that the two cores of a small machine never wait on one
-# long chain. The package's release build is such a chain (whole-module optimisation compiles one
-# module at a time, in one process, about five minutes of one core): it has a build folder of its
-# own, so it starts first and shares the cores with the debug build. It is stopped (SIGSTOP)
-# while the Swift tests run: beside a busy compiler a test's PostgreSQL connection once took
-# longer than its 3 s connect timeout (at nice 19 or as an idle task it still made the tests
-# 50–70 s longer). Then the contract run (Python), the browser test (mostly waiting on Chromium)
-# and the layers proof (a few small builds) run beside the rest of it. Their output follows once
-# all are done.
+# `make test`: every check, ordered so that the two cores of a small machine are busy to the end.
+# The Debian package is built from the start beside the debug build of the tests, in a folder of
+# its own (a build linked to the static runtime cannot share the tests' folder): a debug build of
+# the server alone (scripts/package.sh says why debug). It is stopped (SIGSTOP) should it still
+# run when the Swift tests start: beside a busy compiler a test's PostgreSQL connection once took
+# longer than its 3 s connect timeout. Then the contract run (Python), the browser test (mostly
+# waiting on Chromium) and the layers proof (a few small builds) run side by side. Their output
+# follows once all are done.
 # The tests build in a folder of their own, without debug information (a seventh of the debug
 # build's time; a failing check says where by its file and line, not by a debugger): `swift build`
 # in .build keeps its own incremental state and its debug information.
@@ -20,6 +19,12 @@ scratch=.build/test-build
 flags=("${layers[@]}" --scratch-path "$scratch" -Xswiftc -gnone)
 products=$scratch/debug
 export TOLLGATE_TEST_PRODUCTS="$PWD/$products"
+# Every temporary file of the run (the tests' directories, the compilers', Chromium's) in one
+# folder, removed at the end: a run used to leave thousands in /tmp. Short: PostgreSQL's socket
+# paths under it must stay within 107 bytes.
+TMPDIR=$(mktemp -d /tmp/tollgate-test.XXXXXX)
+chmod 1777 "$TMPDIR" # as /tmp: the PostgreSQL user writes there too
+export TMPDIR
 
 # Each background job in a process group of its own (job control on while it starts); a failure
 # or Ctrl-C ends it with its compilers and servers instead of leaving them running.
@@ -30,7 +35,7 @@ stop_all() {
     signal_tree TERM "$job"
     signal_tree CONT "$job" # a stopped process ends once continued
   done
-  rm -rf "${seeded:-}" # the browser test's data, when a failure came before the browser test
+  rm -rf "$TMPDIR"
 }
 trap stop_all EXIT
 background() {
@@ -54,7 +59,7 @@ signal_tree() {
   done
 }
 
-background env SWIFT="$swift" bash scripts/package.sh >.build/package.log 2>&1
+background env SWIFT="$swift" PACKAGE_CONFIGURATION=debug bash scripts/package.sh >.build/package.log 2>&1
 package=${started[-1]}
 # The Python environments of the contract run and the browser test: pip mostly waits on the
 # network, so beside the compilers it costs little, and those checks start at once later.
@@ -71,7 +76,7 @@ apple=${started[-1]}
 signal_tree STOP "$package"
 # The browser test's data: the demo's default run, mostly waiting on its own requests (a third of
 # a core), so it runs beside the tests, in their idle time, instead of before the browser.
-seeded=$(mktemp -d /tmp/tollgate-dashboard.XXXXXX)
+seeded=$(mktemp -d "$TMPDIR/tollgate-dashboard.XXXXXX")
 background bash -c 'echo "== seeding: tollgate-dev demo --keep $2/dashboard.sqlite" &&
   "$1-dev" demo --keep "$2/dashboard.sqlite" >"$2/demo.log"' seed "$products/tollgate" "$seeded" \
   >.build/dashboard-seed.log 2>&1
@@ -89,19 +94,16 @@ test "$venvs_made" -eq 0
 # The layers proof builds only the lower targets, in the tests' build folder (what it compiles is
 # built already): the binaries the contract run and the browser test start are not relinked. The
 # package build listed its files before any planted one exists.
-# These three at nice 5: the package build, one compiler on one core, is then the longest chain
-# left; at equal priority it ran alone, one core idle, for its last 60 s (a run took 890 s then,
-# 840 s with this and the package's zstd compression).
-background nice -n 5 bash scripts/contract.sh "$products/tollgate" >.build/contract.log 2>&1
+background bash scripts/contract.sh "$products/tollgate" >.build/contract.log 2>&1
 contract=${started[-1]}
-background env SWIFT="$swift" LAYERS_PROOF_FLAGS="${flags[*]}" nice -n 5 bash scripts/layers-proof.sh \
+background env SWIFT="$swift" LAYERS_PROOF_FLAGS="${flags[*]}" bash scripts/layers-proof.sh \
   >.build/layers-proof.log 2>&1
 proof=${started[-1]}
 dashboard=0
 wait "$seeding" || dashboard=$?
 cat .build/dashboard-seed.log
 if [ "$dashboard" -eq 0 ]; then
-  DASHBOARD_SEEDED="$seeded" nice -n 5 bash scripts/dashboard-test.sh "$products/tollgate" || dashboard=$?
+  DASHBOARD_SEEDED="$seeded" bash scripts/dashboard-test.sh "$products/tollgate" || dashboard=$?
 else
   tail -20 "$seeded/demo.log"
   rm -rf "$seeded"
@@ -124,7 +126,7 @@ echo "== contract run: exit $contracted, browser test: exit $dashboard, layers p
 test "$contracted" -eq 0 -a "$dashboard" -eq 0 -a "$proved" -eq 0 -a "$checked" -eq 0 -a "$packaged" -eq 0
 
 if [ "$(id -u)" = 0 ]; then
-  bash scripts/package-test.sh "$(ls -t .build/package/*.deb | head -1)" "$products/tollgate"
+  bash scripts/package-test.sh "$(ls -t .build/package-debug/*.deb | head -1)" "$products/tollgate"
 else
   echo "package-test skipped: installing a package needs root"
 fi
