@@ -129,6 +129,9 @@ public final class AppleAdsCampaignSandbox: Sendable {
   private let searchMatchRows = Mutex(false)
   /// Report calls answered before the rest are held, and the answers held.
   private let gate = Mutex<(after: Int?, held: [DeferredResponse])>((nil, []))
+  /// Signalled once for each answer held: a test waits on it instead of polling from a task,
+  /// which on a busy machine can wake after the held call has timed out.
+  private let heldSignal = DispatchSemaphore(value: 0)
 
   /// A stand-in; `clock` is its "now" (what tokens expire against and what "today" is).
   public init(clock: @escaping @Sendable () -> Date = { Date() }) { self.clock = clock }
@@ -177,6 +180,11 @@ public final class AppleAdsCampaignSandbox: Sendable {
   /// Answers the next `count` report calls, then holds every later answer until `release()`:
   /// a process test kills the server while it waits for a page.
   public func hold(after count: Int) { gate.withLock { $0.after = reportCalls.count + count } }
+
+  /// Waits until an answer is held (`hold(after:)`), at most `timeout` seconds; false when none was.
+  public func waitForHeldAnswer(timeout: Double) -> Bool {
+    heldSignal.wait(timeout: .now() + timeout) == .success
+  }
 
   /// Sends the held answers and stops holding.
   public func release() {
@@ -298,7 +306,10 @@ public final class AppleAdsCampaignSandbox: Sendable {
       gate.held.append(deferred)
       return deferred
     }
-    if let held { return .deferred(held) }
+    if let held {
+      heldSignal.signal()
+      return .deferred(held)
+    }
     return response
   }
 

@@ -57,13 +57,10 @@ struct SpendImportProcessTests {
     ]
 
     var server = try ServeProcess(arguments)
-    let started = Date()
-    while standIn.reportCalls.count < 14 && Date().timeIntervalSince(started) < 60 {
-      try await Task.sleep(for: .milliseconds(10))
-    }
-    // At least 14: on a loaded machine this loop can wake late, after the held page timed out
-    // (30 s) and the run's retry asked for it again (held too): nothing past it was answered.
-    try #require(standIn.reportCalls.count >= 14, "the import never got to its 14th page")
+    // Waits on the stand-in's signal, on a thread of its own: the 14th call is held now.
+    let held = await Task.detached { standIn.waitForHeldAnswer(timeout: 60) }.value
+    try #require(held, "the import never got to its 14th page")
+    #expect(standIn.reportCalls.count == 14)
     #expect(server.kill(SIGKILL) == .signal(SIGKILL))
     standIn.release()
     let callsBefore = standIn.reportCalls.count
