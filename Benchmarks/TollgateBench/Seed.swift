@@ -52,6 +52,8 @@ enum Seed {
     var generator = SystemRandomNumberGenerator()
     var ids: [String] = []
     ids.reserveCapacity(profiles)
+    // The profiles no Apple Ads token was applied to: the attribution run sends each one token.
+    var unattributed: [String] = []
     let now = Date()
     var batch: [ProfileRecord] = []
     for index in 0..<profiles {
@@ -73,6 +75,8 @@ enum Seed {
         record.attribution.appleAds = AppleAdsRecord(
           payload: AppleAdsPayload(attribution: true, orgId: 1, campaignId: [101, 102, 104][index % 3]),
           test: false, clickDate: nil, resolvedAt: now)
+      } else {
+        unattributed.append(id)
       }
       batch.append(record)
       if batch.count == 5_000 {
@@ -83,6 +87,8 @@ enum Seed {
     _ = try store.importProfiles(appId: keys.app.id, batch)
     try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
     try Data((ids.joined(separator: "\n") + "\n").utf8).write(to: out.appendingPathComponent("ids.txt"))
+    try Data((unattributed.joined(separator: "\n") + "\n").utf8).write(
+      to: out.appendingPathComponent("unattributed.txt"))
     try Data("BENCH_KEY=\(keys.publicKey)\n".utf8).write(to: out.appendingPathComponent("keys.env"))
     emit("seeded \(profiles) profiles for app \(keys.app.name)")
   }
