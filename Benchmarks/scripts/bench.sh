@@ -48,7 +48,7 @@ attribution_counts() {
 # SDK's client (`tollgate-bench attribution`, URLSession, 32 at a time) sent tokens no faster than
 # about 600/s while the server took 1 000–2 000/s from wrk at the same latency. A burst: the queue
 # holds 10 000 tokens and the worker applies a few hundred a second, so a longer run measures the
-# queue's limit (503 with Retry-After beyond it, by design). Accepted: answered 202 (queued and
+# queue's limit (503 attribution_queue_full beyond it, by design). Accepted: answered 202 (queued and
 # committed) within wrk's run. Queued: what the server committed, with the requests wrk left in
 # flight at its end; lost: queued tokens the worker had not applied 180 s later.
 attribution_run() {

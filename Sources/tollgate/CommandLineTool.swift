@@ -54,6 +54,10 @@ enum CommandLineTool {
                                   beyond it a request is answered 503 server_busy at once
           --max-wait-ms N         hold long polls (wait_for) at most N ms (TOLLGATE_MAX_WAIT_MS,
                                   default 30000, the most a request may ask for)
+          --attribution-queue-limit N
+                                  Apple Ads tokens waiting for Apple at most
+                                  (TOLLGATE_ATTRIBUTION_QUEUE_LIMIT, default 10000); beyond it a
+                                  token is answered 503 attribution_queue_full
           --events-retention-days N
                                   keep raw flow views N days (TOLLGATE_EVENTS_RETENTION_DAYS,
                                   default 400; 0 keeps them forever); reports keep every figure
@@ -327,6 +331,13 @@ enum CommandLineTool {
       guard let number = Int(value), number > 0 else { throw Failure("--connection-limit takes a positive number") }
       settings.connectionLimit = number
     }
+    var queueLimit = AttributionWorker.defaultMaxQueue
+    if let value = options.value("--attribution-queue-limit", env: "TOLLGATE_ATTRIBUTION_QUEUE_LIMIT") {
+      guard let number = Int(value), (1...10_000_000).contains(number) else {
+        throw Failure("--attribution-queue-limit takes a number of tokens, 1–10000000")
+      }
+      queueLimit = number
+    }
     var retentionDays: Int? = EventRetention.defaultDays
     if let value = options.value("--events-retention-days", env: "TOLLGATE_EVENTS_RETENTION_DAYS") {
       guard let number = Int(value), (0...36_500).contains(number) else {
@@ -388,6 +399,7 @@ enum CommandLineTool {
     configuration.secrets = secrets
     configuration.rateLimits = limits
     configuration.maxWaitSeconds = maxWait
+    configuration.attributionQueueLimit = queueLimit
     configuration.dashboard = dashboard
     configuration.publicURL = publicURL
     configuration.eventsRetentionDays = retentionDays

@@ -22,6 +22,9 @@ public struct ServerConfiguration: Sendable {
   public var attributionInterval: TimeInterval? = 0.5
   /// How long `POST …/attribution/apple-ads` waits for Apple before answering 202.
   public var attributionBudget: TimeInterval = 1.5
+  /// Pending Apple Ads tokens beyond which new ones are refused with 503
+  /// (`--attribution-queue-limit`): a launch day's burst the worker applies over the next minutes.
+  public var attributionQueueLimit = AttributionWorker.defaultMaxQueue
   /// Apple Ads' Campaign Management API (spend, names): Apple's, or a stand-in.
   public var campaignManagement: any CampaignManagementAPI = CampaignManagementClient()
   /// How the spend importer pages, leases and backs off.

@@ -66,7 +66,7 @@ public final class Service: Sendable {
       webhooks: { currentConfig($0)?.webhooks ?? [] })
     let attribution = AttributionWorker(
       attributionJobs: database, apple: configuration.apple, time: time, logger: logger,
-      policy: configuration.attributionPolicy,
+      policy: configuration.attributionPolicy, maxQueue: configuration.attributionQueueLimit,
       allowsTestAttribution: { currentConfig($0)?.allowTestAttribution ?? false },
       webhooks: { currentConfig($0)?.webhooks ?? [] },
       onChange: { profile, appId in waits.changed(.init(appId: appId, profileId: profile.id)) })

@@ -462,6 +462,46 @@ struct CommandLineTests {
     #expect(again.stop() == .exit(0))
   }
 
+  @Test(
+    "serve --attribution-queue-limit N: with N tokens waiting for Apple the next is 503 attribution_queue_full; 0 is refused"
+  )
+  func attributionQueueLimit() async throws {
+    let directory = temporaryDirectory()
+    let database = directory.appendingPathComponent("queue.sqlite").path
+    let refused = try CLI(database: database).run(["serve", "--attribution-queue-limit", "0"])
+    #expect(refused.status != 0 && refused.stderr.contains("--attribution-queue-limit takes"), "\(refused.stderr)")
+    // Apple unreachable (a closed port): every token stays pending.
+    let server = try ServeProcess([
+      "--database", database, "--apple-ads-url", "http://127.0.0.1:9/", "--attribution-queue-limit", "2",
+      "--rate-limit-tokens-per-key", "off", "--rate-limit-tokens-per-profile", "off", "--sample-config",
+      repositoryRoot.appendingPathComponent("examples/sample-config.json").path,
+    ])
+    let publicKey = try String(
+      contentsOfFile: directory.appendingPathComponent("sample-public-key.txt").path, encoding: .utf8)
+    func post(_ path: String, _ body: String) async throws -> (Int, Data) {
+      var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
+      request.httpMethod = "POST"
+      request.httpBody = Data(body.utf8)
+      request.setValue("Api-Key \(publicKey)", forHTTPHeaderField: "Authorization")
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+      request.setValue("respond-async", forHTTPHeaderField: "Prefer")
+      let (data, response) = try await TestServer.session.data(for: request)
+      return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+    var statuses: [Int] = []
+    var last = Data()
+    for _ in 0..<3 {
+      let id = UUID().uuidString.lowercased()
+      #expect(try await post("/v1/sdk/profiles", #"{"profile_id":"\#(id)"}"#).0 == 201)
+      let (status, body) = try await post(RoutePaths.appleAdsAttribution(id), #"{"token":"token-\#(id)"}"#)
+      statuses.append(status)
+      last = body
+    }
+    #expect(statuses == [202, 202, 503])
+    #expect(try WireCoding.decoder.decode(APIErrorBody.self, from: last).error.code == "attribution_queue_full")
+    #expect(server.stop() == .exit(0))
+  }
+
   @Test("keys create --scope --expires makes a limited secret key; keys list shows its scopes and expiry")
   func scopedKeys() throws {
     let cli = CLI(database: temporaryDirectory().appendingPathComponent("cli.sqlite").path)

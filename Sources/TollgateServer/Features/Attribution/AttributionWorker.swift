@@ -16,6 +16,8 @@ public final class AttributionWorker: Sendable {
   public let concurrency: Int
   /// Pending jobs beyond which new tokens are refused (503).
   public let maxQueue: Int
+  /// `maxQueue` unless the operator sets it: about half a minute of a small machine's work.
+  public static let defaultMaxQueue = 10_000
   /// How long a claimed job stays invisible to other passes.
   static let lease: TimeInterval = 30
 
@@ -34,7 +36,7 @@ public final class AttributionWorker: Sendable {
   /// Creates a worker; `onChange` hears about every profile an outcome changed.
   public init(
     attributionJobs: any AttributionJobRepository, apple: any AppleAdsResolving, time: any TimeSource, logger: Logger,
-    policy: AttributionPolicy = AttributionPolicy(), concurrency: Int = 4, maxQueue: Int = 10_000,
+    policy: AttributionPolicy = AttributionPolicy(), concurrency: Int = 4, maxQueue: Int = defaultMaxQueue,
     allowsTestAttribution: @escaping @Sendable (Int64) -> Bool = { _ in false },
     webhooks: @escaping @Sendable (Int64) -> [WebhookConfig] = { _ in [] },
     onChange: @escaping @Sendable (ProfileRecord, Int64) -> Void = { _, _ in }
