@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds tollgate with the Swift runtime linked in (--static-swift-stdlib) and wraps it in a
 # Debian package: .build/package/tollgate_VERSION_ARCH.deb (.build/package-debug/ from a debug
-# build). The binary needs only Debian's own
-# libraries; the package depends on the ones it links (found with ldd and dpkg -S).
+# build). The binary needs only Debian's own libraries; the package depends on the ones it links
+# (found with ldd and dpkg -S).
 #   scripts/package.sh            build the package (release)
 #   PACKAGE_CONFIGURATION=debug scripts/package.sh
 #                                 the same package from a debug build: what `make test` installs.
-#                                 The same sources, runtime linking and packaging; unoptimised, it
-#                                 compiles in a quarter of the release build's CPU time (120 against
-#                                 420 core-seconds), the larger part of a test run on 2 cores.
+#                                 The same sources, runtime linking and packaging, unoptimised: 120
+#                                 core-seconds of compiling instead of 420, which on 2 cores were a
+#                                 quarter of a test run's work.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift="${SWIFT:-swift}"

@@ -106,7 +106,6 @@ if [ "$dashboard" -eq 0 ]; then
   DASHBOARD_SEEDED="$seeded" bash scripts/dashboard-test.sh "$products/tollgate" || dashboard=$?
 else
   tail -20 "$seeded/demo.log"
-  rm -rf "$seeded"
 fi
 contracted=0
 wait "$contract" || contracted=$?

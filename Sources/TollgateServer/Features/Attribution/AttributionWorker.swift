@@ -16,7 +16,8 @@ public final class AttributionWorker: Sendable {
   public let concurrency: Int
   /// Pending jobs beyond which new tokens are refused (503).
   public let maxQueue: Int
-  /// `maxQueue` unless the operator sets it: about half a minute of a small machine's work.
+  /// `maxQueue` unless the operator sets it: 25–45 s of the worker's work on 2 cores (it applied
+  /// about 400 tokens a second on SQLite and 220 on PostgreSQL, BENCHMARKS.md).
   public static let defaultMaxQueue = 10_000
   /// How long a claimed job stays invisible to other passes.
   static let lease: TimeInterval = 30
