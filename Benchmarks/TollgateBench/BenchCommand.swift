@@ -27,7 +27,8 @@ enum BenchCommand {
       case "subscriptions":
         try SubscriptionSeries.run(
           database: options["--database"] ?? "subscriptions.sqlite",
-          subscriptions: Int(options["--subscriptions"] ?? "") ?? 100_000)
+          subscriptions: Int(options["--subscriptions"] ?? "") ?? 100_000,
+          streams: Int(options["--streams"] ?? "") ?? 1)
       case "analytics":
         try AnalyticsAtScale.run(
           database: options["--database"] ?? "analytics.sqlite",

@@ -215,11 +215,14 @@ if [ -n "${TOLLGATE_TEST_POSTGRES_URL:-}" ]; then
   R[stats.postgres]=$("$BIN/tollgate-bench" stats --database "$TOLLGATE_TEST_POSTGRES_URL" --impressions 100000 --purchases 5000)
 fi
 
+# One recorder, then two at once (each its own subscriptions), as a server's concurrent purchases.
 echo "== transactions through the live path (SQLite: 5 000 subscriptions over two years, every rollup updated as they arrive)"
 R[subscriptions.sqlite]=$("$BIN/tollgate-bench" subscriptions --database "$work/subscriptions.sqlite" --subscriptions 5000)
+R[subscriptions2.sqlite]=$("$BIN/tollgate-bench" subscriptions --database "$work/subscriptions2.sqlite" --subscriptions 5000 --streams 2)
 if [ -n "${TOLLGATE_TEST_POSTGRES_URL:-}" ]; then
   echo "== transactions through the live path (PostgreSQL: 2 000 subscriptions)"
   R[subscriptions.postgres]=$("$BIN/tollgate-bench" subscriptions --database "$TOLLGATE_TEST_POSTGRES_URL" --subscriptions 2000)
+  R[subscriptions2.postgres]=$("$BIN/tollgate-bench" subscriptions --database "$TOLLGATE_TEST_POSTGRES_URL" --subscriptions 2000 --streams 2)
 fi
 
 IMPORT_PROFILES=${BENCH_IMPORT_PROFILES:-1000000}
@@ -334,7 +337,9 @@ row() { echo "| $1 | $(rps "$2") | $(p50 "$2") ms | $(p99 "$2") ms |"; }
   echo "## Transactions through the live path (every rollup updated as each batch of 1 000 arrives)"
   echo
   echo "- SQLite: ${R[subscriptions.sqlite]}"
+  echo "- SQLite: ${R[subscriptions2.sqlite]}"
   [ -n "${R[subscriptions.postgres]:-}" ] && echo "- PostgreSQL: ${R[subscriptions.postgres]}"
+  [ -n "${R[subscriptions2.postgres]:-}" ] && echo "- PostgreSQL: ${R[subscriptions2.postgres]}"
   echo
   echo "## Moving an app onto Tollgate (targets: ≥ 20 000 profiles/s, ≥ 2 000 transactions/s)"
   echo

@@ -17,6 +17,8 @@ final class PendingRollups {
   /// Each profile's Apple Ads install (`stats_aa_profiles`) as read or written in the unit, nil
   /// for a profile not from Apple Ads: a batch of one buyer's renewals reads it once.
   var appleAdsProfiles: [String: AppleAdsProfile?] = [:]
+  /// Rows the rollups read, read for many subscriptions or profiles at once.
+  let reads = RollupReads()
 
   /// A profile's Apple Ads install: its group, and whether it has bought.
   struct AppleAdsProfile {

@@ -21,6 +21,10 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   /// Each subscription's earliest stored transaction as read or written in the unit (nil: none
   /// stored), for `subscriptionCredit`: its renewals in one batch ask once.
   private var firstTransactions: [String: FirstTransaction?] = [:]
+  /// Profiles locked and read ahead by `readingAhead(histories:)`, each answered once.
+  private var lockedAhead: [String: ProfileRecord?] = [:]
+  /// Purchase histories read ahead by `readingAhead(histories:)`, each answered once.
+  private var historiesAhead: [String: PurchaseHistory] = [:]
   /// Subscription period ends noted in the unit, written once each before the commit.
   private var subscriptionEnds: [String: (environment: String, end: Date)] = [:]
 
@@ -68,6 +72,67 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     .isEmpty
     if exists { existing.insert(id) }
     return exists
+  }
+
+  func prefetch(_ transactions: [TransactionPayload], profiles: [String]) throws {
+    let originals = Array(Set(transactions.map(\.originalTransactionId))).sorted()
+    let tokens = Array(Set(transactions.compactMap { $0.appAccountToken?.lowercased() })).sorted()
+    for chunk in Self.chunks(originals.filter { owners[$0] == nil }) {
+      for original in chunk { owners[original] = [] }
+      for row in try db.lookup(
+        "SELECT original_transaction_id, profile_id FROM app_store_owners WHERE app_id = ? "
+          + "AND original_transaction_id IN (\(Self.list(chunk.count)))", [.integer(appId)] + chunk.map(SQLValue.text))
+      {
+        owners[try row.decode("original_transaction_id"), default: []].append(try row.decode("profile_id"))
+      }
+      for original in chunk { owners[original]?.sort() }
+    }
+    for chunk in Self.chunks(originals.filter { firstTransactions[$0] == nil }) {
+      var first: [String: FirstTransaction] = [:]
+      for row in try db.lookup(
+        """
+        SELECT original_transaction_id, transaction_id, signed_at, attr_placement, attr_audience, attr_variation,
+        attr_profile FROM app_store_transactions WHERE app_id = ? AND original_transaction_id IN (\(Self.list(chunk.count)))
+        """, [.integer(appId)] + chunk.map(SQLValue.text))
+      {
+        let read = FirstTransaction(
+          transactionId: try row.decode("transaction_id"), signedAt: try row.decode("signed_at"),
+          credit: try Self.credit(row))
+        let original: String = try row.decode("original_transaction_id")
+        if first[original].map({ read.precedes($0) }) ?? true { first[original] = read }
+      }
+      for original in chunk { firstTransactions[original] = .some(first[original]) }
+    }
+    for chunk in Self.chunks(tokens.filter { !existing.contains($0) }) {
+      for row in try db.lookup(
+        "SELECT id FROM profiles WHERE app_id = ? AND id IN (\(Self.list(chunk.count)))",
+        [.integer(appId)] + chunk.map(SQLValue.text))
+      {
+        existing.insert(try row.decode("id"))
+      }
+    }
+    // The Apple Ads installs of the profiles the transactions will be credited to.
+    let buyers = Set(profiles).union(tokens.filter { existing.contains($0) }).sorted()
+    for chunk in Self.chunks(buyers.filter { pending.appleAdsProfiles[$0] == nil }) {
+      for profile in chunk { pending.appleAdsProfiles[profile] = .some(nil) }
+      for row in try db.lookup(
+        "SELECT profile_id, day, campaign_id, ad_group_id, keyword_id, purchaser FROM stats_aa_profiles "
+          + "WHERE app_id = ? AND profile_id IN (\(Self.list(chunk.count)))",
+        [.integer(appId)] + chunk.map(SQLValue.text))
+      {
+        pending.appleAdsProfiles[try row.decode("profile_id")] = .some(try Store.appleAdsProfile(row))
+      }
+    }
+  }
+
+  /// Keys split for `IN` lists of up to 512.
+  private static func chunks(_ keys: [String]) -> [ArraySlice<String>] {
+    StatementRanges.split(keys.count, limit: 512).map { keys[$0] }
+  }
+
+  /// `?, ?, …` for an `IN` list of `count` keys.
+  static func list(_ count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ", ")
   }
 
   func subscriptionCredit(of original: String, excluding transactionId: String) throws -> PurchaseAttribution? {
@@ -122,8 +187,14 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
         .text(credit.placementId), .text(credit.audienceId), .text(credit.variationId),
         credit.profileId.map(SQLValue.text) ?? .null,
       ])
-    guard db.changes == 1 else { return false }
     let original = payload.originalTransactionId
+    guard db.changes == 1 else {
+      // Stored by another unit of work, which may have linked owners or stored the first
+      // transaction since they were read (ahead): read them again when next asked.
+      owners[original] = nil
+      firstTransactions[original] = nil
+      return false
+    }
     if let known = firstTransactions[original] {
       let inserted = FirstTransaction(
         transactionId: payload.transactionId, signedAt: Double(payload.signedDate) / 1000, credit: credit)
@@ -167,11 +238,17 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func rollSubscriptions(_ originals: [String]) throws {
+    // Everything the recomputation reads, read first: the trial and series rows written below
+    // are not among it, and the cohorts read none of them.
+    try pending.reads.prefetch(db, appId: appId, RollupQuery.perSubscription, keys: originals)
+    defer { pending.reads.forget() }
+    let profiles = try Store.creditedProfiles(db, appId: appId, originals: originals, pending: pending)
+    try pending.reads.prefetch(db, appId: appId, RollupQuery.perProfile, keys: profiles)
     for original in originals {
       try Store.rollTrial(db, appId: appId, original: original, pending: pending)
       try Store.rollSubscription(db, appId: appId, original: original, pending: pending)
     }
-    try Store.rollCohorts(db, appId: appId, originals: originals, pending: pending)
+    for profile in profiles { try Store.rollCohort(db, appId: appId, profile: profile, pending: pending) }
   }
 
   func noteSubscriptionEnd(_ original: String, environment: String, periodEnd: Date) throws {
@@ -188,14 +265,19 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   /// Writes the subscription ends noted in the unit, in key order (the order every writer
   /// locks them in), keeping the latest end stored or noted.
   func writeSubscriptionEnds() throws {
-    for (original, noted) in subscriptionEnds.sorted(by: { $0.key < $1.key }) {
+    let ends = subscriptionEnds.sorted { $0.key < $1.key }
+    for range in StatementRanges.split(ends.count, limit: 256) {
       try db.query(
         """
         INSERT INTO app_store_subscription_ends (app_id, original_transaction_id, environment, period_end)
-        VALUES (?, ?, ?, ?) ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET
+        VALUES \(Array(repeating: "(?, ?, ?, ?)", count: range.count).joined(separator: ", "))
+        ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET
         period_end = CASE WHEN excluded.period_end > app_store_subscription_ends.period_end
           THEN excluded.period_end ELSE app_store_subscription_ends.period_end END
-        """, [.integer(appId), .text(original), .text(noted.environment), .real(noted.end.timeIntervalSince1970)])
+        """,
+        ends[range].flatMap { original, noted in
+          [.integer(appId), .text(original), .text(noted.environment), .real(noted.end.timeIntervalSince1970)]
+        })
     }
     subscriptionEnds = [:]
   }
@@ -227,8 +309,64 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     }
   }
 
+  func readingAhead<T>(histories profileIds: [String], _ body: () throws -> T) throws -> T {
+    defer {
+      lockedAhead = [:]
+      historiesAhead = [:]
+    }
+    for chunk in Self.chunks(Array(Set(profileIds)).sorted()) {
+      let keys = [SQLValue.integer(appId)] + chunk.map(SQLValue.text)
+      for id in chunk { lockedAhead[id] = .some(nil) }
+      // In id order, the order every unit of work locks profiles in.
+      for row in try db.lookup(
+        "SELECT \(SQLColumns.profile) FROM profiles WHERE app_id = ? AND id IN (\(Self.list(chunk.count))) "
+          + "ORDER BY id\(store.dialect.lockRow)", keys)
+      {
+        let profile = try Store.decodeProfile(row)
+        lockedAhead[profile.id] = .some(profile)
+      }
+      historiesAhead.merge(try histories(of: chunk, keys)) { _, read in read }
+    }
+    return try body()
+  }
+
+  /// The purchase histories of up to 512 profiles (`keys`: the app, then their ids).
+  private func histories(of profiles: ArraySlice<String>, _ keys: [SQLValue]) throws -> [String: PurchaseHistory] {
+    var histories = Dictionary(
+      profiles.map { ($0, PurchaseHistory(transactions: [], notifications: [], grants: [])) },
+      uniquingKeysWith: { first, _ in first })
+    var owners: [String: [String]] = [:]
+    for row in try db.lookup(Store.ownedSubscriptions(profiles.count), keys) {
+      owners[try row.decode("original_transaction_id"), default: []].append(try row.decode("profile_id"))
+    }
+    let decoder = WireCoding.decoder
+    for originals in Self.chunks(owners.keys.sorted()) {
+      let byOriginal = [SQLValue.integer(appId)] + originals.map(SQLValue.text)
+      for row in try db.lookup(Store.subscriptionsTransactions(originals.count), byOriginal) {
+        let payload = try StoredPayloads.shared.payload(row)
+        for owner in owners[try row.decode("original_transaction_id")] ?? [] {
+          histories[owner]?.transactions.append(payload)
+        }
+      }
+      for row in try db.lookup(Store.subscriptionsNotifications(originals.count), byOriginal) {
+        let fact = try decoder.decode(NotificationFact.self, from: try row.decode("fact"))
+        for owner in owners[try row.decode("original_transaction_id")] ?? [] {
+          histories[owner]?.notifications.append(fact)
+        }
+      }
+    }
+    for row in try db.lookup(
+      "SELECT profile_id, \(Store.grantColumns) FROM access_grants WHERE app_id = ? "
+        + "AND profile_id IN (\(Self.list(profiles.count))) ORDER BY profile_id, id", keys)
+    {
+      histories[try row.decode("profile_id")]?.grants.append(try Store.grant(row))
+    }
+    return histories
+  }
+
   func lockedProfile(_ id: String) throws -> ProfileRecord? {
-    try Store.profile(db, appId: appId, id: id, lock: store.dialect.lockRow)
+    if let known = lockedAhead.removeValue(forKey: id) { return known }
+    return try Store.profile(db, appId: appId, id: id, lock: store.dialect.lockRow)
   }
 
   func profile(_ id: String) throws -> ProfileRecord? {
@@ -236,6 +374,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func history(of profileId: String) throws -> PurchaseHistory {
+    if let known = historiesAhead.removeValue(forKey: profileId) { return known }
     let key: [SQLValue] = [.integer(appId), .integer(appId), .text(profileId)]
     let transactions = try db.lookup(
       """
@@ -341,6 +480,26 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
 }
 
 extension RelationalStore {
+  /// The subscriptions `count` profiles own (the app, then the profiles' ids). The histories
+  /// read by them first, then by subscription: joined in one statement, SQLite walked every
+  /// transaction of the app.
+  static func ownedSubscriptions(_ count: Int) -> String {
+    "SELECT profile_id, original_transaction_id FROM app_store_owners WHERE app_id = ? "
+      + "AND profile_id IN (\(RelationalPurchases<Self>.list(count)))"
+  }
+
+  /// The transactions of `count` subscriptions.
+  static func subscriptionsTransactions(_ count: Int) -> String {
+    "SELECT original_transaction_id, payload FROM app_store_transactions WHERE app_id = ? "
+      + "AND original_transaction_id IN (\(RelationalPurchases<Self>.list(count)))"
+  }
+
+  /// The notifications of `count` subscriptions.
+  static func subscriptionsNotifications(_ count: Int) -> String {
+    "SELECT original_transaction_id, fact FROM app_store_notifications WHERE app_id = ? "
+      + "AND original_transaction_id IN (\(RelationalPurchases<Self>.list(count)))"
+  }
+
   /// The subscriptions no profile owns yet bought under an appAccountToken, a row a transaction
   /// (read through `app_store_transactions_by_token`).
   static var unownedSubscriptionsByToken: String {

@@ -109,17 +109,7 @@ extension RelationalStore {
   /// statement text is cached prepared on each connection, so a few sizes are used again
   /// and again instead of one text for every batch length.
   static func statementRanges(_ count: Int, limit: Int) -> [Range<Int>] {
-    var largest = 1
-    while largest * 2 <= max(1, limit) { largest *= 2 }
-    var ranges: [Range<Int>] = []
-    var start = 0
-    while start < count {
-      var size = largest
-      while size > count - start { size /= 2 }
-      ranges.append(start..<start + size)
-      start += size
-    }
-    return ranges
+    StatementRanges.split(count, limit: limit)
   }
 }
 
@@ -217,5 +207,23 @@ package enum BulkRows {
       }
     }
     return out
+  }
+}
+
+/// Statement sizes for rows written or keys read many a statement.
+enum StatementRanges {
+  /// Splits `count` into ranges of power-of-two sizes up to `limit`.
+  static func split(_ count: Int, limit: Int) -> [Range<Int>] {
+    var largest = 1
+    while largest * 2 <= max(1, limit) { largest *= 2 }
+    var ranges: [Range<Int>] = []
+    var start = 0
+    while start < count {
+      var size = largest
+      while size > count - start { size /= 2 }
+      ranges.append(start..<start + size)
+      start += size
+    }
+    return ranges
   }
 }

@@ -15,10 +15,11 @@ extension RelationalStore {
   static func rollCohort(_ db: any SQLConnection, appId: Int64, profile: String, pending: PendingRollups? = nil)
     throws
   {
-    guard let (dimensions, changes) = try cohortFacts(db, appId: appId, profile: profile) else { return }
+    guard let (dimensions, changes) = try cohortFacts(db, appId: appId, profile: profile, pending: pending)
+    else { return }
     let now = CohortContributionRows(dimensions: dimensions, rows: changes)
     let before: CohortContributionRows? = try storedContribution(
-      db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile)
+      db, .cohortContribution, appId: appId, id: profile, pending: pending)
     guard before != now else { return }
     let batch = pending ?? PendingRollups()
     for (dimensions, where_, counters) in now.changes(from: before) {
@@ -59,56 +60,39 @@ extension RelationalStore {
     try rollCohort(db, appId: appId, profile: profile.id, pending: pending)
   }
 
-  /// The profiles credited with a subscription's transactions (NULL for none), one row a transaction.
-  static var subscriptionProfiles: String {
-    "SELECT attr_profile FROM app_store_transactions WHERE app_id = ? AND original_transaction_id = ?"
-  }
-
-  /// The profiles credited with these subscriptions' transactions.
-  static func rollCohorts(_ db: any SQLConnection, appId: Int64, originals: [String], pending: PendingRollups)
-    throws
+  /// The profiles credited with these subscriptions' transactions, in order.
+  static func creditedProfiles(_ db: any SQLConnection, appId: Int64, originals: [String], pending: PendingRollups)
+    throws -> [String]
   {
     var profiles: Set<String> = []
     for original in originals {
       // Deduplicated and filtered here, not in SQL: with DISTINCT or `attr_profile IS NOT NULL`
       // SQLite's planner walked the index by profile, every transaction of the app, to
       // skip a sort (2 ms a purchase at 12 000 transactions, growing with them).
-      for row in try db.query(subscriptionProfiles, [.integer(appId), .text(original)]) {
+      for row in try rollupRows(db, appId: appId, .subscriptionTransactions, original, pending: pending) {
         if let profile: String = try row.decode("attr_profile") { profiles.insert(profile) }
       }
     }
-    for profile in profiles.sorted() { try rollCohort(db, appId: appId, profile: profile, pending: pending) }
+    return profiles.sorted()
   }
 
   /// A profile's cohort dimensions and changes from its row, attribution, first view and transactions.
-  static func cohortFacts(_ db: any SQLConnection, appId: Int64, profile: String) throws
-    -> (CohortDimensions, [CohortAge: CohortCounters])?
+  static func cohortFacts(_ db: any SQLConnection, appId: Int64, profile: String, pending: PendingRollups? = nil)
+    throws -> (CohortDimensions, [CohortAge: CohortCounters])?
   {
-    let key: [SQLValue] = [.integer(appId), .text(profile)]
-    guard
-      let row = try db.query("SELECT created_at, install FROM profiles WHERE app_id = ? AND id = ?", key).first
-    else { return nil }
-    let ads = try db.query(
-      "SELECT day, campaign_id, ad_group_id, keyword_id FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?", key
-    ).first.map { row in
-      AppleAdsKey(
-        day: try row.decode("day"), campaign: try row.decode("campaign_id"), adGroup: try row.decode("ad_group_id"),
-        keyword: try row.decode("keyword_id"))
+    func rows(_ query: RollupQuery) throws -> [SQLRow] {
+      try rollupRows(db, appId: appId, query, profile, pending: pending)
     }
+    guard let row = try rows(.install).first else { return nil }
+    let ads = try rows(.appleAdsInstall).first.map(appleAdsKey)
     // Kept apart from the raw events, which may expire.
-    let firstView = try db.query(
-      "SELECT variation_id, received_at, seq FROM profile_first_views WHERE app_id = ? AND profile_id = ?", key
-    ).first.map { row in
+    let firstView = try rows(.firstView).first.map { row in
       FirstView(
         variation: try row.decode("variation_id"), at: try row.decode("received_at"), seq: try row.decode("seq"))
     }
     var dimensions = try cohortDimensions(row, ads: ads, firstView: firstView)
-    if try !db.query("SELECT 1 FROM imported_profiles WHERE app_id = ? AND profile_id = ?", key).isEmpty {
-      dimensions.imported = true
-    }
-    let transactions = try db.query(
-      "SELECT payload FROM app_store_transactions WHERE app_id = ? AND attr_profile = ?", key
-    ).map { try StoredPayloads.shared.payload($0) }
+    if try !rows(.imported).isEmpty { dimensions.imported = true }
+    let transactions = try rows(.profileTransactions).map { try StoredPayloads.shared.payload($0) }
     return (dimensions, CohortContribution.changes(installDay: dimensions.installDay, transactions))
   }
 

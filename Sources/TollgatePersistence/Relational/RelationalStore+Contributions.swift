@@ -49,21 +49,17 @@ struct Contribution<Dimensions: Codable & Equatable, Where: ContributionKey, Cou
 }
 
 extension RelationalStore {
-  /// The contribution stored for entity `id` in `table` (`stats_subscriptions` by
-  /// `original_transaction_id`, `stats_cohort_profiles` by `profile_id`).
+  /// The contribution stored for entity `id` (`RollupQuery.subscriptionContribution`,
+  /// `.cohortContribution`).
   static func storedContribution<D, W, C>(
-    _ db: any SQLConnection, table: String, idColumn: String, appId: Int64, id: String
+    _ db: any SQLConnection, _ query: RollupQuery, appId: Int64, id: String, pending: PendingRollups?
   ) throws -> Contribution<D, W, C>? {
-    guard
-      let row = try db.query(
-        "SELECT dimensions, changes FROM \(table) WHERE app_id = ? AND \(idColumn) = ?", [.integer(appId), .text(id)]
-      ).first
-    else { return nil }
+    guard let row = try rollupRows(db, appId: appId, query, id, pending: pending).first else { return nil }
     let dimensions = try WireCoding.decoder.decode(
       D.self, from: Data(try row.decode("dimensions", as: String.self).utf8))
     let entries = try ContributionText.decode(try row.decode("changes", as: String.self), as: W.self)
     guard entries.allSatisfy({ $0.counters.count == C.columns.count }) else {
-      throw StoreError.database("\(table) of \(id): a row without its \(C.columns.count) counters")
+      throw StoreError.database("\(query.table) of \(id): a row without its \(C.columns.count) counters")
     }
     return Contribution(
       dimensions: dimensions,
@@ -80,6 +76,20 @@ extension RelationalStore {
       INSERT INTO \(table) (app_id, \(idColumn), dimensions, changes) VALUES (?, ?, ?, ?)
       ON CONFLICT (app_id, \(idColumn)) DO UPDATE SET dimensions = excluded.dimensions, changes = excluded.changes
       """, [.integer(appId), .text(id), json(contribution.dimensions), contribution.storedRows])
+  }
+
+  /// The rows of `query` for one entity: as `pending` read them for many at once, or read now.
+  static func rollupRows(
+    _ db: any SQLConnection, appId: Int64, _ query: RollupQuery, _ id: String, pending: PendingRollups?
+  ) throws -> [SQLRow] {
+    try pending?.reads.rows(db, appId: appId, query, id) ?? RollupReads.rows(db, appId: appId, query, id)
+  }
+
+  /// An Apple Ads install's group from its `stats_aa_profiles` row.
+  static func appleAdsKey(_ row: SQLRow) throws -> AppleAdsKey {
+    AppleAdsKey(
+      day: try row.decode("day"), campaign: try row.decode("campaign_id"), adGroup: try row.decode("ad_group_id"),
+      keyword: try row.decode("keyword_id"))
   }
 
   /// Adds counter rows to a rollup `table` whose primary key is `app_id` and `keys`, many rows a

@@ -136,11 +136,7 @@ extension RelationalStore {
   static func rollTrial(_ db: any SQLConnection, appId: Int64, original: String, pending: PendingRollups? = nil)
     throws
   {
-    let rows = try db.query(
-      """
-      SELECT payload, attr_placement, attr_audience, attr_variation FROM app_store_transactions
-      WHERE app_id = ? AND original_transaction_id = ?
-      """, [.integer(appId), .text(original)])
+    let rows = try rollupRows(db, appId: appId, .subscriptionTransactions, original, pending: pending)
     let transactions = try rows.map {
       try StoredPayloads.shared.payload($0)
     }
@@ -153,12 +149,7 @@ extension RelationalStore {
             placement: try $0.decode("attr_placement"), audience: try $0.decode("attr_audience"),
             variation: try $0.decode("attr_variation"))
         }))
-    let row = try db.query(
-      """
-      SELECT placement_id, audience_id, variation_id, trial_day, converted_day FROM stats_trials
-      WHERE app_id = ? AND original_transaction_id = ?
-      """, [.integer(appId), .text(original)]
-    ).first
+    let row = try rollupRows(db, appId: appId, .trial, original, pending: pending).first
     let before = TrialFacts(
       trialDay: try row?.decode("trial_day", as: Int64?.self),
       convertedDay: try row?.decode("converted_day", as: Int64?.self))
@@ -195,6 +186,12 @@ extension RelationalStore {
   }
 
   /// A purchase by a profile that came from Apple Ads: its campaign's revenue and purchasers.
+  /// A profile's Apple Ads install from its `stats_aa_profiles` row.
+  static func appleAdsProfile(_ row: SQLRow) throws -> PendingRollups.AppleAdsProfile {
+    PendingRollups.AppleAdsProfile(
+      group: try appleAdsKey(row), purchaser: try row.decode("purchaser", as: Int64.self) != 0)
+  }
+
   private static func rollAppleAdsPurchase(
     _ db: any SQLConnection, appId: Int64, profileId: String, _ transaction: TransactionPayload,
     pending: PendingRollups?
@@ -206,13 +203,7 @@ extension RelationalStore {
       install = try db.query(
         "SELECT day, campaign_id, ad_group_id, keyword_id, purchaser FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
         [.integer(appId), .text(profileId)]
-      ).first.map { row in
-        PendingRollups.AppleAdsProfile(
-          group: AppleAdsKey(
-            day: try row.decode("day"), campaign: try row.decode("campaign_id"),
-            adGroup: try row.decode("ad_group_id"), keyword: try row.decode("keyword_id")),
-          purchaser: try row.decode("purchaser", as: Int64.self) != 0)
-      }
+      ).first.map(appleAdsProfile)
       pending?.appleAdsProfiles[profileId] = .some(install)
     }
     guard let install else { return }

@@ -14,10 +14,10 @@ extension RelationalStore {
   static func rollSubscription(
     _ db: any SQLConnection, appId: Int64, original: String, pending: PendingRollups? = nil
   ) throws {
-    let (dimensions, changes) = try subscriptionFacts(db, appId: appId, original: original)
+    let (dimensions, changes) = try subscriptionFacts(db, appId: appId, original: original, pending: pending)
     let now = SubscriptionContribution(dimensions: dimensions, rows: changes)
     let before: SubscriptionContribution? = try storedContribution(
-      db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original)
+      db, .subscriptionContribution, appId: appId, id: original, pending: pending)
     guard before != now, before != nil || !changes.isEmpty else { return }
     if let pending {
       for (dimensions, where_, counters) in now.changes(from: before) {
@@ -32,15 +32,10 @@ extension RelationalStore {
   }
 
   /// A subscription's dimensions and changes from its stored transactions and notifications.
-  static func subscriptionFacts(_ db: any SQLConnection, appId: Int64, original: String) throws
-    -> (SubscriptionDimensions, [SubscriptionDay: SubscriptionCounters])
-  {
-    let key: [SQLValue] = [.integer(appId), .text(original)]
-    let rows = try db.query(
-      """
-      SELECT payload, attr_placement, attr_audience, attr_variation, attr_profile FROM app_store_transactions
-      WHERE app_id = ? AND original_transaction_id = ?
-      """, key)
+  static func subscriptionFacts(
+    _ db: any SQLConnection, appId: Int64, original: String, pending: PendingRollups? = nil
+  ) throws -> (SubscriptionDimensions, [SubscriptionDay: SubscriptionCounters]) {
+    let rows = try rollupRows(db, appId: appId, .subscriptionTransactions, original, pending: pending)
     var transactions: [(TransactionPayload, VariationKey, String?)] = []
     for row in rows {
       transactions.append(
@@ -51,12 +46,7 @@ extension RelationalStore {
             variation: try row.decode("attr_variation")), try row.decode("attr_profile")
         ))
     }
-    let failures = try db.query(
-      """
-      SELECT signed_at, subtype FROM app_store_notifications
-      WHERE app_id = ? AND original_transaction_id = ? AND notification_type = 'DID_FAIL_TO_RENEW'
-      """, key
-    ).map { row in
+    let failures = try rollupRows(db, appId: appId, .renewalFailures, original, pending: pending).map { row in
       (
         day: StatsDay.of(Date(timeIntervalSince1970: try row.decode("signed_at"))),
         grace: try row.decode("subtype", as: String?.self) == "GRACE_PERIOD"
@@ -64,21 +54,8 @@ extension RelationalStore {
     }
     return try subscriptionContribution(
       transactions, failures: failures,
-      imported: { profile in
-        try !db.query(
-          "SELECT 1 FROM imported_profiles WHERE app_id = ? AND profile_id = ?", [.integer(appId), .text(profile)]
-        ).isEmpty
-      }
-    ) { profile in
-      try db.query(
-        "SELECT day, campaign_id, ad_group_id, keyword_id FROM stats_aa_profiles WHERE app_id = ? AND profile_id = ?",
-        [.integer(appId), .text(profile)]
-      ).first.map { row in
-        AppleAdsKey(
-          day: try row.decode("day"), campaign: try row.decode("campaign_id"), adGroup: try row.decode("ad_group_id"),
-          keyword: try row.decode("keyword_id"))
-      }
-    }
+      imported: { try !rollupRows(db, appId: appId, .imported, $0, pending: pending).isEmpty }
+    ) { try rollupRows(db, appId: appId, .appleAdsInstall, $0, pending: pending).first.map(appleAdsKey) }
   }
 
   /// A subscription's dimensions — its first transaction's storefront and paywall, its profile's

@@ -44,6 +44,11 @@ public protocol PurchaseUnitOfWork {
   func owners(of original: String) throws -> [String]
   /// Whether a profile with this id exists.
   func profileExists(_ id: String) throws -> Bool
+  /// Reads at once what recording these transactions for these profiles asks one subscription
+  /// or profile at a time (owners, first transactions, profiles their appAccountTokens name,
+  /// Apple Ads installs), so a batch of many customers is a few statements, not a few per
+  /// customer. Decides nothing.
+  func prefetch(_ transactions: [TransactionPayload], profiles: [String]) throws
   /// The credit of a subscription's first stored transaction other than `transactionId`.
   func subscriptionCredit(of original: String, excluding transactionId: String) throws -> PurchaseAttribution?
   /// The last flow shown to a profile between two times (placement, audience, variation).
@@ -68,6 +73,10 @@ public protocol PurchaseUnitOfWork {
   func unlink(_ original: String, from profileId: String) throws
   /// Adds an owner to a subscription (nothing when it is one already).
   func link(_ original: String, to profileId: String, at: Date) throws
+  /// Runs `body` with these profiles locked (in id order) and the facts of the subscriptions
+  /// they own read at once, for `lockedProfile` and `history(of:)` to answer each once without
+  /// a statement; what `body` did not ask is forgotten after it.
+  func readingAhead<T>(histories profileIds: [String], _ body: () throws -> T) throws -> T
   /// A profile, locked until the unit of work ends.
   func lockedProfile(_ id: String) throws -> ProfileRecord?
   /// A profile without a lock.

@@ -112,11 +112,29 @@ struct SQLitePlanTests {
     }.joined(separator: "; ")
   }
 
-  @Test("the profiles of a subscription are read through the index by original transaction")
-  func subscriptionProfilesByOriginal() throws {
-    let plan = try Self.plan(SQLiteStore.subscriptionProfiles, [.integer(1), .text("2000000001")])
-    // With DISTINCT the planner walked the index by profile, every transaction of the app.
-    #expect(plan.contains("app_store_transactions_by_original (app_id=? AND original_transaction_id=?)"), "\(plan)")
+  @Test("the rollups read each subscription's and profile's rows through the index by its id, one or many at once")
+  func rollupReadsByKey() throws {
+    for query in RollupQuery.perSubscription + RollupQuery.perProfile {
+      for (sql, ids) in [(query.one, ["a"]), (query.many(3), ["a", "b", "c"])] {
+        let plan = try Self.plan(sql, [.integer(1)] + ids.map(SQLValue.text))
+        // With DISTINCT the planner walked the index by profile, every transaction of the app.
+        #expect(plan.contains("(app_id=? AND \(query.key)=?)"), "\(query.table) by \(query.key): \(plan)")
+      }
+    }
+  }
+
+  @Test(
+    "many profiles' purchase histories are read by profile, then by subscription, never walking the app's transactions")
+  func historiesByKey() throws {
+    for (sql, key) in [
+      (SQLiteStore.ownedSubscriptions(3), "profile_id"),
+      (SQLiteStore.subscriptionsTransactions(3), "original_transaction_id"),
+      (SQLiteStore.subscriptionsNotifications(3), "original_transaction_id"),
+    ] {
+      let plan = try Self.plan(sql, [.integer(1), .text("a"), .text("b"), .text("c")])
+      // Joining owners to transactions, SQLite read every transaction of the app first.
+      #expect(plan.contains("(app_id=? AND \(key)=?)") && !plan.contains("SCAN"), "\(plan)")
+    }
   }
 
   @Test("a purchase finds the subscriptions kept unowned under its appAccountToken through an index")

@@ -23,7 +23,13 @@ package struct PurchaseRecorder {
   package func record(
     appId: Int64, _ facts: AppStoreFacts, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
   ) throws -> AppStoreFactsOutcome {
-    try purchases.purchases(appId: appId) { rows in try record(facts, rows, at: at, derive: derive) }
+    try purchases.purchases(appId: appId) { rows in
+      // One transaction asks each question once: reading ahead would only add statements.
+      if facts.transactions.count > 1 {
+        try rows.prefetch(facts.transactions.map(\.payload), profiles: facts.claimant.map { [$0] } ?? [])
+      }
+      return try record(facts, rows, at: at, derive: derive)
+    }
   }
 
   /// Records many batches of facts in one unit of work (an import's pages for many
@@ -32,7 +38,8 @@ package struct PurchaseRecorder {
     appId: Int64, _ batches: [AppStoreFacts], at: Date, derive: (PurchaseHistory) -> ProfilePurchases
   ) throws -> [AppStoreFactsOutcome] {
     try purchases.purchases(appId: appId) { rows in
-      try batches.map { try record($0, rows, at: at, derive: derive) }
+      try rows.prefetch(batches.flatMap { $0.transactions.map(\.payload) }, profiles: batches.compactMap(\.claimant))
+      return try batches.map { try record($0, rows, at: at, derive: derive) }
     }
   }
 
@@ -93,13 +100,16 @@ package struct PurchaseRecorder {
       }
     }
     if let claimant = facts.claimant { affected.insert(claimant) }
-    for profileId in affected.sorted() {
-      if let (before, changed) = try Self.rederive(profileId, rows, at: at, derive: derive) {
-        outcome.changed.append(changed)
-        // With no webhook to hear them (an import's pages, an app without webhooks) the events
-        // are not made: their access levels' JSON was a seventh of recording an imported history.
-        if !facts.webhooks.isEmpty {
-          events += WebhookData.changes(profileId: profileId, from: before, to: changed.purchases)
+    // Many profiles' histories are read in a few statements; one profile's, as it is asked.
+    try rows.readingAhead(histories: affected.count > 1 ? affected.sorted() : []) {
+      for profileId in affected.sorted() {
+        if let (before, changed) = try Self.rederive(profileId, rows, at: at, derive: derive) {
+          outcome.changed.append(changed)
+          // With no webhook to hear them (an import's pages, an app without webhooks) the events
+          // are not made: their access levels' JSON was a seventh of recording an imported history.
+          if !facts.webhooks.isEmpty {
+            events += WebhookData.changes(profileId: profileId, from: before, to: changed.purchases)
+          }
         }
       }
     }

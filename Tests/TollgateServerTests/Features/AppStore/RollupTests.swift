@@ -238,6 +238,89 @@ struct RollupTests {
     }
   }
 
+  @Test(
+    "many customers' transactions recorded in one unit of work give the profiles and rollups recording them one at a time gives",
+    arguments: StoreFactory.available)
+  func batchAgreesWithOneByOne(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let derive: (PurchaseHistory) -> ProfilePurchases = {
+      PurchaseDerivation.derive($0, levels: F.levels, now: F.date(9))
+    }
+    let profiles = (0..<12).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
+    // Each customer buys under its appAccountToken (no claimant, as Apple's notifications and
+    // the live-path benchmark send them); some subscriptions were recorded before the batch,
+    // some start with a trial, renew, or are refunded by a version signed later in the batch.
+    var earlier: [TransactionPayload] = []
+    var batch: [TransactionPayload] = []
+    for (index, profile) in profiles.enumerated() {
+      let original = String(20_000 + index * 10)
+      let start = Double(index % 4)
+      let trial = index % 3 == 0
+      let first = F.transaction(
+        original, original: original, purchased: start, expires: start + 7, offerType: trial ? 1 : nil,
+        discount: trial ? "FREE_TRIAL" : nil, token: profile, price: trial ? 0 : 9_990)
+      if index % 4 == 0 { earlier.append(first) } else { batch.append(first) }
+      for period in 1..<(1 + index % 3) {
+        batch.append(
+          F.transaction(
+            String(20_000 + index * 10 + period), original: original, purchased: start + Double(period) * 7,
+            expires: start + Double(period + 1) * 7, token: profile))
+      }
+      if index % 5 == 1 {
+        var refunded = first
+        refunded.signedDate += 86_400_000
+        refunded.revocationDate = refunded.purchaseDate + 86_400_000
+        batch.append(refunded)
+      }
+    }
+    var snapshots: [[String]] = []
+    var purchases: [[ProfilePurchases]] = []
+    for oneByOne in [false, true] {
+      let app = try store.createApp(name: oneByOne ? "one-by-one" : "batch")
+      func record(_ payloads: [TransactionPayload]) throws {
+        _ = try PurchaseRecorder(store).record(
+          appId: app.id, AppStoreFacts(transactions: payloads.map { StoredTransaction(payload: $0, jws: "jws") }),
+          at: F.date(9), derive: derive)
+      }
+      for (index, id) in profiles.enumerated() {
+        _ = try store.insertProfile(
+          appId: app.id, ProfileRecord(id: id, createdAt: F.date(Double(index % 4)), updatedAt: F.date(0)))
+      }
+      // One buyer from Apple Ads: its keyword earns the revenue and counts a purchaser once.
+      var payload = AppleAdsPayload(attribution: true)
+      (payload.campaignId, payload.adGroupId, payload.keywordId) = (542_370_539, 1, 7)
+      let outcome = AttributionOutcome.final(.applied, payload: payload, attempts: 1, error: nil)
+      let (job, _) = try store.enqueueAttribution(
+        appId: app.id, profileId: profiles[1], token: "t", tokenHash: "h", at: F.date(0))
+      _ = try store.finishAttributions(
+        [AttributionFinish(job, outcome, settle: { AttributionWorker.settle($0, outcome, at: F.date(0)) })],
+        at: F.date(0), webhooks: { _ in [] })
+      for payload in earlier { try record([payload]) }
+      if oneByOne {
+        for payload in batch { try record([payload]) }
+      } else {
+        try record(batch)
+      }
+      // Every rollup row but its app id.
+      snapshots.append(
+        try store.rollupSnapshot(appId: app.id).map { line in
+          let cells = line.split(separator: " ", maxSplits: 2)
+          return "\(cells[0]) \(cells.count > 2 ? cells[2] : "")"
+        })
+      purchases.append(try profiles.map { try #require(try store.profile(appId: app.id, id: $0)).purchases })
+    }
+    #expect(snapshots[0] == snapshots[1])
+    #expect(purchases[0] == purchases[1])
+    #expect(snapshots[0].contains { $0.hasPrefix("stats_apple_ads_revenue ") })
+    #expect(purchases[0].filter { $0.purchaseCount > 0 }.count == profiles.count)
+    if snapshots[0] != snapshots[1] {
+      let (batch, oneByOne) = (Set(snapshots[0]), Set(snapshots[1]))
+      Issue.record(
+        "only batch: \(batch.subtracting(oneByOne).sorted())\nonly one by one: \(oneByOne.subtracting(batch).sorted())")
+    }
+  }
+
   /// A cohort report read from the weekly or monthly rollup (with the range's cut periods from
   /// the daily one) says what the same report built from daily rows says.
   static func expectWholePeriodsAgree(_ store: some Database, appId: Int64) throws {
