@@ -253,7 +253,11 @@ struct AttributionIntakeTests {
       service.submit(last.token, appId: last.appId, profile: profile, keyId: "k") { continuation.resume(returning: $0) }
     }
     #expect(throws: DomainError.self) { try refused.get() }
-    if case .failure(let error as DomainError) = refused { #expect(error.response.status == 503) }
+    if case .failure(let error as DomainError) = refused {
+      #expect(error.response.status == 503)
+      // When to come back, as for every other 503 that knows.
+      #expect(error.response.headers.first { $0.0 == "Retry-After" }?.1 == "30")
+    }
     #expect(try store.attributionQueueDepth() == 3)
   }
 }

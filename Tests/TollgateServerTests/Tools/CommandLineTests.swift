@@ -478,7 +478,7 @@ struct CommandLineTests {
     ])
     let publicKey = try String(
       contentsOfFile: directory.appendingPathComponent("sample-public-key.txt").path, encoding: .utf8)
-    func post(_ path: String, _ body: String) async throws -> (Int, Data) {
+    func post(_ path: String, _ body: String) async throws -> (Int, Data, String?) {
       var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
       request.httpMethod = "POST"
       request.httpBody = Data(body.utf8)
@@ -486,19 +486,22 @@ struct CommandLineTests {
       request.setValue("application/json", forHTTPHeaderField: "Content-Type")
       request.setValue("respond-async", forHTTPHeaderField: "Prefer")
       let (data, response) = try await TestServer.session.data(for: request)
-      return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+      let http = response as? HTTPURLResponse
+      return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "Retry-After"))
     }
     var statuses: [Int] = []
     var last = Data()
+    var retryAfter: String?
     for _ in 0..<3 {
       let id = UUID().uuidString.lowercased()
       #expect(try await post("/v1/sdk/profiles", #"{"profile_id":"\#(id)"}"#).0 == 201)
-      let (status, body) = try await post(RoutePaths.appleAdsAttribution(id), #"{"token":"token-\#(id)"}"#)
+      let (status, body, wait) = try await post(RoutePaths.appleAdsAttribution(id), #"{"token":"token-\#(id)"}"#)
       statuses.append(status)
-      last = body
+      (last, retryAfter) = (body, wait)
     }
     #expect(statuses == [202, 202, 503])
     #expect(try WireCoding.decoder.decode(APIErrorBody.self, from: last).error.code == "attribution_queue_full")
+    #expect(retryAfter == "30")
     #expect(server.stop() == .exit(0))
   }
 

@@ -67,6 +67,11 @@ final class AttributionService: Sendable {
     }
   }
 
+  /// Seconds a client refused for a full queue is told to wait (`Retry-After`): room comes back
+  /// as the worker applies a few hundred tokens a second, and retries spread over that time
+  /// instead of arriving at once. Apple's token stays good for 24 hours.
+  static let queueFullRetryAfter = 30
+
   /// The checks before a token is queued; nil when attribution is applied already.
   private func admit(_ token: String, appId: Int64, profile: ProfileRecord, keyId: String) throws -> QueuedToken? {
     guard profile.attribution.status[appleAdsSource] != .applied else { return nil }
@@ -78,7 +83,9 @@ final class AttributionService: Sendable {
       throw RateLimitGuard.rateLimited(wait, "Too many attribution tokens through this key")
     }
     guard try queueDepth() < worker.maxQueue else {
-      throw DomainError(.attributionQueueFull, "Too many tokens are waiting for Apple; retry later.")
+      throw DomainError(
+        .attributionQueueFull, "Too many tokens are waiting for Apple; retry after \(Self.queueFullRetryAfter) s.",
+        retryAfter: Self.queueFullRetryAfter)
     }
     return QueuedToken(
       appId: appId, profileId: profile.id, token: token, tokenHash: Digest.sha256Hex(token), at: time.now())
