@@ -81,7 +81,8 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
       for original in chunk { owners[original] = [] }
       for row in try db.lookup(
         "SELECT original_transaction_id, profile_id FROM app_store_owners WHERE app_id = ? "
-          + "AND original_transaction_id IN (\(Self.list(chunk.count)))", [.integer(appId)] + chunk.map(SQLValue.text))
+          + "AND original_transaction_id IN (\(StatementRanges.placeholders(chunk.count)))",
+        [.integer(appId)] + chunk.map(SQLValue.text))
       {
         owners[try row.decode("original_transaction_id"), default: []].append(try row.decode("profile_id"))
       }
@@ -92,7 +93,8 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
       for row in try db.lookup(
         """
         SELECT original_transaction_id, transaction_id, signed_at, attr_placement, attr_audience, attr_variation,
-        attr_profile FROM app_store_transactions WHERE app_id = ? AND original_transaction_id IN (\(Self.list(chunk.count)))
+        attr_profile FROM app_store_transactions WHERE app_id = ?
+        AND original_transaction_id IN (\(StatementRanges.placeholders(chunk.count)))
         """, [.integer(appId)] + chunk.map(SQLValue.text))
       {
         let read = FirstTransaction(
@@ -105,7 +107,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     }
     for chunk in Self.chunks(tokens.filter { !existing.contains($0) }) {
       for row in try db.lookup(
-        "SELECT id FROM profiles WHERE app_id = ? AND id IN (\(Self.list(chunk.count)))",
+        "SELECT id FROM profiles WHERE app_id = ? AND id IN (\(StatementRanges.placeholders(chunk.count)))",
         [.integer(appId)] + chunk.map(SQLValue.text))
       {
         existing.insert(try row.decode("id"))
@@ -117,7 +119,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
       for profile in chunk { pending.appleAdsProfiles[profile] = .some(nil) }
       for row in try db.lookup(
         "SELECT profile_id, day, campaign_id, ad_group_id, keyword_id, purchaser FROM stats_aa_profiles "
-          + "WHERE app_id = ? AND profile_id IN (\(Self.list(chunk.count)))",
+          + "WHERE app_id = ? AND profile_id IN (\(StatementRanges.placeholders(chunk.count)))",
         [.integer(appId)] + chunk.map(SQLValue.text))
       {
         pending.appleAdsProfiles[try row.decode("profile_id")] = .some(try Store.appleAdsProfile(row))
@@ -128,11 +130,6 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   /// Keys split for `IN` lists of up to 512.
   private static func chunks(_ keys: [String]) -> [ArraySlice<String>] {
     StatementRanges.split(keys.count, limit: 512).map { keys[$0] }
-  }
-
-  /// `?, ?, …` for an `IN` list of `count` keys.
-  static func list(_ count: Int) -> String {
-    Array(repeating: "?", count: count).joined(separator: ", ")
   }
 
   func subscriptionCredit(of original: String, excluding transactionId: String) throws -> PurchaseAttribution? {
@@ -319,8 +316,8 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
       for id in chunk { lockedAhead[id] = .some(nil) }
       // In id order, the order every unit of work locks profiles in.
       for row in try db.lookup(
-        "SELECT \(SQLColumns.profile) FROM profiles WHERE app_id = ? AND id IN (\(Self.list(chunk.count))) "
-          + "ORDER BY id\(store.dialect.lockRow)", keys)
+        "SELECT \(SQLColumns.profile) FROM profiles WHERE app_id = ? "
+          + "AND id IN (\(StatementRanges.placeholders(chunk.count))) ORDER BY id\(store.dialect.lockRow)", keys)
       {
         let profile = try Store.decodeProfile(row)
         lockedAhead[profile.id] = .some(profile)
@@ -357,7 +354,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     }
     for row in try db.lookup(
       "SELECT profile_id, \(Store.grantColumns) FROM access_grants WHERE app_id = ? "
-        + "AND profile_id IN (\(Self.list(profiles.count))) ORDER BY profile_id, id", keys)
+        + "AND profile_id IN (\(StatementRanges.placeholders(profiles.count))) ORDER BY profile_id, id", keys)
     {
       histories[try row.decode("profile_id")]?.grants.append(try Store.grant(row))
     }
@@ -485,19 +482,19 @@ extension RelationalStore {
   /// transaction of the app.
   static func ownedSubscriptions(_ count: Int) -> String {
     "SELECT profile_id, original_transaction_id FROM app_store_owners WHERE app_id = ? "
-      + "AND profile_id IN (\(RelationalPurchases<Self>.list(count)))"
+      + "AND profile_id IN (\(StatementRanges.placeholders(count)))"
   }
 
   /// The transactions of `count` subscriptions.
   static func subscriptionsTransactions(_ count: Int) -> String {
     "SELECT original_transaction_id, payload FROM app_store_transactions WHERE app_id = ? "
-      + "AND original_transaction_id IN (\(RelationalPurchases<Self>.list(count)))"
+      + "AND original_transaction_id IN (\(StatementRanges.placeholders(count)))"
   }
 
   /// The notifications of `count` subscriptions.
   static func subscriptionsNotifications(_ count: Int) -> String {
     "SELECT original_transaction_id, fact FROM app_store_notifications WHERE app_id = ? "
-      + "AND original_transaction_id IN (\(RelationalPurchases<Self>.list(count)))"
+      + "AND original_transaction_id IN (\(StatementRanges.placeholders(count)))"
   }
 
   /// The subscriptions no profile owns yet bought under an appAccountToken, a row a transaction

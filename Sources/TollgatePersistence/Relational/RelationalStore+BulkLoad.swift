@@ -212,6 +212,11 @@ package enum BulkRows {
 
 /// Statement sizes for rows written or keys read many a statement.
 enum StatementRanges {
+  /// `?, ?, …`: the placeholders of an `IN` list of `count` keys.
+  static func placeholders(_ count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ", ")
+  }
+
   /// Splits `count` into ranges of power-of-two sizes up to `limit`.
   static func split(_ count: Int, limit: Int) -> [Range<Int>] {
     var largest = 1

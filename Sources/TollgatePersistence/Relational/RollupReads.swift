@@ -48,8 +48,8 @@ struct RollupQuery: Hashable {
   /// The statement reading `count` entities' rows, each with its id as `rollup_key` (the app,
   /// then their ids).
   func many(_ count: Int) -> String {
-    let list = Array(repeating: "?", count: count).joined(separator: ", ")
-    return "SELECT \(key) AS rollup_key, \(columns) FROM \(table) WHERE app_id = ? AND \(key) IN (\(list)) \(filter)"
+    "SELECT \(key) AS rollup_key, \(columns) FROM \(table) WHERE app_id = ? "
+      + "AND \(key) IN (\(StatementRanges.placeholders(count))) \(filter)"
   }
 
   /// The reads `rollTrial` and `rollSubscription` make per subscription.
