@@ -51,20 +51,23 @@ struct ProfileTests {
     #expect(missing.errorCode == "malformed_json")
   }
 
-  @Test("an empty customer user id is refused on creation and update (422), and nothing changes")
-  func emptyCustomerUserId() async throws {
+  @Test(
+    "an empty customer user id, or one holding a NUL, is refused on creation and update (422), and nothing changes",
+    arguments: ["", #"\u0000"#, #"user\u0000"#])
+  func emptyCustomerUserId(customerUserId: String) async throws {
     let server = try TestServer(mode: .inProcess)
     defer { server.stop() }
     let id = UUID().uuidString.lowercased()
+    // A NUL was stored cut short (`"\u0000"` read back as ""): the stores take text up to it.
     let created = try await server.sdk(
-      "POST", "/v1/sdk/profiles", json: #"{"profile_id":"\#(id)","customer_user_id":""}"#)
+      "POST", "/v1/sdk/profiles", json: #"{"profile_id":"\#(id)","customer_user_id":"\#(customerUserId)"}"#)
     #expect(created.status == 422)
     #expect(created.errorPaths == ["$.customer_user_id"])
     #expect(try await server.sdk("GET", "/v1/sdk/profiles/\(id)").status == 404)
 
     let existing = try await server.createProfile()
     let patched = try await server.sdk(
-      "PATCH", "/v1/sdk/profiles/\(existing)", json: #"{"customer_user_id":""}"#)
+      "PATCH", "/v1/sdk/profiles/\(existing)", json: #"{"customer_user_id":"\#(customerUserId)"}"#)
     #expect(patched.status == 422)
     #expect(patched.errorPaths == ["$.customer_user_id"])
     let read = try await server.sdk("GET", "/v1/sdk/profiles/\(existing)").decode(ProfilePayload.self)

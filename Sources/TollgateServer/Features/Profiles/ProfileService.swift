@@ -151,10 +151,14 @@ final class ProfileService: Sendable {
     return { PurchaseDerivation.derive($0, levels: levels, now: now) }
   }
 
-  /// A customer user id names a customer: an empty one names nobody and is refused (422).
+  /// A customer user id names a customer: an empty one names nobody, and one holding a NUL
+  /// would be stored cut short at it (the stores take text up to a NUL), so both are refused (422).
   static func checkCustomerUserId(_ id: String?) throws(DomainError) {
     if id?.isEmpty == true {
       throw DomainError.validation([.init(path: "$.customer_user_id", message: "must not be empty")])
+    }
+    if id?.unicodeScalars.contains("\u{0}") == true {
+      throw DomainError.validation([.init(path: "$.customer_user_id", message: "must not hold a NUL character")])
     }
   }
 
