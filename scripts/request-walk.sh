@@ -2,7 +2,8 @@
 # Which of the server's source files one request runs through, measured rather than read: a
 # tollgate built with coverage counters serves the same warm-up twice on fresh databases, the
 # second time followed by N more of the request; a file with a line whose count grew by N or
-# more ran on every request. Background passes (a few per second) stay far below N.
+# more ran on every request. Background passes stay below N because the requests come back to
+# back (the config tick, 20 a second, is the most frequent; 200 requests take a few seconds).
 # Usage: scripts/request-walk.sh flow|purchase [N]   (WALK_LINES=1: which lines of each file)
 #   flow:     GET /v1/sdk/placements/onboarding/flow for a returning profile (assignment stored)
 #   purchase: POST /v1/sdk/profiles/{id}/transactions, a new subscription each time
