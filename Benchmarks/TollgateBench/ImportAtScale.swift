@@ -115,9 +115,13 @@ enum ImportAtScale {
     let importSeconds = Date().timeIntervalSince(importing)
     let importRSS = peakRSSMegabytes()
 
-    // Their histories, fetched and recorded by the server's importer.
+    // Their histories, fetched and recorded by the server's importer as the server runs it:
+    // passes on Dispatch threads of their own (on Swift's cooperative pool, two threads here,
+    // a lane waiting for the write lock held up the other lane's requests).
     let fetching = Date()
-    while await server.service.historyImporter.processDue() > 0 {}
+    let importer = server.service.historyImporter
+    importer.kick()
+    importer.waitUntilIdle(timeout: 24 * 3_600)
     let fetchSeconds = Date().timeIntervalSince(fetching)
     let progress = try server.service.historyImporter.progress(appId: app.id)
 

@@ -27,6 +27,12 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   private var historiesAhead: [String: PurchaseHistory] = [:]
   /// Subscription period ends noted in the unit, written once each before the commit.
   private var subscriptionEnds: [String: (environment: String, end: Date)] = [:]
+  /// Transactions `prefetch` found not stored: their inserts wait in `unwritten`.
+  private var absent: Set<String> = []
+  /// Inserts of transactions known to be new, written many to a statement before anything
+  /// reads the transactions again (`writeInserts`): on PostgreSQL a batch's inserts one by one
+  /// were a round trip each.
+  private var unwritten: [[SQLValue]] = []
 
   init(_ db: any SQLConnection, appId: Int64, store: Store) {
     self.db = db
@@ -75,7 +81,11 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func prefetch(_ transactions: [TransactionPayload], profiles: [String]) throws {
+    try writeInserts()
     let originals = Array(Set(transactions.map(\.originalTransactionId))).sorted()
+    // Every stored transaction of the subscriptions read below: the batch's others are new.
+    var readOriginals: Set<String> = []
+    var stored: Set<String> = []
     let tokens = Array(Set(transactions.compactMap { $0.appAccountToken?.lowercased() })).sorted()
     for chunk in Self.chunks(originals.filter { owners[$0] == nil }) {
       for original in chunk { owners[original] = [] }
@@ -89,6 +99,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
       for original in chunk { owners[original]?.sort() }
     }
     for chunk in Self.chunks(originals.filter { firstTransactions[$0] == nil }) {
+      readOriginals.formUnion(chunk)
       var first: [String: FirstTransaction] = [:]
       for row in try db.lookup(
         """
@@ -102,8 +113,13 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
           credit: try Self.credit(row))
         let original: String = try row.decode("original_transaction_id")
         if first[original].map({ read.precedes($0) }) ?? true { first[original] = read }
+        stored.insert(read.transactionId)
       }
       for original in chunk { firstTransactions[original] = .some(first[original]) }
+    }
+    for transaction in transactions
+    where readOriginals.contains(transaction.originalTransactionId) && !stored.contains(transaction.transactionId) {
+      absent.insert(transaction.transactionId)
     }
     for chunk in Self.chunks(tokens.filter { !existing.contains($0) }) {
       for row in try db.lookup(
@@ -127,6 +143,34 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     }
   }
 
+  /// Writes the inserts `insert` kept, many to a statement. Each was of a transaction read
+  /// ahead as not stored; one that another unit stored since (on PostgreSQL, committed between
+  /// the read and now) was decided on as new, so the unit rolls back and runs again, reading
+  /// it as stored (`StoreError.conflict`).
+  func writeInserts() throws {
+    guard !unwritten.isEmpty else { return }
+    let rows = unwritten
+    unwritten = []
+    for range in StatementRanges.split(rows.count, limit: 64) {
+      try db.query(Self.insertTransactions(range.count), rows[range].flatMap { $0 })
+      guard db.changes == range.count else {
+        throw StoreError.conflict("a transaction read ahead as new was stored by another writer meanwhile")
+      }
+    }
+  }
+
+  /// `INSERT` of `count` transactions; one already stored is left as it is.
+  private static func insertTransactions(_ count: Int) -> String {
+    """
+    INSERT INTO app_store_transactions (app_id, transaction_id, original_transaction_id, product_id,
+    app_account_token, signed_at, variation_id, payload, jws, received_at, attr_placement, attr_audience,
+    attr_variation, attr_profile) VALUES
+    """
+      + " "
+      + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+      + " ON CONFLICT DO NOTHING"
+  }
+
   /// Keys split for `IN` lists of up to 512.
   private static func chunks(_ keys: [String]) -> [ArraySlice<String>] {
     StatementRanges.split(keys.count, limit: 512).map { keys[$0] }
@@ -134,6 +178,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
 
   func subscriptionCredit(of original: String, excluding transactionId: String) throws -> PurchaseAttribution? {
     if let known = firstTransactions[original], known?.transactionId != transactionId { return known?.credit }
+    try writeInserts()
     // The first two: the earliest is remembered, and the second answers when the first is
     // the transaction asking (recorded again).
     let firstTwo = try db.lookup(
@@ -168,24 +213,27 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
 
   func insert(_ transaction: StoredTransaction, credit: PurchaseAttribution, at: Date) throws -> Bool {
     let payload = transaction.payload
-    // Insert first: of two instances storing the same transaction at once, one inserts and the
-    // other (after waiting for it) finds it stored.
-    try db.query(
-      """
-      INSERT INTO app_store_transactions (app_id, transaction_id, original_transaction_id, product_id,
-      app_account_token, signed_at, variation_id, payload, jws, received_at, attr_placement, attr_audience,
-      attr_variation, attr_profile) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-      """,
-      [
-        .integer(appId), .text(payload.transactionId), .text(payload.originalTransactionId), .text(payload.productId),
-        payload.appAccountToken.map { SQLValue.text($0.lowercased()) } ?? .null,
-        .real(Double(payload.signedDate) / 1000), transaction.variationId.map(SQLValue.text) ?? .null,
-        Store.json(payload), .text(transaction.jws), .real(at.timeIntervalSince1970),
-        .text(credit.placementId), .text(credit.audienceId), .text(credit.variationId),
-        credit.profileId.map(SQLValue.text) ?? .null,
-      ])
+    let row: [SQLValue] = [
+      .integer(appId), .text(payload.transactionId), .text(payload.originalTransactionId), .text(payload.productId),
+      payload.appAccountToken.map { SQLValue.text($0.lowercased()) } ?? .null,
+      .real(Double(payload.signedDate) / 1000), transaction.variationId.map(SQLValue.text) ?? .null,
+      Store.json(payload), .text(transaction.jws), .real(at.timeIntervalSince1970),
+      .text(credit.placementId), .text(credit.audienceId), .text(credit.variationId),
+      credit.profileId.map(SQLValue.text) ?? .null,
+    ]
     let original = payload.originalTransactionId
-    guard db.changes == 1 else {
+    let inserted: Bool
+    if absent.remove(payload.transactionId) != nil {
+      unwritten.append(row)
+      inserted = true
+    } else {
+      // Insert first: of two instances storing the same transaction at once, one inserts and
+      // the other (after waiting for it) finds it stored.
+      try writeInserts()
+      try db.query(Self.insertTransactions(1), row)
+      inserted = db.changes == 1
+    }
+    guard inserted else {
       // Stored by another unit of work, which may have linked owners or stored the first
       // transaction since they were read (ahead): read them again when next asked.
       owners[original] = nil
@@ -201,7 +249,8 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func storedTransaction(_ transactionId: String) throws -> StoredTransactionRow? {
-    try db.query(
+    try writeInserts()
+    return try db.query(
       "SELECT payload, signed_at, attr_placement, attr_audience, attr_variation, attr_profile, variation_id "
         + "FROM app_store_transactions WHERE app_id = ? AND transaction_id = ?\(store.dialect.lockRow)",
       [.integer(appId), .text(transactionId)]
@@ -213,6 +262,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func replace(_ transaction: StoredTransaction) throws {
+    try writeInserts()
     let payload = transaction.payload
     // A new signing date may reorder the subscription's transactions.
     firstTransactions[payload.originalTransactionId] = nil
@@ -225,6 +275,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func name(variation: String, of transactionId: String) throws {
+    try writeInserts()
     try db.query(
       "UPDATE app_store_transactions SET variation_id = ? WHERE app_id = ? AND transaction_id = ?",
       [.text(variation), .integer(appId), .text(transactionId)])
@@ -235,6 +286,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func rollSubscriptions(_ originals: [String]) throws {
+    try writeInserts()
     // Everything the recomputation reads, read first: the trial and series rows written below
     // are not among it, and the cohorts read none of them.
     try pending.reads.prefetch(db, appId: appId, RollupQuery.perSubscription, keys: originals)
@@ -280,6 +332,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func unownedSubscriptions(token: String) throws -> [String] {
+    try writeInserts()
     // Each subscription once, in order: sorted here, since asking SQLite for DISTINCT … ORDER BY
     // made it walk the index by original transaction (every transaction of the app) instead.
     let originals = try db.lookup(Store.unownedSubscriptionsByToken, [.integer(appId), .text(token.lowercased())])
@@ -307,6 +360,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func readingAhead<T>(histories profileIds: [String], _ body: () throws -> T) throws -> T {
+    try writeInserts()
     defer {
       lockedAhead = [:]
       historiesAhead = [:]
@@ -372,6 +426,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
 
   func history(of profileId: String) throws -> PurchaseHistory {
     if let known = historiesAhead.removeValue(forKey: profileId) { return known }
+    try writeInserts()
     let key: [SQLValue] = [.integer(appId), .integer(appId), .text(profileId)]
     let transactions = try db.lookup(
       """

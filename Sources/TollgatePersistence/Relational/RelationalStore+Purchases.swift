@@ -9,6 +9,7 @@ extension RelationalStore {
       try db.transaction {
         let unit = RelationalPurchases(db, appId: appId, store: self)
         let result = try work(unit)
+        try unit.writeInserts()
         try unit.writeSubscriptionEnds()
         try Self.write(unit.pending, db, appId: appId)
         return (result, unit.saved)

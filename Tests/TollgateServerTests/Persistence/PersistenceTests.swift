@@ -383,6 +383,48 @@ struct RollupWriterOrderTests {
   }
 }
 
+/// A batch's new transactions are inserted many to a statement, after they were read ahead as
+/// not stored; another writer may store one in between.
+@Suite("Transactions read ahead", .enabled(if: PostgresCluster.url != nil), .timeLimit(.minutes(5)))
+struct ReadAheadInsertTests {
+  @Test("a transaction another writer stores after the read ahead: the unit runs again and finds it stored")
+  func storedMeanwhile() throws {
+    let store = try PostgresCluster.store()
+    let app = try store.createApp(name: "meanwhile")
+    let sale = StoredTransaction(
+      payload: StoreKitFixtures.transaction("m-1", original: "m-1", purchased: 1, expires: 31), jws: "jws-1",
+      owned: true)
+    let renewal = StoredTransaction(
+      payload: StoreKitFixtures.transaction("m-2", original: "m-1", purchased: 31, expires: 61), jws: "jws-2",
+      owned: true)
+    var runs = 0
+    var inserted: [[Bool]] = []
+    try store.purchases(appId: app.id) { unit in
+      runs += 1
+      try unit.prefetch([sale.payload, renewal.payload], profiles: [])
+      inserted.append([
+        try unit.insert(sale, credit: PurchaseAttribution(), at: Date()),
+        try unit.insert(renewal, credit: PurchaseAttribution(), at: Date()),
+      ])
+      if runs == 1 {
+        // Nothing of this unit is written yet, so the other writer's insert does not wait.
+        let storedByOther = try store.purchases(appId: app.id) { other in
+          try other.insert(renewal, credit: PurchaseAttribution(), at: Date())
+        }
+        #expect(storedByOther)
+      }
+      // Reading the subscription's rows writes the kept inserts first.
+      try unit.rollSubscriptions(["m-1"])
+    }
+    #expect(runs == 2, "the unit that decided on a stored transaction as new was kept")
+    #expect(inserted == [[true, true], [true, false]])
+    let stored = try store.purchases(appId: app.id) { unit in
+      [try unit.storedTransaction("m-1"), try unit.storedTransaction("m-2")].map { $0?.payload.transactionId }
+    }
+    #expect(stored == ["m-1", "m-2"])
+  }
+}
+
 extension PostgresDeadlockTests {
   static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
