@@ -33,6 +33,8 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   /// reads the transactions again (`writeInserts`): on PostgreSQL a batch's inserts one by one
   /// were a round trip each.
   private var unwritten: [[SQLValue]] = []
+  /// Owner links of subscriptions whose owners are known in the unit, written with them.
+  private var unwrittenLinks: [[SQLValue]] = []
 
   init(_ db: any SQLConnection, appId: Int64, store: Store) {
     self.db = db
@@ -60,6 +62,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
 
   func owners(of original: String) throws -> [String] {
     if let known = owners[original] { return known }
+    try writeInserts()
     let read: [String] = try db.query(
       "SELECT profile_id FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ? ORDER BY profile_id",
       [.integer(appId), .text(original)]
@@ -143,20 +146,35 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     }
   }
 
-  /// Writes the inserts `insert` kept, many to a statement. Each was of a transaction read
-  /// ahead as not stored; one that another unit stored since (on PostgreSQL, committed between
-  /// the read and now) was decided on as new, so the unit rolls back and runs again, reading
-  /// it as stored (`StoreError.conflict`).
+  /// Writes the inserts `insert` and `link` kept, many to a statement. Each transaction was
+  /// read ahead as not stored; one that another unit stored since (on PostgreSQL, committed
+  /// between the read and now) was decided on as new, so the unit rolls back and runs again,
+  /// reading it as stored (`StoreError.conflict`). A link another unit made meanwhile is the
+  /// same row either way.
   func writeInserts() throws {
-    guard !unwritten.isEmpty else { return }
-    let rows = unwritten
-    unwritten = []
-    for range in StatementRanges.split(rows.count, limit: 64) {
-      try db.query(Self.insertTransactions(range.count), rows[range].flatMap { $0 })
-      guard db.changes == range.count else {
-        throw StoreError.conflict("a transaction read ahead as new was stored by another writer meanwhile")
+    if !unwritten.isEmpty {
+      let rows = unwritten
+      unwritten = []
+      for range in StatementRanges.split(rows.count, limit: 64) {
+        try db.query(Self.insertTransactions(range.count), rows[range].flatMap { $0 })
+        guard db.changes == range.count else {
+          throw StoreError.conflict("a transaction read ahead as new was stored by another writer meanwhile")
+        }
       }
     }
+    if !unwrittenLinks.isEmpty {
+      let links = unwrittenLinks
+      unwrittenLinks = []
+      for range in StatementRanges.split(links.count, limit: 256) {
+        try db.query(Self.insertLinks(range.count), links[range].flatMap { $0 })
+      }
+    }
+  }
+
+  /// `INSERT` of `count` owner links; one already there is left as it is.
+  private static func insertLinks(_ count: Int) -> String {
+    "INSERT INTO app_store_owners (app_id, original_transaction_id, profile_id, linked_at) VALUES "
+      + Array(repeating: "(?, ?, ?, ?)", count: count).joined(separator: ", ") + " ON CONFLICT DO NOTHING"
   }
 
   /// `INSERT` of `count` transactions; one already stored is left as it is.
@@ -341,6 +359,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func unlink(_ original: String, from profileId: String) throws {
+    try writeInserts()
     try db.query(
       "DELETE FROM app_store_owners WHERE app_id = ? AND original_transaction_id = ? AND profile_id = ?",
       [.integer(appId), .text(original), .text(profileId)])
@@ -348,15 +367,16 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   }
 
   func link(_ original: String, to profileId: String, at: Date) throws {
-    try db.query(
-      """
-      INSERT INTO app_store_owners (app_id, original_transaction_id, profile_id, linked_at) VALUES (?, ?, ?, ?)
-      ON CONFLICT DO NOTHING
-      """, [.integer(appId), .text(original), .text(profileId), .real(at.timeIntervalSince1970)])
-    if db.changes == 1, var known = owners[original] {
+    let row: [SQLValue] = [.integer(appId), .text(original), .text(profileId), .real(at.timeIntervalSince1970)]
+    if var known = owners[original] {
+      // Known owners: the link waits for the unit's next read of owners (or its end).
+      guard !known.contains(profileId) else { return }
       known.append(profileId)
       owners[original] = known.sorted()
+      unwrittenLinks.append(row)
+      return
     }
+    try db.query(Self.insertLinks(1), row)
   }
 
   func readingAhead<T>(histories profileIds: [String], _ body: () throws -> T) throws -> T {
