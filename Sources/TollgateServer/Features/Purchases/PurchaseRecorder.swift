@@ -39,8 +39,84 @@ package struct PurchaseRecorder {
   ) throws -> [AppStoreFactsOutcome] {
     try purchases.purchases(appId: appId) { rows in
       try rows.prefetch(batches.flatMap { $0.transactions.map(\.payload) }, profiles: batches.compactMap(\.claimant))
-      return try batches.map { try record($0, rows, at: at, derive: derive) }
+      guard batches.allSatisfy(Self.recordableTogether) else {
+        return try batches.map { try record($0, rows, at: at, derive: derive) }
+      }
+      return try recordTogether(batches, rows, at: at, derive: derive)
     }
+  }
+
+  /// Facts whose steps may run for a whole unit at once: transactions a claimant brought, with
+  /// no notification, refund request or webhook (an import's pages). Their transactions are
+  /// credited to the claimant whoever owns them, so storing them does not wait on ownership.
+  private static func recordableTogether(_ facts: AppStoreFacts) -> Bool {
+    facts.claimant != nil && facts.notification == nil && facts.refundRequest == nil && facts.webhooks.isEmpty
+  }
+
+  /// `record(_:_:at:derive:)` for many customers, each step once for the whole unit: every
+  /// transaction stored, every subscription's rollups recomputed, each batch's owners decided in
+  /// order, every affected profile derived once. The rows come out as recording the batches
+  /// one after the other leaves them (rollups and derivations are recomputed from the stored
+  /// rows); the reads are a few statements for the unit instead of a few per customer.
+  private func recordTogether(
+    _ batches: [AppStoreFacts], _ rows: any PurchaseUnitOfWork, at: Date, derive: (PurchaseHistory) -> ProfilePurchases
+  ) throws -> [AppStoreFactsOutcome] {
+    var originals: [[String]] = []
+    for facts in batches {
+      var ofBatch: [String] = []
+      for stored in facts.transactions {
+        _ = try store(stored, buyer: facts.claimant, rows, at: at)
+        if !ofBatch.contains(stored.payload.originalTransactionId) {
+          ofBatch.append(stored.payload.originalTransactionId)
+        }
+      }
+      originals.append(ofBatch)
+    }
+    var rolled: [String] = []
+    var seen: Set<String> = []
+    for original in originals.joined() where seen.insert(original).inserted { rolled.append(original) }
+    try rows.rollSubscriptions(rolled)
+    var affected: [Set<String>] = []
+    var outcomes = batches.map { _ in AppStoreFactsOutcome() }
+    for (index, facts) in batches.enumerated() {
+      let tokens = Set(facts.transactions.compactMap { $0.payload.appAccountToken?.lowercased() })
+      for token in tokens.sorted() {
+        for original in try rows.unownedSubscriptions(token: token) where !originals[index].contains(original) {
+          originals[index].append(original)
+        }
+      }
+      var profiles: Set<String> = []
+      for original in originals[index] {
+        let owners = try rows.owners(of: original)
+        profiles.formUnion(owners)
+        switch PurchaseOwnership.decide(
+          claimant: facts.claimant, sharing: facts.sharing, owners: owners, tokenProfile: nil)
+        {
+        case .link(let profileId, let removing):
+          for other in removing { try rows.unlink(original, from: other) }
+          try rows.link(original, to: profileId, at: at)
+          profiles.insert(profileId)
+        case .keep: break
+        case .unowned: outcomes[index].unowned.append(original)
+        }
+      }
+      if let claimant = facts.claimant { profiles.insert(claimant) }
+      affected.append(profiles)
+    }
+    var changed: [String: ProfileRecord] = [:]
+    let everyone = affected.reduce(into: Set<String>()) { $0.formUnion($1) }.sorted()
+    try rows.readingAhead(histories: everyone.count > 1 ? everyone : []) {
+      for profileId in everyone {
+        if let (_, record) = try Self.rederive(profileId, rows, at: at, derive: derive) { changed[profileId] = record }
+      }
+    }
+    for (index, facts) in batches.enumerated() {
+      outcomes[index].changed = affected[index].sorted().compactMap { changed[$0] }
+      if let claimant = facts.claimant {
+        outcomes[index].claimant = try changed[claimant] ?? rows.profile(claimant)
+      }
+    }
+    return outcomes
   }
 
   private func record(
