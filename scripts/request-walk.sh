@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Which of the server's source files one request runs through, measured rather than read: a
 # tollgate built with coverage counters serves the same warm-up twice on fresh databases, the
-# second time followed by N more of the request; a file with a line whose count grew by N or
-# more ran on every request. Background passes stay below N because the requests come back to
-# back (the config tick, 20 a second, is the most frequent; 200 requests take a few seconds).
+# first time followed by N more of the request, the second time by nothing, its server kept up
+# as long; a file with a line whose count grew by N or more ran on every request. The server
+# runs as long both times, so its background passes (the config tick, 20 a second, hashing the
+# configuration once a second) count alike in both and drop out.
 # Usage: scripts/request-walk.sh flow|purchase [N]   (WALK_LINES=1: which lines of each file)
 #   flow:     GET /v1/sdk/placements/onboarding/flow for a returning profile (assignment stored)
 #   purchase: POST /v1/sdk/profiles/{id}/transactions, a new subscription each time
@@ -36,9 +37,10 @@ sign() {
     "$1" "$1" "$now" $((now + 30 * 86400000)) "$now" | "$DEV" storekit-sign --keys "$work/keys"
 }
 
-# One run: a fresh database, the warm-up, then $1 more requests; leaves its profile in $2.
+# One run: a fresh database, the warm-up, then $1 more requests; leaves its profile in $2 and
+# how long its server ran in $work/lifetime. With $3 the server runs that long in all.
 run() {
-  local more=$1 profile=$2 dir="$work/run$1"
+  local more=$1 profile=$2 hold=${3:-0} dir="$work/run$1"
   mkdir -p "$dir"
   local public i
   # The purchases are signed before the server starts: signing takes longer than serving, and
@@ -57,6 +59,8 @@ run() {
   LLVM_PROFILE_FILE="$profile" "$BIN" serve --port "$port" --database "$dir/db.sqlite" --log-level error \
     --app-store-root-ca "$work/keys/root.pem" --apple-ads-url "http://127.0.0.1:9/" &
   server=$!
+  local up
+  up=$(date +%s.%N)
   for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
   local base="http://127.0.0.1:$port" id=7f3c2a10-5b6e-4d8f-9a01-23456789abcd
   local auth="Authorization: Api-Key $public"
@@ -75,6 +79,8 @@ run() {
       ;;
     *) echo "flow or purchase" >&2; exit 2 ;;
   esac
+  python3 -c "import time; time.sleep(max(0, $up + $hold - time.time()))"
+  python3 -c "import time; print(time.time() - $up)" > "$work/lifetime"
   kill -INT "$server"
   wait "$server" || true
   server=""
@@ -82,8 +88,8 @@ run() {
 
 mkdir -p "$work/keys"
 sign 1 >/dev/null
-run 0 "$work/base.profraw"
 run "$N" "$work/more.profraw"
+run 0 "$work/base.profraw" "$(cat "$work/lifetime")"
 for name in base more; do
   "$toolchain/llvm-profdata" merge -o "$work/$name.profdata" "$work/$name.profraw"
   "$toolchain/llvm-cov" export -format=lcov -instr-profile "$work/$name.profdata" "$BIN" > "$work/$name.lcov"
