@@ -2,9 +2,9 @@
 # Which of the server's source files one request runs through, measured rather than read: a
 # tollgate built with coverage counters serves the same warm-up twice on fresh databases, the
 # first time followed by N more of the request, the second time by nothing, its server kept up
-# as long; a file with a line whose count grew by N or more ran on every request. The server
-# runs as long both times, so its background passes (the config tick, 20 a second, hashing the
-# configuration once a second) count alike in both and drop out.
+# as long; a file with a function called about N times more ran on every request. The server
+# runs as long both times, so its background passes (the config tick, 20 a second) count alike
+# in both and drop out.
 # Usage: scripts/request-walk.sh flow|purchase [N]   (WALK_LINES=1: which lines of each file)
 #   flow:     GET /v1/sdk/placements/onboarding/flow for a returning profile (assignment stored)
 #   purchase: POST /v1/sdk/profiles/{id}/transactions, a new subscription each time
@@ -97,23 +97,32 @@ done
 python3 - "$work/base.lcov" "$work/more.lcov" "$N" "$PWD/Sources/" "${WALK_LINES:-0}" <<'PY'
 import sys
 def counts(path):
+    """Per source file: each line's count and each function's calls."""
     files, current = {}, None
     for line in open(path):
         if line.startswith("SF:"):
-            current = files.setdefault(line[3:].strip(), {})
+            current = files.setdefault(line[3:].strip(), ({}, {}))
         elif line.startswith("DA:"):
             number, count = line[3:].split(",")[:2]
-            current[int(number)] = current.get(int(number), 0) + int(count)
+            current[0][int(number)] = current[0].get(int(number), 0) + int(count)
+        elif line.startswith("FNDA:"):
+            count, name = line[5:].strip().split(",", 1)
+            current[1][name] = current[1].get(name, 0) + int(count)
     return files
 base, more = counts(sys.argv[1]), counts(sys.argv[2])
-n, root, detail = int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1"
-walk = sorted(
-    path[len(root):] for path, lines in more.items()
-    if path.startswith(root) and any(c - base.get(path, {}).get(l, 0) >= n for l, c in lines.items()))
+# A function called once a request grows by N, give or take the background passes' few
+# calls: 95 % of N counts it.
+n, root, detail = int(sys.argv[3]) * 95 // 100, sys.argv[4], sys.argv[5] == "1"
+def grew(path, kind):
+    before = base.get(path, ({}, {}))[kind]
+    return [key for key, count in sorted(more[path][kind].items()) if count - before.get(key, 0) >= n]
+# A file is on the walk when one of its functions was called N more times: a loop in a function
+# that ran once (a configuration rendered again) can run a line N more times, not a function.
+walk = sorted(path[len(root):] for path in more if path.startswith(root) and grew(path, 1))
 for path in walk:
     if detail:
-        grown = [l for l, c in sorted(more[root + path].items()) if c - base.get(root + path, {}).get(l, 0) >= n]
-        print(f"{path}: lines {grown[0]}–{grown[-1]} ({len(grown)} lines)")
+        lines = grew(root + path, 0)
+        print(f"{path}: lines {lines[0]}–{lines[-1]} ({len(lines)} lines)" if lines else path)
     else:
         print(path)
 print(f"{len(walk)} files in {len({p.rsplit('/', 1)[0] for p in walk})} folders", file=sys.stderr)
