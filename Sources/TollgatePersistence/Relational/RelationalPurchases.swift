@@ -155,38 +155,30 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     if !unwritten.isEmpty {
       let rows = unwritten
       unwritten = []
-      for range in StatementRanges.split(rows.count, limit: 64) {
-        try db.query(Self.insertTransactions(range.count), rows[range].flatMap { $0 })
-        guard db.changes == range.count else {
-          throw StoreError.conflict("a transaction read ahead as new was stored by another writer meanwhile")
-        }
+      guard try insertTransactions(rows) == rows.count else {
+        throw StoreError.conflict("a transaction read ahead as new was stored by another writer meanwhile")
       }
     }
     if !unwrittenLinks.isEmpty {
       let links = unwrittenLinks
       unwrittenLinks = []
-      for range in StatementRanges.split(links.count, limit: 256) {
-        try db.query(Self.insertLinks(range.count), links[range].flatMap { $0 })
-      }
+      try insertLinks(links)
     }
   }
 
-  /// `INSERT` of `count` owner links; one already there is left as it is.
-  private static func insertLinks(_ count: Int) -> String {
-    "INSERT INTO app_store_owners (app_id, original_transaction_id, profile_id, linked_at) VALUES "
-      + Array(repeating: "(?, ?, ?, ?)", count: count).joined(separator: ", ") + " ON CONFLICT DO NOTHING"
+  /// Inserts transactions (`BulkRows.transactionColumns`), leaving any already stored as they
+  /// are; how many were new.
+  private func insertTransactions(_ rows: [[SQLValue]]) throws -> Int {
+    try Store.insertRows(
+      db, table: "app_store_transactions", columns: BulkRows.transactionColumns, rows,
+      suffix: "ON CONFLICT DO NOTHING RETURNING transaction_id"
+    ).count
   }
 
-  /// `INSERT` of `count` transactions; one already stored is left as it is.
-  private static func insertTransactions(_ count: Int) -> String {
-    """
-    INSERT INTO app_store_transactions (app_id, transaction_id, original_transaction_id, product_id,
-    app_account_token, signed_at, variation_id, payload, jws, received_at, attr_placement, attr_audience,
-    attr_variation, attr_profile) VALUES
-    """
-      + " "
-      + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
-      + " ON CONFLICT DO NOTHING"
+  /// Inserts owner links (`BulkRows.ownerColumns`), leaving any already there as they are.
+  private func insertLinks(_ rows: [[SQLValue]]) throws {
+    try Store.insertRows(
+      db, table: "app_store_owners", columns: BulkRows.ownerColumns, rows, suffix: "ON CONFLICT DO NOTHING")
   }
 
   /// Keys split for `IN` lists of up to 512.
@@ -248,8 +240,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
       // Insert first: of two instances storing the same transaction at once, one inserts and
       // the other (after waiting for it) finds it stored.
       try writeInserts()
-      try db.query(Self.insertTransactions(1), row)
-      inserted = db.changes == 1
+      inserted = try insertTransactions([row]) == 1
     }
     guard inserted else {
       // Stored by another unit of work, which may have linked owners or stored the first
@@ -332,20 +323,16 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
   /// Writes the subscription ends noted in the unit, in key order (the order every writer
   /// locks them in), keeping the latest end stored or noted.
   func writeSubscriptionEnds() throws {
-    let ends = subscriptionEnds.sorted { $0.key < $1.key }
-    for range in StatementRanges.split(ends.count, limit: 256) {
-      try db.query(
-        """
-        INSERT INTO app_store_subscription_ends (app_id, original_transaction_id, environment, period_end)
-        VALUES \(Array(repeating: "(?, ?, ?, ?)", count: range.count).joined(separator: ", "))
+    try Store.insertRows(
+      db, table: "app_store_subscription_ends", columns: "app_id, original_transaction_id, environment, period_end",
+      subscriptionEnds.sorted { $0.key < $1.key }.map { original, noted in
+        [.integer(appId), .text(original), .text(noted.environment), .real(noted.end.timeIntervalSince1970)]
+      },
+      suffix: """
         ON CONFLICT (app_id, original_transaction_id) DO UPDATE SET
         period_end = CASE WHEN excluded.period_end > app_store_subscription_ends.period_end
           THEN excluded.period_end ELSE app_store_subscription_ends.period_end END
-        """,
-        ends[range].flatMap { original, noted in
-          [.integer(appId), .text(original), .text(noted.environment), .real(noted.end.timeIntervalSince1970)]
-        })
-    }
+        """)
     subscriptionEnds = [:]
   }
 
@@ -376,7 +363,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
       unwrittenLinks.append(row)
       return
     }
-    try db.query(Self.insertLinks(1), row)
+    try insertLinks([row])
   }
 
   func readingAhead<T>(histories profileIds: [String], _ body: () throws -> T) throws -> T {

@@ -244,9 +244,7 @@ struct RollupTests {
   func batchAgreesWithOneByOne(factory: StoreFactory) throws {
     let store = try factory.make()
     defer { store.close() }
-    let derive: (PurchaseHistory) -> ProfilePurchases = {
-      PurchaseDerivation.derive($0, levels: F.levels, now: F.date(9))
-    }
+    let derive: (PurchaseHistory) -> ProfilePurchases = Self.deriveOnDay9
     let profiles = (0..<12).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
     // Each customer buys under its appAccountToken (no claimant, as Apple's notifications and
     // the live-path benchmark send them); some subscriptions were recorded before the batch,
@@ -302,12 +300,7 @@ struct RollupTests {
       } else {
         try record(batch)
       }
-      // Every rollup row but its app id.
-      snapshots.append(
-        try store.rollupSnapshot(appId: app.id).map { line in
-          let cells = line.split(separator: " ", maxSplits: 2)
-          return "\(cells[0]) \(cells.count > 2 ? cells[2] : "")"
-        })
+      snapshots.append(try Self.rollupRows(store, appId: app.id))
       purchases.append(try profiles.map { try #require(try store.profile(appId: app.id, id: $0)).purchases })
     }
     #expect(snapshots[0] == snapshots[1])
@@ -327,9 +320,7 @@ struct RollupTests {
   func importPagesTogether(factory: StoreFactory) throws {
     let store = try factory.make()
     defer { store.close() }
-    let derive: (PurchaseHistory) -> ProfilePurchases = {
-      PurchaseDerivation.derive($0, levels: F.levels, now: F.date(9))
-    }
+    let derive: (PurchaseHistory) -> ProfilePurchases = Self.deriveOnDay9
     let profiles = (0..<10).map { String(format: "00000000-0000-4000-8000-%012d", 100 + $0) }
     // Each customer's page: a purchase (some a trial) and renewals; some refunded by a later
     // version in the same page; customer 3 was recorded before; customer 7 restores customer
@@ -386,11 +377,7 @@ struct RollupTests {
         outcomes = try pages.map { try recorder.record(appId: app.id, [$0], at: F.date(9), derive: derive)[0] }
       }
       #expect(outcomes.map { $0.claimant?.id } == profiles)
-      snapshots.append(
-        try store.rollupSnapshot(appId: app.id).map { line in
-          let cells = line.split(separator: " ", maxSplits: 2)
-          return "\(cells[0]) \(cells.count > 2 ? cells[2] : "")"
-        })
+      snapshots.append(try Self.rollupRows(store, appId: app.id))
       purchases.append(try profiles.map { try #require(try store.profile(appId: app.id, id: $0)).purchases })
       let owners = try store.purchases(appId: app.id) { rows in try rows.owners(of: "30060") }
       #expect(owners == [profiles[7]], "customer 7 restored customer 6's subscription under transfer")
@@ -404,6 +391,19 @@ struct RollupTests {
       Issue.record(
         "only together: \(together.subtracting(pageByPage).sorted())\nonly page by page: \(pageByPage.subtracting(together).sorted())"
       )
+    }
+  }
+
+  /// Purchases as derived on day 9 of the fixtures.
+  static func deriveOnDay9(_ history: PurchaseHistory) -> ProfilePurchases {
+    PurchaseDerivation.derive(history, levels: F.levels, now: F.date(9))
+  }
+
+  /// Every rollup row of an app but its app id, so two apps' rows compare.
+  static func rollupRows(_ store: some Database, appId: Int64) throws -> [String] {
+    try store.rollupSnapshot(appId: appId).map { line in
+      let cells = line.split(separator: " ", maxSplits: 2)
+      return "\(cells[0]) \(cells.count > 2 ? cells[2] : "")"
     }
   }
 
