@@ -19,6 +19,15 @@ final class PendingRollups {
   var appleAdsProfiles: [String: AppleAdsProfile?] = [:]
   /// Rows the rollups read, read for many subscriptions or profiles at once.
   let reads = RollupReads()
+  /// Contributions recomputed in a batch, by table and entity, written together when it ends
+  /// (`writeContributions`); nil: each is written when it is recomputed.
+  var contributions: [String: KeptContributions]?
+
+  /// The contributions kept for one table: its entity column and each entity's row.
+  struct KeptContributions {
+    var idColumn: String
+    var rows: [String: [SQLValue]] = [:]
+  }
 
   /// A profile's Apple Ads install: its group, and whether it has bought.
   struct AppleAdsProfile {
@@ -41,5 +50,21 @@ extension RelationalStore {
     pending.subscriptionDays = [:]
     pending.placement = PlacementProjection.Changes()
     pending.appleAds = AppleAdsProjection.Changes()
+  }
+
+  /// Writes the contributions `pending` kept, many to a statement, table by table and each
+  /// table's rows in entity order (the order every writer locks them in), and keeps writing
+  /// each one when it is recomputed.
+  static func writeContributions(_ pending: PendingRollups, _ db: any SQLConnection) throws {
+    defer { pending.contributions = nil }
+    for (table, kept) in (pending.contributions ?? [:]).sorted(by: { $0.key < $1.key }) {
+      try insertRows(
+        db, table: table, columns: "app_id, \(kept.idColumn), dimensions, changes",
+        kept.rows.sorted { $0.key < $1.key }.map(\.value),
+        suffix: """
+          ON CONFLICT (app_id, \(kept.idColumn)) DO UPDATE SET
+          dimensions = excluded.dimensions, changes = excluded.changes
+          """)
+    }
   }
 }

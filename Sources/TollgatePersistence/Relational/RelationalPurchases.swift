@@ -302,11 +302,16 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     defer { pending.reads.forget() }
     let profiles = try Store.creditedProfiles(db, appId: appId, originals: originals, pending: pending)
     try pending.reads.prefetch(db, appId: appId, RollupQuery.perProfile, keys: profiles)
+    // Each subscription and profile is recomputed once here, and nothing here reads the
+    // contributions it writes: they go many to a statement when the batch is done.
+    pending.contributions = [:]
+    defer { pending.contributions = nil }
     for original in originals {
       try Store.rollTrial(db, appId: appId, original: original, pending: pending)
       try Store.rollSubscription(db, appId: appId, original: original, pending: pending)
     }
     for profile in profiles { try Store.rollCohort(db, appId: appId, profile: profile, pending: pending) }
+    try Store.writeContributions(pending, db)
   }
 
   func noteSubscriptionEnd(_ original: String, environment: String, periodEnd: Date) throws {

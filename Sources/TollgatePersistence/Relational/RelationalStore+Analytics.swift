@@ -117,13 +117,16 @@ extension RelationalStore {
     segment: CohortReport.Segment, environment: String
   ) throws -> [CohortTotals] {
     try readCohorts(installDays: installDays, by: grouping) { db, grain, periods in
-      try db.query(
-        Self.cohortStatement(picking: nil),
-        [
-          .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
-          .integer(periods.upperBound), .text(environment),
-        ]
-      ).map(Self.cohortTotals)
+      try segment.storedReads.flatMap { read in
+        let values = read.value.map { [SQLValue.text($0)] } ?? []
+        return try db.query(
+          Self.cohortStatement(periods: nil, values: read.value == nil ? nil : 1),
+          [
+            .integer(appId), .text(read.segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
+            .integer(periods.upperBound),
+          ] + values + [.text(environment)]
+        ).map { read.labelled(try Self.cohortTotals($0)) }
+      }
     }
   }
 
@@ -131,14 +134,19 @@ extension RelationalStore {
     appId: Int64, installDays: ClosedRange<Int64>, by grouping: SubscriptionReport.Grouping,
     segment: CohortReport.Segment, environment: String, values: Set<String>
   ) throws -> [CohortTotals] {
-    let picked = values.sorted().map(SQLValue.text)
-    guard !picked.isEmpty else { return [] }
+    guard !values.isEmpty else { return [] }
     return try readCohorts(installDays: installDays, by: grouping) { db, grain, periods in
       let starts = SubscriptionReport.periodStarts(periods, grain).map(SQLValue.integer)
-      return try db.query(
-        Self.cohortStatement(picking: (periods: starts.count, values: picked.count)),
-        [.integer(appId), .text(segment.rawValue), .text(grain.rawValue)] + starts + picked + [.text(environment)]
-      ).map(Self.cohortTotals)
+      return try segment.storedReads.flatMap { read -> [CohortTotals] in
+        // A read answering for one segment is made only when that segment is asked for.
+        if let answers = read.answers, !values.contains(answers) { return [] }
+        let picked = (read.value.map { [$0] } ?? (read.label == nil ? values.sorted() : [])).map(SQLValue.text)
+        return try db.query(
+          Self.cohortStatement(periods: starts.count, values: picked.isEmpty ? nil : picked.count),
+          [.integer(appId), .text(read.segment.rawValue), .text(grain.rawValue)] + starts + picked
+            + [.text(environment)]
+        ).map { read.labelled(try Self.cohortTotals($0)) }
+      }
     }
   }
 
@@ -147,14 +155,16 @@ extension RelationalStore {
     segment: CohortReport.Segment, environment: String
   ) throws -> [String: Int64] {
     let rows = try readCohorts(installDays: installDays, by: grouping) { db, grain, periods in
-      try db.query(
-        Self.cohortRanking,
-        [
-          .integer(appId), .text(segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
-          .integer(periods.upperBound), .text(environment),
-        ]
-      ).map { row in
-        (try row.decode("value", as: String.self), try row.decode("installs", as: Int64.self))
+      try segment.storedReads.flatMap { read in
+        try db.query(
+          Self.cohortRanking(value: read.value != nil),
+          [
+            .integer(appId), .text(read.segment.rawValue), .text(grain.rawValue), .integer(periods.lowerBound),
+            .integer(periods.upperBound),
+          ] + (read.value.map { [SQLValue.text($0)] } ?? []) + [.text(environment)]
+        ).map { row in
+          (try read.label ?? row.decode("value", as: String.self), try row.decode("installs", as: Int64.self))
+        }
       }
     }
     return Dictionary(rows, uniquingKeysWith: +).filter { $0.value > 0 }
@@ -174,28 +184,29 @@ extension RelationalStore {
     }
   }
 
-  /// Installs per value of a segmentation over periods: the ranking behind `top`, read from the
-  /// install rows' index (`stats_cohort_installs`; the literals name its condition).
-  static var cohortRanking: String {
+  /// Installs per value of a segmentation over periods (of one value only, `value`): the
+  /// ranking behind `top`, read from the install rows' index (`stats_cohort_installs`; the
+  /// literals name its condition).
+  static func cohortRanking(value: Bool) -> String {
     """
     SELECT value, CAST(SUM(installs) AS BIGINT) AS installs FROM stats_cohort_segments
-    WHERE app_id = ? AND segment = ? AND grain = ? AND period >= ? AND period <= ?
+    WHERE app_id = ? AND segment = ? AND grain = ? AND period >= ? AND period <= ?\(value ? " AND value = ?" : "")
     AND environment IN ('', ?) AND currency = '' AND age = 0 GROUP BY value
     """
   }
 
   /// The statement summing one segmentation's cohort rows per period, value, currency and age:
-  /// over a range of periods (bound as first and last), or, `picking` so many periods and
-  /// values, those periods' rows of those values only, each found through the primary key
-  /// instead of read among every value of the range.
-  static func cohortStatement(picking: (periods: Int, values: Int)?) -> String {
+  /// over a range of periods (bound as first and last), or, given so many `periods`, those
+  /// periods' rows only, each found through the primary key instead of read among every value
+  /// of the range; of so many `values` only, when given.
+  static func cohortStatement(periods: Int?, values: Int?) -> String {
     func list(_ count: Int) -> String { "(\(Array(repeating: "?", count: count).joined(separator: ", ")))" }
-    let periods = picking.map { "period IN \(list($0.periods)) AND value IN \(list($0.values))" }
+    let range = periods.map { "period IN \(list($0))" } ?? "period >= ? AND period <= ?"
     return """
       SELECT period, value, currency, age,
       \(CohortCounters.columns.map { "CAST(SUM(\($0)) AS BIGINT) AS \($0)" }.joined(separator: ", "))
       FROM stats_cohort_segments WHERE app_id = ? AND segment = ? AND grain = ?
-      AND \(periods ?? "period >= ? AND period <= ?")
+      AND \(range)\(values.map { " AND value IN \(list($0))" } ?? "")
       AND environment IN ('', ?) GROUP BY period, value, currency, age
       """
   }

@@ -26,7 +26,8 @@ extension RelationalStore {
       CohortSegmentRow.add(dimensions, where_, counters, to: &batch.cohorts)
     }
     if pending == nil { try write(batch, db, appId: appId) }
-    try saveContribution(db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile, now)
+    try saveContribution(
+      db, table: "stats_cohort_profiles", idColumn: "profile_id", appId: appId, id: profile, now, pending: pending)
   }
 
   /// A flow view: the profile's cohort changes only if it is its first (or an earlier one).
@@ -96,7 +97,6 @@ extension RelationalStore {
     return (dimensions, CohortContribution.changes(installDay: dimensions.installDay, transactions))
   }
 
-  /// Adds `rows` to `stats_cohort_segments`.
   /// A profile's cohort dimensions from its row (`created_at`, `install`), Apple Ads keyword and
   /// first flow view.
   static func cohortDimensions(_ profile: SQLRow, ads: AppleAdsKey?, firstView: FirstView?) throws -> CohortDimensions {
@@ -116,6 +116,7 @@ extension RelationalStore {
     return dimensions
   }
 
+  /// Adds `rows` to `stats_cohort_segments`.
   static func bumpCohortSegments(_ db: any SQLConnection, appId: Int64, _ rows: [CohortSegmentRow: CohortCounters])
     throws
   {
@@ -171,8 +172,9 @@ typealias CohortContributionRows = Contribution<CohortDimensions, CohortAge, Coh
 
 /// One row of `stats_cohort_segments`: a segmentation and its value, a grouping of install days
 /// and the period's first day, the environment, currency and reported age. Each change of a
-/// profile's cohort lands in one row per segmentation and grouping, so a report reads rows as
-/// many as its cohorts × ages, however many profiles and dimensions there are.
+/// profile's cohort lands in one row per stored segmentation (`Segment.storedValue`) and
+/// grouping, so a report reads rows as many as its cohorts × ages, however many profiles and
+/// dimensions there are.
 struct CohortSegmentRow: Hashable, Comparable {
   var segment: String
   var grain: String
@@ -200,8 +202,11 @@ struct CohortSegmentRow: Hashable, Comparable {
     _ install: CohortDimensions, _ where_: CohortAge, _ counters: CohortCounters, to rows: inout [Self: CohortCounters]
   ) {
     guard let age = CohortReport.bucket(where_.age) else { return }
-    // Each segment's value once, not once per grouping (some are made by interpolation).
-    let values = CohortReport.Segment.allCases.map { ($0.rawValue, $0.value(install)) }
+    // Each segment's value once, not once per grouping (some are made by interpolation); the
+    // segmentations read from others' rows are not written (`storedValue`).
+    let values = CohortReport.Segment.allCases.compactMap { segment in
+      segment.storedValue(install).map { (segment.rawValue, $0) }
+    }
     for grouping in SubscriptionReport.Grouping.allCases {
       let period = SubscriptionReport.periodStart(install.installDay, grouping)
       for (segment, value) in values {

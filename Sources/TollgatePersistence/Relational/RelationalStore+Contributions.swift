@@ -66,16 +66,21 @@ extension RelationalStore {
       rows: Dictionary(entries.map { ($0.key, C(values: $0.counters)) }, uniquingKeysWith: { a, _ in a }))
   }
 
-  /// Keeps `contribution` as entity `id`'s.
+  /// Keeps `contribution` as entity `id`'s: at once, or with the batch `pending` keeps them for.
   static func saveContribution<D, W, C>(
     _ db: any SQLConnection, table: String, idColumn: String, appId: Int64, id: String,
-    _ contribution: Contribution<D, W, C>
+    _ contribution: Contribution<D, W, C>, pending: PendingRollups?
   ) throws {
+    let row: [SQLValue] = [.integer(appId), .text(id), json(contribution.dimensions), contribution.storedRows]
+    if let pending, pending.contributions != nil {
+      pending.contributions?[table, default: PendingRollups.KeptContributions(idColumn: idColumn)].rows[id] = row
+      return
+    }
     try db.query(
       """
       INSERT INTO \(table) (app_id, \(idColumn), dimensions, changes) VALUES (?, ?, ?, ?)
       ON CONFLICT (app_id, \(idColumn)) DO UPDATE SET dimensions = excluded.dimensions, changes = excluded.changes
-      """, [.integer(appId), .text(id), json(contribution.dimensions), contribution.storedRows])
+      """, row)
   }
 
   /// The rows of `query` for one entity: as `pending` read them for many at once, or read now.

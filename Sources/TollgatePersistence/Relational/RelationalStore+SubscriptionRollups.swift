@@ -28,7 +28,8 @@ extension RelationalStore {
       try bumpSubscriptionDays(db, appId: appId, now.changes(from: before))
     }
     try saveContribution(
-      db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original, now)
+      db, table: "stats_subscriptions", idColumn: "original_transaction_id", appId: appId, id: original, now,
+      pending: pending)
   }
 
   /// A subscription's dimensions and changes from its stored transactions and notifications.

@@ -49,6 +49,7 @@ enum Migrations {
     Migration(version: 25, name: "0025_transactions_by_token", sql: sqliteTypes(transactionsByToken)),
     Migration(version: 26, name: "0026_subscription_days_by_campaign", sql: sqliteTypes(subscriptionDaysByCampaign)),
     Migration(version: 27, name: "0027_cohort_installs", sql: sqliteTypes(cohortInstalls)),
+    Migration(version: 28, name: "0028_cohort_rows_read_from_others", sql: cohortRowsReadFromOthers),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -82,6 +83,7 @@ enum Migrations {
     Migration(version: 25, name: "0025_transactions_by_token", sql: postgresTypes(transactionsByToken)),
     Migration(version: 26, name: "0026_subscription_days_by_campaign", sql: postgresTypes(subscriptionDaysByCampaign)),
     Migration(version: 27, name: "0027_cohort_installs", sql: postgresTypes(cohortInstalls)),
+    Migration(version: 28, name: "0028_cohort_rows_read_from_others", sql: cohortRowsReadFromOthers),
   ]
 
   static let sqliteInitial = """
@@ -1088,6 +1090,14 @@ enum Migrations {
   static let cohortInstalls = """
     CREATE INDEX stats_cohort_installs ON stats_cohort_segments (app_id, segment, grain, period, value, environment)
     WHERE currency = '' AND age = 0;
+    """
+
+  /// The cohort rows other segmentations' rows already hold are no longer kept
+  /// (`CohortReport.Segment.storedReads`): every install's (`none`, the sum of `origin`'s) and
+  /// an organic install's campaign, ad group and keyword (its `source` row, `organic`).
+  static let cohortRowsReadFromOthers = """
+    DELETE FROM stats_cohort_segments
+    WHERE segment = 'none' OR (segment IN ('campaign', 'ad_group', 'keyword') AND value = 'organic');
     """
 
   static func sqliteTypes(_ step: String) -> String {

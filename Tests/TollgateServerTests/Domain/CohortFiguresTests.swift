@@ -129,4 +129,35 @@ struct CohortFiguresTests {
       rates: ["EUR": 1.123456789012345])
     #expect(report.cohorts[0].ages[1].netPerInstall == Money(Decimal(string: "1.12")!, currency: "USD"))
   }
+
+  @Test("every install is read exactly once in every segmentation, under its own value, from the rows kept")
+  func storedReadsCountEachInstallOnce() {
+    var installs: [CohortDimensions] = []
+    for campaign: Int64 in [0, 103] {
+      for imported: Bool? in [nil, true] {
+        var install = CohortDimensions(
+          installDay: Self.day, country: "FRA", campaignId: campaign, adGroupId: campaign == 0 ? 0 : 7,
+          keywordId: campaign == 0 ? 0 : 9)
+        install.imported = imported
+        install.variationId = imported == true ? "" : "onboarding:a:b"
+        installs.append(install)
+      }
+    }
+    var kept = 0
+    for install in installs {
+      kept += CohortReport.Segment.allCases.filter { $0.storedValue(install) != nil }.count
+      for segment in CohortReport.Segment.allCases {
+        // The segment values the install is read under: one per stored read that finds its row.
+        let read = segment.storedReads.compactMap { read -> String? in
+          guard let value = read.segment.storedValue(install), read.value.map({ $0 == value }) ?? true else {
+            return nil
+          }
+          return read.answers ?? value
+        }
+        #expect(read == [segment.value(install)], "\(segment) of \(install)")
+      }
+    }
+    // Organic installs keep 4 segmentations of 8, Apple Ads installs 7.
+    #expect(kept == 4 + 4 + 7 + 7)
+  }
 }

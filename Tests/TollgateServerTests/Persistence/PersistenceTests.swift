@@ -163,7 +163,7 @@ struct SQLitePlanTests {
     let values: [SQLValue] =
       [.integer(1), .text("keyword"), .text("month")] + [20_000, 20_031].map(SQLValue.integer)
       + [.text("103/1/7"), .text("103/1/8"), .text("Production")]
-    let plan = try Self.plan(SQLiteStore.cohortStatement(picking: (periods: 2, values: 2)), values)
+    let plan = try Self.plan(SQLiteStore.cohortStatement(periods: 2, values: 2), values)
     // Over the range (period>? AND period<?) it read every keyword's rows of the range: 38 015
     // rows at 1 000 000 profiles, for 20 keywords' few hundred.
     #expect(plan.contains("(app_id=? AND segment=? AND grain=? AND period=? AND value=?"), "\(plan)")
@@ -174,7 +174,7 @@ struct SQLitePlanTests {
     let values: [SQLValue] =
       [.integer(1), .text("keyword"), .text("month")] + [20_000, 20_334].map(SQLValue.integer)
       + [.text("Production")]
-    let plan = try Self.plan(SQLiteStore.cohortRanking, values)
+    let plan = try Self.plan(SQLiteStore.cohortRanking(value: false), values)
     // Through the primary key it read 38 012 rows at 1 000 000 profiles for 11 812 install rows.
     #expect(
       plan.contains("USING INDEX stats_cohort_installs (app_id=? AND segment=? AND grain=? AND period>? AND period<?)"),
@@ -297,7 +297,7 @@ struct PostgresPlanTests {
     let values: [SQLValue] =
       [.integer(1), .text("keyword"), .text("month")] + [20_000, 20_031].map(SQLValue.integer)
       + [.text("103/1/7"), .text("103/1/8"), .text("Production")]
-    let plan = try Self.plans(PostgresStore.cohortStatement(picking: (periods: 2, values: 2)), values)[0]
+    let plan = try Self.plans(PostgresStore.cohortStatement(periods: 2, values: 2), values)[0]
     // Both lists bound the index scan: each (period, value) pair is a descent of the primary key.
     #expect(plan.contains("stats_cohort_segments_pkey"), "\(plan)")
     #expect(plan.contains("(period = ANY (") && plan.contains("(value = ANY ("), "\(plan)")
@@ -308,7 +308,7 @@ struct PostgresPlanTests {
     let values: [SQLValue] =
       [.integer(1), .text("keyword"), .text("month")] + [20_000, 20_334].map(SQLValue.integer)
       + [.text("Production")]
-    let plan = try Self.plans(PostgresStore.cohortRanking, values)[0]
+    let plan = try Self.plans(PostgresStore.cohortRanking(value: false), values)[0]
     #expect(plan.contains("stats_cohort_installs"), "\(plan)")
   }
 

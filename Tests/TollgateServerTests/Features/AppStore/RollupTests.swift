@@ -395,6 +395,67 @@ struct RollupTests {
   }
 
   /// Purchases as derived on day 9 of the fixtures.
+  @Test(
+    "cohort rows another segmentation holds are kept once, and every segmentation reads what all eight kept apart would say",
+    arguments: StoreFactory.available)
+  func cohortRowsKeptOnce(factory: StoreFactory) throws {
+    let store = try factory.make()
+    defer { store.close() }
+    let app = try store.createApp(name: "rollups")
+    try populate(store, appId: app.id, seed: 5)
+    let kept = try store.rollupSnapshot(appId: app.id).filter { $0.hasPrefix("stats_cohort_segments ") }
+      .map { $0.split(separator: " ").map(String.init) }
+    // The cells: table, app, segment, grain, period, value, environment, currency, age, counters.
+    #expect(Set(kept.map { $0[2] }) == ["source", "campaign", "ad_group", "keyword", "variation", "country", "origin"])
+    #expect(!kept.contains { ["campaign", "ad_group", "keyword"].contains($0[2]) && $0[5] == "organic" })
+    #expect(kept.contains { $0[2] == "source" && $0[5] == "organic" } && kept.contains { $0[5] == "apple_ads" })
+    // What each segmentation's cohorts are, summed from every profile's contribution as kept
+    // beside it, each install in all eight segmentations.
+    let relational = try #require(store as? any RelationalStore)
+    let contributions = try relational.with { db in
+      try db.query("SELECT dimensions, changes FROM stats_cohort_profiles WHERE app_id = ?", [SQLValue.integer(app.id)])
+        .map { row in
+          (
+            try WireCoding.decoder.decode(
+              CohortDimensions.self, from: Data(try row.decode("dimensions", as: String.self).utf8)),
+            try ContributionText.decode(try row.decode("changes", as: String.self), as: CohortAge.self)
+          )
+        }
+    }
+    #expect(contributions.count > 20)
+    let first = StatsDay.of(F.date(0))
+    for range in [first...(first + 40), (first - 3)...(first + 17), (first + 9)...(first + 70)] {
+      for grouping in SubscriptionReport.Grouping.allCases {
+        for segment in CohortReport.Segment.allCases {
+          var expected: [CohortTotals] = []
+          for (install, changes) in contributions where range.contains(install.installDay) {
+            for (where_, counters) in changes where ["", "Sandbox"].contains(where_.environment) {
+              guard let age = CohortReport.bucket(where_.age) else { continue }
+              expected.append(
+                CohortTotals(
+                  start: install.installDay, segment: segment.value(install), currency: where_.currency, age: age,
+                  counters: CohortCounters(values: counters)))
+            }
+          }
+          func report(_ rows: [CohortTotals]) -> CohortReport {
+            CohortReport.build(
+              installDays: range, by: grouping, segment: segment, environment: "Sandbox", rows: rows,
+              reporting: nil, today: first + 400)
+          }
+          let read = try store.cohortRows(
+            appId: app.id, installDays: range, by: grouping, segment: segment, environment: "Sandbox")
+          #expect(report(read) == report(expected), "\(range) by \(grouping) segment \(segment)")
+          #expect(!report(expected).cohorts.isEmpty)
+          let installs = try store.cohortSegmentInstalls(
+            appId: app.id, installDays: range, by: grouping, segment: segment, environment: "Sandbox")
+          #expect(
+            installs == Dictionary(report(expected).cohorts.map { ($0.segment, $0.installs) }, uniquingKeysWith: +),
+            "\(range) by \(grouping) segment \(segment)")
+        }
+      }
+    }
+  }
+
   static func deriveOnDay9(_ history: PurchaseHistory) -> ProfilePurchases {
     PurchaseDerivation.derive(history, levels: F.levels, now: F.date(9))
   }
@@ -483,6 +544,39 @@ struct RollupTests {
     let old = try SQLiteConnection(path: path)
     try old.execute(
       "DROP TABLE stats_payers; DROP TABLE stats_payer_revenue; DELETE FROM schema_migrations WHERE version = 7")
+    old.close()
+    let upgraded = try SQLiteStore(path: path)
+    defer { upgraded.close() }
+    #expect(try upgraded.rollupSnapshot(appId: app.id) == live)
+  }
+
+  @Test("a database from before cohort rows were kept once loses the rows read from others when it first opens")
+  func cohortRowsKeptOnceMigrate() throws {
+    let path = temporaryDirectory().appendingPathComponent("old.sqlite").path
+    let store = try SQLiteStore(path: path)
+    let app = try store.createApp(name: "rollups")
+    try populate(store, appId: app.id, seed: 6)
+    let live = try store.rollupSnapshot(appId: app.id)
+    store.close()
+    // What the previous release kept besides: every install's rows, and an organic install's
+    // campaign, ad group and keyword rows (the same as its source's), its last step recorded.
+    let old = try SQLiteConnection(path: path)
+    let counters = CohortCounters.columns.joined(separator: ", ")
+    let sums = CohortCounters.columns.map { "SUM(\($0))" }.joined(separator: ", ")
+    try old.execute(
+      """
+      INSERT INTO stats_cohort_segments (app_id, segment, grain, period, value, environment, currency, age, \(counters))
+      SELECT app_id, 'none', grain, period, 'all', environment, currency, age, \(sums) FROM stats_cohort_segments
+      WHERE segment = 'origin' GROUP BY app_id, grain, period, environment, currency, age;
+      INSERT INTO stats_cohort_segments (app_id, segment, grain, period, value, environment, currency, age, \(counters))
+      SELECT app_id, kept.segment, grain, period, value, environment, currency, age, \(counters)
+      FROM stats_cohort_segments, (SELECT 'campaign' AS segment UNION ALL SELECT 'ad_group' UNION ALL SELECT 'keyword') kept
+      WHERE stats_cohort_segments.segment = 'source' AND value = 'organic';
+      DELETE FROM schema_migrations WHERE version = 28
+      """)
+    let added = try old.query(
+      "SELECT COUNT(*) AS rows FROM stats_cohort_segments WHERE segment = 'none' OR value = 'organic'", [])
+    #expect(try added.first?.decode("rows", as: Int64.self) ?? 0 > 3 * 20)
     old.close()
     let upgraded = try SQLiteStore(path: path)
     defer { upgraded.close() }
