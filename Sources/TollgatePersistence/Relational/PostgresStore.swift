@@ -34,6 +34,7 @@ public final class PostgresStore: RelationalStore {
       RETURNING \(SQLColumns.job)
       """,
     planWithValues: "SET LOCAL plan_cache_mode = force_custom_plan",
+    analyzeAfterLoad: "ANALYZE imported_profiles, stats_aa_profiles",
     parallelWriters: 4)
 
   /// How to connect (with the schema's setup left to each connection): a `CachedStore`

@@ -153,6 +153,7 @@ extension RelationalStore {
           .integer(record.existing), .integer(record.refused), .integer(record.histories), .text(record.refusals),
           .integer(record.appId), .integer(record.id),
         ])
+      if let analyze = dialect.analyzeAfterLoad { try db.execute(analyze) }
     }
   }
 

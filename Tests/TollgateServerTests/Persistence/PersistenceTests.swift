@@ -312,6 +312,36 @@ struct PostgresPlanTests {
     #expect(plan.contains("stats_cohort_installs"), "\(plan)")
   }
 
+  @Test("a profile import's end gathers the planner's statistics: reads of many of its profiles descend the key")
+  func statisticsAfterImport() throws {
+    let store = try PostgresCluster.store()
+    defer { store.close() }
+    let app = try store.createApp(name: "import")
+    let id = try store.beginImport(appId: app.id, source: "test", by: "test", at: Date())
+    let created = Date(timeIntervalSince1970: 1_750_000_000)
+    let ids = (0..<40_000).map { "imported-\($0)" }
+    for chunk in stride(from: 0, to: ids.count, by: 10_000) {
+      _ = try store.importBatch(
+        appId: app.id,
+        ids[chunk..<(chunk + 10_000)].map {
+          ImportedProfile(
+            profile: ProfileRecord(id: $0, createdAt: created, updatedAt: created), transactionIds: [],
+            environment: "Production")
+        }, at: created)
+    }
+    var record = try #require(try store.profileImport(appId: app.id, id: id))
+    record.finishedAt = created.timeIntervalSince1970
+    try store.finishImport(record)
+    let picked = stride(from: 0, to: ids.count, by: 625).map { SQLValue.text(ids[$0]) }
+    let plan = try store.with { db in
+      try db.lookup("EXPLAIN " + RollupQuery.imported.many(picked.count), [.integer(app.id)] + picked)
+        .map { try $0.decode("QUERY PLAN", as: String.self) }.joined(separator: "\n")
+    }
+    // Planned without statistics, it read the app's 40 000 rows through the key's first column
+    // and filtered them (Recheck Cond: app_id, Filter: profile_id).
+    #expect(plan.contains("profile_id = ANY") && !plan.contains("Filter"), "\(plan)")
+  }
+
   @Test("a statement is prepared again after the first thousand executions, then ten times as late")
   func preparedAgain() throws {
     let schema = PostgresCluster.freshSchema()
