@@ -53,8 +53,8 @@ extension RelationalStore {
   }
 
   /// Writes the contributions `pending` kept, many to a statement, table by table and each
-  /// table's rows in entity order (the order every writer locks them in), and keeps writing
-  /// each one when it is recomputed.
+  /// table's rows in entity order (the order every writer locks them in); from then on each is
+  /// written when it is recomputed again.
   static func writeContributions(_ pending: PendingRollups, _ db: any SQLConnection) throws {
     defer { pending.contributions = nil }
     for (table, kept) in (pending.contributions ?? [:]).sorted(by: { $0.key < $1.key }) {
