@@ -227,7 +227,7 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
       .integer(appId), .text(payload.transactionId), .text(payload.originalTransactionId), .text(payload.productId),
       payload.appAccountToken.map { SQLValue.text($0.lowercased()) } ?? .null,
       .real(Double(payload.signedDate) / 1000), transaction.variationId.map(SQLValue.text) ?? .null,
-      Store.json(payload), .text(transaction.jws), .real(at.timeIntervalSince1970),
+      StoredPayloads.shared.stored(payload), .text(transaction.jws), .real(at.timeIntervalSince1970),
       .text(credit.placementId), .text(credit.audienceId), .text(credit.variationId),
       credit.profileId.map(SQLValue.text) ?? .null,
     ]
@@ -278,7 +278,8 @@ final class RelationalPurchases<Store: RelationalStore>: PurchaseUnitOfWork {
     try db.query(
       "UPDATE app_store_transactions SET signed_at = ?, payload = ?, jws = ? WHERE app_id = ? AND transaction_id = ?",
       [
-        .real(Double(payload.signedDate) / 1000), Store.json(payload), .text(transaction.jws), .integer(appId),
+        .real(Double(payload.signedDate) / 1000), StoredPayloads.shared.stored(payload), .text(transaction.jws),
+        .integer(appId),
         .text(payload.transactionId),
       ])
   }

@@ -29,6 +29,19 @@ final class StoredPayloads: Sendable {
 
   init(limit: Int) { self.limit = limit }
 
+  /// `payload` as the JSON text to store, remembered under it: the rollups of the unit that
+  /// stores a transaction read it back at once, and decoding what was just encoded was a tenth
+  /// of an import's unit of work. Right as long as decoding the text gives the payload again
+  /// (`StoredPayloadsTests`).
+  func stored(_ payload: TransactionPayload) -> SQLValue {
+    let bytes = WireCoding.encode(payload)
+    decoded.withLock { cache in
+      if cache.count >= limit { cache.removeAll(keepingCapacity: true) }
+      cache[Text(bytes: bytes)] = payload
+    }
+    return .text(String(decoding: bytes, as: UTF8.self))
+  }
+
   /// The payload in `row`'s `column`.
   func payload(_ row: SQLRow, column: String = "payload") throws -> TransactionPayload {
     let text = Text(bytes: try row.decode(column))
