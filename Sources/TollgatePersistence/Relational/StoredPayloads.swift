@@ -30,9 +30,8 @@ final class StoredPayloads: Sendable {
   init(limit: Int) { self.limit = limit }
 
   /// `payload` as the JSON text to store, remembered under it: the rollups of the unit that
-  /// stores a transaction read it back at once, and decoding what was just encoded was a tenth
-  /// of an import's unit of work. Right as long as decoding the text gives the payload again
-  /// (`StoredPayloadsTests`).
+  /// stores a transaction read it back at once, and decoded what had just been encoded.
+  /// Right as long as decoding the text gives the payload again (`StoredPayloadsTests`).
   func stored(_ payload: TransactionPayload) -> SQLValue {
     let bytes = WireCoding.encode(payload)
     decoded.withLock { cache in
