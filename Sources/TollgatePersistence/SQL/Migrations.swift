@@ -50,6 +50,7 @@ enum Migrations {
     Migration(version: 26, name: "0026_subscription_days_by_campaign", sql: sqliteTypes(subscriptionDaysByCampaign)),
     Migration(version: 27, name: "0027_cohort_installs", sql: sqliteTypes(cohortInstalls)),
     Migration(version: 28, name: "0028_cohort_rows_read_from_others", sql: cohortRowsReadFromOthers),
+    Migration(version: 29, name: "0029_history_imports_due_in_order", sql: historyImportsDueInOrder),
   ]
 
   /// PostgreSQL's steps: the same tables and indexes in PostgreSQL's types (its first step
@@ -84,6 +85,7 @@ enum Migrations {
     Migration(version: 26, name: "0026_subscription_days_by_campaign", sql: postgresTypes(subscriptionDaysByCampaign)),
     Migration(version: 27, name: "0027_cohort_installs", sql: postgresTypes(cohortInstalls)),
     Migration(version: 28, name: "0028_cohort_rows_read_from_others", sql: cohortRowsReadFromOthers),
+    Migration(version: 29, name: "0029_history_imports_due_in_order", sql: historyImportsDueInOrder),
   ]
 
   static let sqliteInitial = """
@@ -1098,6 +1100,13 @@ enum Migrations {
   static let cohortRowsReadFromOthers = """
     DELETE FROM stats_cohort_segments
     WHERE segment = 'none' OR (segment IN ('campaign', 'ad_group', 'keyword') AND value = 'organic');
+    """
+
+  /// A history import's claim reads due customers in the index's order, so it stops at its
+  /// limit: the index ordered them by due time alone, and every claim sorted all pending jobs.
+  static let historyImportsDueInOrder = """
+    DROP INDEX history_imports_due;
+    CREATE INDEX history_imports_due ON history_imports (status, next_try_at, app_id, profile_id, environment);
     """
 
   static func sqliteTypes(_ step: String) -> String {
