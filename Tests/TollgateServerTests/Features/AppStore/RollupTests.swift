@@ -231,11 +231,7 @@ struct RollupTests {
     #expect(rebuilt == live)
     try Self.expectWholePeriodsAgree(store, appId: app.id)
     try Self.expectTopAgrees(store, appId: app.id)
-    if rebuilt != live {
-      Issue.record(
-        "only live: \(Set(live).subtracting(rebuilt).sorted())\nonly rebuilt: \(Set(rebuilt).subtracting(live).sorted())"
-      )
-    }
+    Self.recordDifference(live, "live", rebuilt, "rebuilt")
   }
 
   @Test(
@@ -307,11 +303,7 @@ struct RollupTests {
     #expect(purchases[0] == purchases[1])
     #expect(snapshots[0].contains { $0.hasPrefix("stats_apple_ads_revenue ") })
     #expect(purchases[0].filter { $0.purchaseCount > 0 }.count == profiles.count)
-    if snapshots[0] != snapshots[1] {
-      let (batch, oneByOne) = (Set(snapshots[0]), Set(snapshots[1]))
-      Issue.record(
-        "only batch: \(batch.subtracting(oneByOne).sorted())\nonly one by one: \(oneByOne.subtracting(batch).sorted())")
-    }
+    Self.recordDifference(snapshots[0], "batch", snapshots[1], "one by one")
   }
 
   @Test(
@@ -386,15 +378,9 @@ struct RollupTests {
     #expect(purchases[0] == purchases[1])
     #expect(purchases[0][6].purchaseCount == 0 && purchases[0][7].purchaseCount > 0)
     #expect(purchases[0][9].purchaseCount > 0, "the purchase made before the profile existed joined it")
-    if snapshots[0] != snapshots[1] {
-      let (together, pageByPage) = (Set(snapshots[0]), Set(snapshots[1]))
-      Issue.record(
-        "only together: \(together.subtracting(pageByPage).sorted())\nonly page by page: \(pageByPage.subtracting(together).sorted())"
-      )
-    }
+    Self.recordDifference(snapshots[0], "together", snapshots[1], "page by page")
   }
 
-  /// Purchases as derived on day 9 of the fixtures.
   @Test(
     "cohort rows another segmentation holds are kept once, and every segmentation reads what all eight kept apart would say",
     arguments: StoreFactory.available)
@@ -456,6 +442,16 @@ struct RollupTests {
     }
   }
 
+  /// Which rows only one of two snapshots that should be equal has: what a failed comparison
+  /// of thousands of rows needs said.
+  static func recordDifference(_ a: [String], _ aName: String, _ b: [String], _ bName: String) {
+    guard a != b else { return }
+    let (first, second) = (Set(a), Set(b))
+    Issue.record(
+      "only \(aName): \(first.subtracting(second).sorted())\nonly \(bName): \(second.subtracting(first).sorted())")
+  }
+
+  /// Purchases as derived on day 9 of the fixtures.
   static func deriveOnDay9(_ history: PurchaseHistory) -> ProfilePurchases {
     PurchaseDerivation.derive(history, levels: F.levels, now: F.date(9))
   }
@@ -674,10 +670,6 @@ struct RollupTests {
     try store.rebuildRollups(appId: app.id)
     let rebuilt = try store.rollupSnapshot(appId: app.id)
     #expect(rebuilt == live)
-    if rebuilt != live {
-      Issue.record(
-        "only live: \(Set(live).subtracting(rebuilt).sorted())\nonly rebuilt: \(Set(rebuilt).subtracting(live).sorted())"
-      )
-    }
+    Self.recordDifference(live, "live", rebuilt, "rebuilt")
   }
 }
