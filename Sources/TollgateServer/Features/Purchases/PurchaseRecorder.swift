@@ -79,26 +79,12 @@ package struct PurchaseRecorder {
     var affected: [Set<String>] = []
     var outcomes = batches.map { _ in AppStoreFactsOutcome() }
     for (index, facts) in batches.enumerated() {
-      let tokens = Set(facts.transactions.compactMap { $0.payload.appAccountToken?.lowercased() })
-      for token in tokens.sorted() {
-        for original in try rows.unownedSubscriptions(token: token) where !originals[index].contains(original) {
-          originals[index].append(original)
-        }
-      }
+      try Self.addUnowned(facts, to: &originals[index], rows)
       var profiles: Set<String> = []
       for original in originals[index] {
-        let owners = try rows.owners(of: original)
-        profiles.formUnion(owners)
-        switch PurchaseOwnership.decide(
-          claimant: facts.claimant, sharing: facts.sharing, owners: owners, tokenProfile: nil)
-        {
-        case .link(let profileId, let removing):
-          for other in removing { try rows.unlink(original, from: other) }
-          try rows.link(original, to: profileId, at: at)
-          profiles.insert(profileId)
-        case .keep: break
-        case .unowned: outcomes[index].unowned.append(original)
-        }
+        let (touched, unowned) = try Self.settleOwners(of: original, facts, rows, at: at) { _ in nil }
+        profiles.formUnion(touched)
+        if unowned { outcomes[index].unowned.append(original) }
       }
       if let claimant = facts.claimant { profiles.insert(claimant) }
       affected.append(profiles)
@@ -149,31 +135,16 @@ package struct PurchaseRecorder {
     try rows.rollSubscriptions(originals)
     // Facts kept unowned (a notification before the SDK's transaction) join a claimant
     // that bought under the same appAccountToken.
-    if facts.claimant != nil {
-      let tokens = Set(facts.transactions.compactMap { $0.payload.appAccountToken?.lowercased() })
-      for token in tokens.sorted() {
-        for original in try rows.unownedSubscriptions(token: token) where !originals.contains(original) {
-          originals.append(original)
-        }
-      }
-    }
+    if facts.claimant != nil { try Self.addUnowned(facts, to: &originals, rows) }
     var affected: Set<String> = []
     for original in originals {
-      let owners = try rows.owners(of: original)
-      affected.formUnion(owners)
-      // Apple's notification names the profile through the appAccountToken the SDK set.
-      let token = facts.transactions.first { $0.payload.originalTransactionId == original }?.payload.appAccountToken
-      let decision = PurchaseOwnership.decide(
-        claimant: facts.claimant, sharing: facts.sharing, owners: owners,
-        tokenProfile: facts.claimant == nil && owners.isEmpty ? try Self.existingProfile(token, rows) : nil)
-      switch decision {
-      case .link(let profileId, let removing):
-        for other in removing { try rows.unlink(original, from: other) }
-        try rows.link(original, to: profileId, at: at)
-        affected.insert(profileId)
-      case .keep: break
-      case .unowned: outcome.unowned.append(original)
+      let (touched, unowned) = try Self.settleOwners(of: original, facts, rows, at: at) { owners in
+        // Apple's notification names the profile through the appAccountToken the SDK set.
+        let token = facts.transactions.first { $0.payload.originalTransactionId == original }?.payload.appAccountToken
+        return facts.claimant == nil && owners.isEmpty ? try Self.existingProfile(token, rows) : nil
       }
+      affected.formUnion(touched)
+      if unowned { outcome.unowned.append(original) }
     }
     if let claimant = facts.claimant { affected.insert(claimant) }
     // Many profiles' histories are read in a few statements; one profile's, as it is asked.
@@ -194,6 +165,41 @@ package struct PurchaseRecorder {
       outcome.claimant = try outcome.changed.first { $0.id == claimant } ?? rows.profile(claimant)
     }
     return outcome
+  }
+
+  /// Appends to `originals` the subscriptions kept unowned under the appAccountTokens of
+  /// `facts`' transactions (a notification came before the SDK's transaction).
+  private static func addUnowned(
+    _ facts: AppStoreFacts, to originals: inout [String], _ rows: any PurchaseUnitOfWork
+  ) throws {
+    let tokens = Set(facts.transactions.compactMap { $0.payload.appAccountToken?.lowercased() })
+    for token in tokens.sorted() {
+      for original in try rows.unownedSubscriptions(token: token) where !originals.contains(original) {
+        originals.append(original)
+      }
+    }
+  }
+
+  /// Decides a subscription's owners (`PurchaseOwnership`, given the profile its token names
+  /// when asked with the owners read) and writes the decision: the profiles it touches, and
+  /// whether it stays unowned.
+  private static func settleOwners(
+    of original: String, _ facts: AppStoreFacts, _ rows: any PurchaseUnitOfWork, at: Date,
+    tokenProfile: ([String]) throws -> String?
+  ) throws -> (touched: Set<String>, unowned: Bool) {
+    let owners = try rows.owners(of: original)
+    var touched = Set(owners)
+    switch PurchaseOwnership.decide(
+      claimant: facts.claimant, sharing: facts.sharing, owners: owners, tokenProfile: try tokenProfile(owners))
+    {
+    case .link(let profileId, let removing):
+      for other in removing { try rows.unlink(original, from: other) }
+      try rows.link(original, to: profileId, at: at)
+      touched.insert(profileId)
+    case .keep: break
+    case .unowned: return (touched, true)
+    }
+    return (touched, false)
   }
 
   /// Re-derives one profile's purchases (an expiry came due, access levels reconfigured);
